@@ -1,0 +1,129 @@
+//! Element types and their arithmetic.
+//!
+//! Integer addition and multiplication wrap (two's complement), as they do on the GPU. Float
+//! `min`/`max` follow IEEE 754 minNum/maxNum: a NaN operand is ignored unless both are NaN. That
+//! is what PTX `min.f32`/`max.f32` compute and what `f32::min` computes on the CPU, so the GPU
+//! and the reference agree bit for bit on these operators.
+
+use num_traits::{Bounded, One, PrimInt, WrappingAdd, WrappingMul, Zero};
+
+/// The element types the kernels are compiled for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ElemType {
+    U8,
+    U16,
+    U32,
+    I32,
+    U64,
+    I64,
+    F32,
+    F64,
+}
+
+impl ElemType {
+    pub const ALL: [ElemType; 8] = [
+        ElemType::U8,
+        ElemType::U16,
+        ElemType::U32,
+        ElemType::I32,
+        ElemType::U64,
+        ElemType::I64,
+        ElemType::F32,
+        ElemType::F64,
+    ];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            ElemType::U8 => "u8",
+            ElemType::U16 => "u16",
+            ElemType::U32 => "u32",
+            ElemType::I32 => "i32",
+            ElemType::U64 => "u64",
+            ElemType::I64 => "i64",
+            ElemType::F32 => "f32",
+            ElemType::F64 => "f64",
+        }
+    }
+
+    pub const fn size(self) -> usize {
+        match self {
+            ElemType::U8 => 1,
+            ElemType::U16 => 2,
+            ElemType::U32 | ElemType::I32 | ElemType::F32 => 4,
+            ElemType::U64 | ElemType::I64 | ElemType::F64 => 8,
+        }
+    }
+
+    pub const fn is_float(self) -> bool {
+        matches!(self, ElemType::F32 | ElemType::F64)
+    }
+
+    pub fn parse(s: &str) -> Option<ElemType> {
+        ElemType::ALL.into_iter().find(|t| t.name() == s)
+    }
+}
+
+/// A value the kernels can scan. Implemented for the primitive types of [`ElemType`].
+pub trait Element: Copy + PartialEq + Default + Send + Sync + 'static {
+    const TYPE: ElemType;
+    /// Wrapping for integers.
+    fn add(a: Self, b: Self) -> Self;
+    /// Wrapping for integers.
+    fn mul(a: Self, b: Self) -> Self;
+    /// IEEE minNum for floats.
+    fn min(a: Self, b: Self) -> Self;
+    /// IEEE maxNum for floats.
+    fn max(a: Self, b: Self) -> Self;
+    fn zero() -> Self;
+    fn one() -> Self;
+    /// Identity of `min`: the largest value (+inf for floats).
+    fn min_identity() -> Self;
+    /// Identity of `max`: the smallest value (-inf for floats).
+    fn max_identity() -> Self;
+    /// The value's bits, zero-extended (used to pack tile-status words and warp shuffles).
+    fn to_bits(self) -> u64;
+    /// Inverse of [`Element::to_bits`]; higher bits are ignored.
+    fn from_bits(bits: u64) -> Self;
+}
+
+/// Integer elements, which also support the bitwise operators.
+pub trait IntElement: Element + PrimInt {}
+
+macro_rules! int_element {
+    ($($t:ty => $e:ident),*) => {$(
+        impl Element for $t {
+            const TYPE: ElemType = ElemType::$e;
+            #[inline(always)] fn add(a: Self, b: Self) -> Self { WrappingAdd::wrapping_add(&a, &b) }
+            #[inline(always)] fn mul(a: Self, b: Self) -> Self { WrappingMul::wrapping_mul(&a, &b) }
+            #[inline(always)] fn min(a: Self, b: Self) -> Self { if b < a { b } else { a } }
+            #[inline(always)] fn max(a: Self, b: Self) -> Self { if b > a { b } else { a } }
+            #[inline(always)] fn zero() -> Self { Zero::zero() }
+            #[inline(always)] fn one() -> Self { One::one() }
+            #[inline(always)] fn min_identity() -> Self { Bounded::max_value() }
+            #[inline(always)] fn max_identity() -> Self { Bounded::min_value() }
+            #[inline(always)] fn to_bits(self) -> u64 { self as u64 & (u64::MAX >> (64 - 8 * core::mem::size_of::<$t>())) }
+            #[inline(always)] fn from_bits(bits: u64) -> Self { bits as $t }
+        }
+        impl IntElement for $t {}
+    )*};
+}
+int_element!(u8 => U8, u16 => U16, u32 => U32, i32 => I32, u64 => U64, i64 => I64);
+
+macro_rules! float_element {
+    ($($t:ty => $e:ident, $bits:ty),*) => {$(
+        impl Element for $t {
+            const TYPE: ElemType = ElemType::$e;
+            #[inline(always)] fn add(a: Self, b: Self) -> Self { a + b }
+            #[inline(always)] fn mul(a: Self, b: Self) -> Self { a * b }
+            #[inline(always)] fn min(a: Self, b: Self) -> Self { <$t>::min(a, b) }
+            #[inline(always)] fn max(a: Self, b: Self) -> Self { <$t>::max(a, b) }
+            #[inline(always)] fn zero() -> Self { 0.0 }
+            #[inline(always)] fn one() -> Self { 1.0 }
+            #[inline(always)] fn min_identity() -> Self { <$t>::INFINITY }
+            #[inline(always)] fn max_identity() -> Self { <$t>::NEG_INFINITY }
+            #[inline(always)] fn to_bits(self) -> u64 { <$t>::to_bits(self) as u64 }
+            #[inline(always)] fn from_bits(bits: u64) -> Self { <$t>::from_bits(bits as $bits) }
+        }
+    )*};
+}
+float_element!(f32 => F32, u32, f64 => F64, u64);

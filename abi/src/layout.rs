@@ -1,0 +1,31 @@
+//! Dynamic shared memory of each kernel. Kernels carve their shared memory into windows, one
+//! after another, each rounded up to 16 bytes; these functions give the host the same totals.
+//! (A kernel traps when launched with less than it carves, so a mismatch cannot go unnoticed.)
+
+use crate::block::{blocked_buffer_elems, BlockAlgo};
+
+/// Bytes one window of `elems` elements of `elem_size` bytes takes.
+pub const fn smem_window(elems: u32, elem_size: u32) -> u32 {
+    (elems * elem_size).next_multiple_of(16)
+}
+
+/// Single-pass kernel: the tile index, then warp totals and warp prefixes.
+pub const fn single_pass_smem(threads: u32, elem_size: u32) -> u32 {
+    smem_window(1, 4) + 2 * smem_window(threads / 32, elem_size)
+}
+
+/// Hierarchical tile scan: the transposing tile buffer, then the block algorithm's scratch.
+pub const fn tile_scan_smem(algo: BlockAlgo, threads: u32, items: u32, elem_size: u32) -> u32 {
+    smem_window(blocked_buffer_elems(threads * items), elem_size)
+        + smem_window(algo.smem_elems(threads), elem_size)
+}
+
+/// Hierarchical tile reduction: like a warp-shuffle tile scan.
+pub const fn tile_reduce_smem(threads: u32, items: u32, elem_size: u32) -> u32 {
+    tile_scan_smem(BlockAlgo::WarpShuffle, threads, items, elem_size)
+}
+
+/// Traced one-block scan of `m` elements.
+pub const fn trace_smem(algo: BlockAlgo, m: u32, elem_size: u32) -> u32 {
+    smem_window(algo.smem_elems(m), elem_size)
+}

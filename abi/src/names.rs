@@ -1,0 +1,19 @@
+//! Kernel names. Every kernel is `<strategy>_<type>_<op>`; the host loads kernels in groups named
+//! `<strategy>_<type>` (everything before the last `_`), one small module per group.
+
+pub const NAIVE: &str = "naive";
+pub const SINGLE_PASS: &str = "single_pass";
+/// Hierarchical tile scan; followed by `_<block algorithm token>`.
+pub const HIER_TILE: &str = "hier";
+pub const HIER_REDUCE: &str = "hier_reduce";
+pub const HIER_ADD: &str = "hier_add";
+/// One-block traced scan; followed by `_<block algorithm token>`.
+pub const TRACE: &str = "trace";
+
+/// The group a kernel belongs to: its name without the trailing `_<op>`.
+pub fn group_of(kernel: &str) -> &str {
+    match kernel.rfind('_') {
+        Some(i) => &kernel[..i],
+        None => kernel,
+    }
+}

@@ -1,0 +1,70 @@
+//! Tile shapes as data: (architecture, element size) -> threads per block and items per thread.
+//!
+//! The kernels are instantiated with these shapes as compile-time constants, and the host plans
+//! grids, temporary storage and shared memory from the same table, so the two cannot disagree.
+
+/// Threads per block and items per thread of one tile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TileShape {
+    pub threads: u32,
+    pub items: u32,
+}
+
+impl TileShape {
+    pub const fn tile(self) -> u32 {
+        self.threads * self.items
+    }
+}
+
+/// Bytes per vector load or store in the single-pass kernel.
+pub const VECTOR_BYTES: usize = 16;
+
+/// Elements per 16-byte vector.
+pub const fn vector_elems(elem_size: usize) -> u32 {
+    (VECTOR_BYTES / elem_size) as u32
+}
+
+/// Single-pass decoupled look-back. `items` is a multiple of the vector width.
+pub const fn single_pass(arch: u32, elem_size: usize) -> TileShape {
+    let _ = arch;
+    match elem_size {
+        1 => TileShape {
+            threads: 256,
+            items: 32,
+        },
+        2 => TileShape {
+            threads: 256,
+            items: 16,
+        },
+        4 => TileShape {
+            threads: 256,
+            items: 16,
+        },
+        _ => TileShape {
+            threads: 256,
+            items: 8,
+        },
+    }
+}
+
+/// Hierarchical (multi-kernel) strategy: every block algorithm scans `threads` partials.
+pub const fn hierarchical(arch: u32, elem_size: usize) -> TileShape {
+    let _ = (arch, elem_size);
+    TileShape {
+        threads: 256,
+        items: 8,
+    }
+}
+
+/// Threads per block of the naive O(n^2) kernel.
+pub const NAIVE_THREADS: u32 = 256;
+
+/// Largest input the naive O(n^2) strategy accepts: about 3.4e10 element reads, well under a
+/// second on an H100-class GPU; beyond that it is a minutes-long way to learn nothing new.
+pub const NAIVE_MAX_N: u64 = 1 << 18;
+
+/// Largest input a traced (one-block, one element per thread) scan accepts.
+pub const TRACE_MAX_N: u32 = 1024;
+
+/// The architecture the kernels are built for unless told otherwise.
+pub const DEFAULT_ARCH: u32 = 90;

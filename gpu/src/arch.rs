@@ -1,0 +1,283 @@
+//! The only module that touches the target: special registers, barriers, warp shuffles and
+//! votes, dynamic shared memory, memory fences, scoped loads and stores, atomics and vector
+//! memory access. Everything above it reads like ordinary Rust. (The role `cuda_std` plays in
+//! Rust-CUDA.)
+//!
+//! Kernels use 1-D blocks and grids only. Scoped accesses use generic addresses, so they are
+//! valid for any pointer the host passes.
+
+use core::arch::asm;
+use core::arch::nvptx;
+use core::mem::size_of;
+
+/// Lanes per warp.
+pub const WARP: u32 = 32;
+const FULL_MASK: u32 = 0xffff_ffff;
+
+// ---------------------------------------------------------------------------------------------
+// Indices and barriers
+
+#[inline(always)]
+pub fn thread_idx() -> u32 {
+    unsafe { nvptx::_thread_idx_x() as u32 }
+}
+
+#[inline(always)]
+pub fn block_idx() -> u32 {
+    unsafe { nvptx::_block_idx_x() as u32 }
+}
+
+#[inline(always)]
+pub fn block_dim() -> u32 {
+    unsafe { nvptx::_block_dim_x() as u32 }
+}
+
+#[inline(always)]
+pub fn grid_dim() -> u32 {
+    unsafe { nvptx::_grid_dim_x() as u32 }
+}
+
+#[inline(always)]
+pub fn lane() -> u32 {
+    thread_idx() % WARP
+}
+
+#[inline(always)]
+pub fn warp_idx() -> u32 {
+    thread_idx() / WARP
+}
+
+/// Barrier for all threads of the block; also orders their shared-memory accesses.
+#[inline(always)]
+pub fn sync_threads() {
+    unsafe { nvptx::_syncthreads() }
+}
+
+/// Aborts the kernel; the host sees a launch failure.
+#[inline(always)]
+pub fn trap() -> ! {
+    unsafe { nvptx::trap() }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Warp shuffles and votes
+
+#[allow(improper_ctypes)]
+extern "C" {
+    #[link_name = "llvm.nvvm.shfl.sync.up.i32"]
+    fn shfl_up_i32(mask: u32, value: i32, delta: u32, clamp: u32) -> i32;
+    #[link_name = "llvm.nvvm.shfl.sync.down.i32"]
+    fn shfl_down_i32(mask: u32, value: i32, delta: u32, clamp: u32) -> i32;
+    #[link_name = "llvm.nvvm.shfl.sync.bfly.i32"]
+    fn shfl_bfly_i32(mask: u32, value: i32, lane_mask: u32, clamp: u32) -> i32;
+    #[link_name = "llvm.nvvm.shfl.sync.idx.i32"]
+    fn shfl_idx_i32(mask: u32, value: i32, src_lane: u32, clamp: u32) -> i32;
+}
+
+/// Applies `f` to each 32-bit word of `v` (values up to 16 bytes), for shuffling any `Copy` type.
+#[inline(always)]
+fn per_word<T: Copy>(v: T, mut f: impl FnMut(u32) -> u32) -> T {
+    const { assert!(size_of::<T>() <= 16) };
+    let mut words = [0u32; 4];
+    unsafe {
+        core::ptr::copy_nonoverlapping(&v as *const T as *const u8, words.as_mut_ptr() as *mut u8, size_of::<T>());
+    }
+    for w in words.iter_mut().take(size_of::<T>().div_ceil(4)) {
+        *w = f(*w);
+    }
+    unsafe { core::ptr::read_unaligned(words.as_ptr() as *const T) }
+}
+
+/// The value of lane `lane - delta`, or this lane's own value when `lane < delta`.
+/// All 32 lanes must call it together.
+#[inline(always)]
+pub fn shfl_up<T: Copy>(v: T, delta: u32) -> T {
+    per_word(v, |w| unsafe { shfl_up_i32(FULL_MASK, w as i32, delta, 0) as u32 })
+}
+
+/// The value of lane `lane + delta`, or this lane's own value past lane 31.
+#[inline(always)]
+pub fn shfl_down<T: Copy>(v: T, delta: u32) -> T {
+    per_word(v, |w| unsafe { shfl_down_i32(FULL_MASK, w as i32, delta, 0x1f) as u32 })
+}
+
+/// The value of lane `lane ^ mask`.
+#[inline(always)]
+pub fn shfl_xor<T: Copy>(v: T, mask: u32) -> T {
+    per_word(v, |w| unsafe { shfl_bfly_i32(FULL_MASK, w as i32, mask, 0x1f) as u32 })
+}
+
+/// The value of lane `src`.
+#[inline(always)]
+pub fn shfl_idx<T: Copy>(v: T, src: u32) -> T {
+    per_word(v, |w| unsafe { shfl_idx_i32(FULL_MASK, w as i32, src, 0x1f) as u32 })
+}
+
+/// Bit `i` is set when lane `i`'s predicate holds. All 32 lanes must call it together.
+#[inline(always)]
+pub fn ballot(pred: bool) -> u32 {
+    let r: u32;
+    unsafe {
+        asm!(
+            "{{ .reg .pred p; setp.ne.u32 p, {v}, 0; vote.sync.ballot.b32 {r}, p, {m}; }}",
+            r = out(reg32) r,
+            v = in(reg32) pred as u32,
+            m = in(reg32) FULL_MASK,
+        );
+    }
+    r
+}
+
+/// True when the predicate holds on every lane.
+#[inline(always)]
+pub fn all_lanes(pred: bool) -> bool {
+    ballot(pred) == FULL_MASK
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared memory
+
+#[repr(C, align(16))]
+struct Align16([u8; 16]);
+
+/// The block's dynamic shared memory (sized by the launch), 16-byte aligned.
+#[inline(always)]
+pub fn dynamic_smem() -> *mut u8 {
+    core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<Align16>() as *mut u8
+}
+
+/// Bytes of dynamic shared memory this launch provides.
+#[inline(always)]
+pub fn dynamic_smem_bytes() -> u32 {
+    let r: u32;
+    unsafe { asm!("mov.u32 {r}, %dynamic_smem_size;", r = out(reg32) r) };
+    r
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fences, scoped loads and stores, atomics
+
+/// Orders this thread's earlier memory accesses before its later ones for the whole GPU.
+#[inline(always)]
+pub fn fence_gpu() {
+    unsafe { asm!("fence.acq_rel.gpu;") };
+}
+
+/// Sleeps about `ns` nanoseconds (back-off while spinning).
+#[inline(always)]
+pub fn nanosleep(ns: u32) {
+    unsafe { asm!("nanosleep.u32 {t};", t = in(reg32) ns) };
+}
+
+/// 8-byte load with acquire semantics at GPU scope.
+#[inline(always)]
+pub unsafe fn load_acquire_u64(p: *const u64) -> u64 {
+    let r: u64;
+    asm!("ld.acquire.gpu.u64 {r}, [{p}];", r = out(reg64) r, p = in(reg64) p);
+    r
+}
+
+/// 8-byte store with release semantics at GPU scope.
+#[inline(always)]
+pub unsafe fn store_release_u64(p: *mut u64, v: u64) {
+    asm!("st.release.gpu.u64 [{p}], {v};", p = in(reg64) p, v = in(reg64) v);
+}
+
+/// 8-byte load with relaxed semantics at GPU scope (atomic, unordered).
+#[inline(always)]
+pub unsafe fn load_relaxed_u64(p: *const u64) -> u64 {
+    let r: u64;
+    asm!("ld.relaxed.gpu.u64 {r}, [{p}];", r = out(reg64) r, p = in(reg64) p);
+    r
+}
+
+/// 8-byte store with relaxed semantics at GPU scope (atomic, unordered).
+#[inline(always)]
+pub unsafe fn store_relaxed_u64(p: *mut u64, v: u64) {
+    asm!("st.relaxed.gpu.u64 [{p}], {v};", p = in(reg64) p, v = in(reg64) v);
+}
+
+/// Single-copy-atomic 16-byte load with acquire semantics at GPU scope (`p` 16-byte aligned).
+/// Returns (low 8 bytes, high 8 bytes).
+#[inline(always)]
+pub unsafe fn load_acquire_u128(p: *const [u64; 2]) -> (u64, u64) {
+    let (lo, hi): (u64, u64);
+    asm!(
+        "{{ .reg .b128 q; ld.acquire.gpu.b128 q, [{p}]; mov.b128 {{{lo}, {hi}}}, q; }}",
+        lo = out(reg64) lo,
+        hi = out(reg64) hi,
+        p = in(reg64) p,
+    );
+    (lo, hi)
+}
+
+/// Single-copy-atomic 16-byte store with release semantics at GPU scope (`p` 16-byte aligned).
+#[inline(always)]
+pub unsafe fn store_release_u128(p: *mut [u64; 2], lo: u64, hi: u64) {
+    asm!(
+        "{{ .reg .b128 q; mov.b128 q, {{{lo}, {hi}}}; st.release.gpu.b128 [{p}], q; }}",
+        lo = in(reg64) lo,
+        hi = in(reg64) hi,
+        p = in(reg64) p,
+    );
+}
+
+/// Atomic add at GPU scope (relaxed); returns the old value.
+#[inline(always)]
+pub unsafe fn atomic_add_u32(p: *mut u32, v: u32) -> u32 {
+    let r: u32;
+    asm!("atom.relaxed.gpu.add.u32 {r}, [{p}], {v};", r = out(reg32) r, p = in(reg64) p, v = in(reg32) v);
+    r
+}
+
+/// Atomic add at GPU scope (relaxed); returns the old value.
+#[inline(always)]
+pub unsafe fn atomic_add_u64(p: *mut u64, v: u64) -> u64 {
+    let r: u64;
+    asm!("atom.relaxed.gpu.add.u64 {r}, [{p}], {v};", r = out(reg64) r, p = in(reg64) p, v = in(reg64) v);
+    r
+}
+
+/// Atomic exchange at GPU scope (relaxed); returns the old value.
+#[inline(always)]
+pub unsafe fn atomic_exch_u64(p: *mut u64, v: u64) -> u64 {
+    let r: u64;
+    asm!("atom.relaxed.gpu.exch.b64 {r}, [{p}], {v};", r = out(reg64) r, p = in(reg64) p, v = in(reg64) v);
+    r
+}
+
+/// Atomic compare-and-swap at GPU scope (relaxed); returns the old value.
+#[inline(always)]
+pub unsafe fn atomic_cas_u64(p: *mut u64, expected: u64, new: u64) -> u64 {
+    let r: u64;
+    asm!(
+        "atom.relaxed.gpu.cas.b64 {r}, [{p}], {e}, {n};",
+        r = out(reg64) r,
+        p = in(reg64) p,
+        e = in(reg64) expected,
+        n = in(reg64) new,
+    );
+    r
+}
+
+// ---------------------------------------------------------------------------------------------
+// Vector memory access
+
+/// `V` elements filling 16 aligned bytes, read or written as one 16-byte access.
+#[repr(C, align(16))]
+#[derive(Clone, Copy)]
+pub struct Vec16<T: Copy, const V: usize>(pub [T; V]);
+
+/// One 16-byte load (`p` 16-byte aligned, `V * size_of::<T>() == 16`).
+#[inline(always)]
+pub unsafe fn load_vec16<T: Copy, const V: usize>(p: *const T) -> [T; V] {
+    const { assert!(V * size_of::<T>() == 16) };
+    (*(p as *const Vec16<T, V>)).0
+}
+
+/// One 16-byte store (`p` 16-byte aligned, `V * size_of::<T>() == 16`).
+#[inline(always)]
+pub unsafe fn store_vec16<T: Copy, const V: usize>(p: *mut T, v: [T; V]) {
+    const { assert!(V * size_of::<T>() == 16) };
+    *(p as *mut Vec16<T, V>) = Vec16(v);
+}

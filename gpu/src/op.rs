@@ -1,0 +1,25 @@
+//! Operators and element types, shared with the host through `scan-abi` so that the CPU
+//! reference computes exactly what the kernels compute.
+
+pub use scan_abi::element::{Element, IntElement};
+pub use scan_abi::op::{Add, Affine, And, Max, Min, Mul, Or, ScanOp, Xor};
+
+/// `a ⊕ b`, or `b` alone when there is no `a`: avoids combining with the identity where that
+/// is not exact (float addition turns a leading `-0.0` into `+0.0`).
+#[inline(always)]
+pub fn combine_after<T: Copy, O: ScanOp<T>>(a: Option<T>, b: T) -> T {
+    match a {
+        Some(a) => O::combine(a, b),
+        None => b,
+    }
+}
+
+/// `a ⊕ b` where either side may be absent.
+#[inline(always)]
+pub fn combine_opt<T: Copy, O: ScanOp<T>>(a: Option<T>, b: Option<T>) -> Option<T> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(O::combine(a, b)),
+        (a, None) => a,
+        (None, b) => b,
+    }
+}

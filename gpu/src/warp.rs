@@ -1,0 +1,53 @@
+//! Warp-level scan and reduction with shuffles. All 32 lanes of the warp must call these
+//! together. Lane order is index order: lane `i` holds the `i`-th operand.
+
+use crate::arch::{lane, shfl_down, shfl_idx, shfl_up, WARP};
+use crate::op::ScanOp;
+
+/// Inclusive scan: lane `l` gets `x_0 ⊕ … ⊕ x_l`. Five shuffle steps; a lane only combines what
+/// lane `l - delta` holds when that lane exists (`l >= delta`), otherwise it would add its own
+/// value twice (the bug in a widely copied lecture version).
+#[inline(always)]
+pub fn inclusive_scan<T: Copy, O: ScanOp<T>>(x: T) -> T {
+    let lane = lane();
+    let mut v = x;
+    let mut delta = 1;
+    while delta < WARP {
+        let up = shfl_up(v, delta);
+        if lane >= delta {
+            v = O::combine(up, v);
+        }
+        delta *= 2;
+    }
+    v
+}
+
+/// (exclusive, inclusive) scan; lane 0's exclusive value is `None`.
+#[inline(always)]
+pub fn scan<T: Copy, O: ScanOp<T>>(x: T) -> (Option<T>, T) {
+    let inclusive = inclusive_scan::<T, O>(x);
+    let before = shfl_up(inclusive, 1);
+    (if lane() == 0 { None } else { Some(before) }, inclusive)
+}
+
+/// `x_0 ⊕ … ⊕ x_31` in lane order, returned to every lane.
+#[inline(always)]
+pub fn reduce<T: Copy, O: ScanOp<T>>(x: T) -> T {
+    let lane = lane();
+    let mut v = x;
+    let mut delta = 1;
+    while delta < WARP {
+        let down = shfl_down(v, delta);
+        if lane + delta < WARP {
+            v = O::combine(v, down);
+        }
+        delta *= 2;
+    }
+    shfl_idx(v, 0)
+}
+
+/// Lane `src`'s value, to every lane.
+#[inline(always)]
+pub fn broadcast<T: Copy>(v: T, src: u32) -> T {
+    shfl_idx(v, src)
+}

@@ -1,0 +1,196 @@
+//! CPU references.
+//!
+//! [`scan`] is the sequential left fold with exactly the kernels' operator semantics (shared
+//! through `scan-abi`): for integers and for min/max it is what every correct GPU scan must
+//! match bit for bit. For float sums and products the GPU combines in a different order, so
+//! [`float_reference`] computes the exact result to about 106 bits (double-double arithmetic)
+//! together with the scale against which rounding error is measured (see `verify`).
+
+use crate::element::{Element, OpVisitor};
+use crate::error::Result;
+use scan_abi::{Op, ScanOp};
+
+/// Sequential scan of `input` with `O`.
+pub fn scan_with<T: Copy, O: ScanOp<T>>(input: &[T], exclusive: bool, init: Option<T>) -> Vec<T> {
+    let mut out = Vec::with_capacity(input.len());
+    let mut acc = init;
+    for &x in input {
+        let next = match acc {
+            Some(a) => O::combine(a, x),
+            None => x,
+        };
+        out.push(if exclusive {
+            acc.unwrap_or_else(O::identity)
+        } else {
+            next
+        });
+        acc = Some(next);
+    }
+    out
+}
+
+/// Sequential scan of `input` with the runtime operator `op`.
+pub fn scan<T: Element>(op: Op, input: &[T], exclusive: bool, init: Option<T>) -> Result<Vec<T>> {
+    struct Visit<'a, T> {
+        input: &'a [T],
+        exclusive: bool,
+        init: Option<T>,
+    }
+    impl<T: Element> OpVisitor<T> for Visit<'_, T> {
+        type Output = Vec<T>;
+        fn visit<O: ScanOp<T>>(self) -> Vec<T> {
+            scan_with::<T, O>(self.input, self.exclusive, self.init)
+        }
+    }
+    T::visit_op(
+        op,
+        Visit {
+            input,
+            exclusive,
+            init,
+        },
+    )
+}
+
+/// A double-double number: `hi + lo` with `|lo| <= ulp(hi)/2`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Dd {
+    hi: f64,
+    lo: f64,
+}
+
+impl Dd {
+    fn new(x: f64) -> Dd {
+        Dd { hi: x, lo: 0.0 }
+    }
+
+    /// Knuth's TwoSum, then renormalise.
+    fn add(self, x: f64) -> Dd {
+        let s = self.hi + x;
+        let v = s - self.hi;
+        let err = (self.hi - (s - v)) + (x - v);
+        let lo = self.lo + err;
+        let hi = s + lo;
+        Dd {
+            hi,
+            lo: lo - (hi - s),
+        }
+    }
+
+    /// TwoProduct with a fused multiply-add, then renormalise.
+    fn mul(self, x: f64) -> Dd {
+        let p = self.hi * x;
+        let err = self.hi.mul_add(x, -p);
+        let lo = err + self.lo * x;
+        let hi = p + lo;
+        Dd {
+            hi,
+            lo: lo - (hi - p),
+        }
+    }
+}
+
+/// Exact-to-~106-bits scan values and the error scales of a float sum or product scan.
+#[derive(Clone, Debug, Default)]
+pub struct FloatReference {
+    /// The scan result (inclusive or exclusive as asked), rounded to f64.
+    pub value: Vec<f64>,
+    /// Sum of magnitudes of the terms combined into each result (for products: the magnitude of
+    /// the result); rounding error is bounded relative to this.
+    pub scale: Vec<f64>,
+}
+
+/// Reference for float `add` and `mul` scans (other operators are exact: use [`scan`]).
+pub fn float_reference<T: Element>(
+    op: Op,
+    input: &[T],
+    exclusive: bool,
+    init: Option<T>,
+) -> FloatReference {
+    let mut r = FloatReference {
+        value: Vec::with_capacity(input.len()),
+        scale: Vec::with_capacity(input.len()),
+    };
+    let product = op == Op::Mul;
+    let start = init.map(|v| v.to_f64());
+    let mut acc = Dd::new(start.unwrap_or(if product { 1.0 } else { 0.0 }));
+    let mut mag = start.map_or(0.0, f64::abs);
+    for &x in input {
+        let x = x.to_f64();
+        if exclusive {
+            r.value.push(acc.hi + acc.lo);
+            r.scale.push(if product {
+                (acc.hi + acc.lo).abs()
+            } else {
+                mag
+            });
+        }
+        acc = if product { acc.mul(x) } else { acc.add(x) };
+        mag += x.abs();
+        if !exclusive {
+            r.value.push(acc.hi + acc.lo);
+            r.scale.push(if product {
+                (acc.hi + acc.lo).abs()
+            } else {
+                mag
+            });
+        }
+    }
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inclusive_exclusive_and_init() {
+        let x = [3u32, 1, 7, 0, 4, 1, 6, 3];
+        assert_eq!(
+            scan(Op::Add, &x, false, None).unwrap(),
+            [3, 4, 11, 11, 15, 16, 22, 25]
+        );
+        assert_eq!(
+            scan(Op::Add, &x, true, None).unwrap(),
+            [0, 3, 4, 11, 11, 15, 16, 22]
+        );
+        assert_eq!(
+            scan(Op::Add, &x, true, Some(10)).unwrap(),
+            [10, 13, 14, 21, 21, 25, 26, 32]
+        );
+        assert_eq!(
+            scan(Op::Max, &x, false, None).unwrap(),
+            [3, 3, 7, 7, 7, 7, 7, 7]
+        );
+        assert_eq!(
+            scan(Op::Min, &x, true, None).unwrap(),
+            [u32::MAX, 3, 1, 1, 0, 0, 0, 0]
+        );
+        assert!(scan::<u32>(Op::Add, &[], false, None).unwrap().is_empty());
+    }
+
+    #[test]
+    fn integers_wrap() {
+        assert_eq!(scan(Op::Add, &[u8::MAX, 2], false, None).unwrap(), [255, 1]);
+        assert_eq!(
+            scan(Op::Mul, &[i32::MAX, 2], false, None).unwrap(),
+            [i32::MAX, -2]
+        );
+    }
+
+    #[test]
+    fn float_min_max_ignore_nan_like_minnum() {
+        let x = [1.0f32, f32::NAN, -2.0];
+        assert_eq!(scan(Op::Min, &x, false, None).unwrap(), [1.0, 1.0, -2.0]);
+    }
+
+    #[test]
+    fn double_double_reference_is_exact_where_f64_is_not() {
+        let x = [1.0f64, 1e-17, 1e-17, -1.0];
+        let r = float_reference(Op::Add, &x, false, None);
+        assert_eq!(r.value[3], 2e-17);
+        assert_eq!(r.scale[3], 2.0 + 2e-17);
+        let p = float_reference(Op::Mul, &[3.0f32, 0.5], true, Some(2.0));
+        assert_eq!(p.value, [2.0, 6.0]);
+    }
+}

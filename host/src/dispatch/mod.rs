@@ -1,0 +1,360 @@
+//! Device-wide scans: the public options, the reusable temporary storage, and one driver per
+//! strategy. A driver only plans (tiles, levels, temporary bytes) and launches; the kernels do
+//! the work.
+
+mod hierarchical;
+mod naive;
+mod single_pass;
+mod trace;
+
+pub use trace::{Trace, TraceStep};
+
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::runtime::Gpu;
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, LaunchConfig};
+use scan_abi::block::BlockAlgo;
+use scan_abi::status::EPOCH_MAX;
+use scan_abi::{ElemType, Op};
+use std::sync::Arc;
+
+/// How the tile results of the hierarchical strategy are combined.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Propagation {
+    /// Reduce every tile, scan the totals, then scan every tile from its offset: the input is
+    /// read twice and the output written once (3n element moves).
+    #[default]
+    ReduceThenScan,
+    /// Scan every tile and write its total, scan the totals, then add each tile's offset to its
+    /// elements: the lecture's form (4n element moves).
+    ScanThenAdd,
+}
+
+impl Propagation {
+    pub const fn name(self) -> &'static str {
+        match self {
+            Propagation::ReduceThenScan => "reduce-then-scan",
+            Propagation::ScanThenAdd => "scan-then-add",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Propagation> {
+        [Propagation::ReduceThenScan, Propagation::ScanThenAdd]
+            .into_iter()
+            .find(|p| p.name() == s)
+    }
+}
+
+/// Device-wide strategy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Algorithm {
+    /// One launch, decoupled look-back: the fastest, the default.
+    #[default]
+    SinglePass,
+    /// Tile scans, the tile totals scanned recursively, offsets combined back.
+    Hierarchical {
+        block: BlockAlgo,
+        propagation: Propagation,
+    },
+    /// One thread per output, O(n²): a teaching baseline, limited to
+    /// `scan_abi::tuning::NAIVE_MAX_N` elements.
+    Naive,
+}
+
+impl Algorithm {
+    /// Every `--algo` choice with one line on what it is.
+    pub fn choices() -> Vec<(&'static str, &'static str)> {
+        let mut v = vec![
+            ("single-pass", "single pass with decoupled look-back: one launch, reads n and writes n (default)"),
+            ("hierarchical", "multi-kernel: tile scans, tile totals scanned recursively, offsets combined back (warp-shuffle tiles)"),
+            ("naive", "one thread per output sums its whole prefix, O(n^2) work (n <= 262144)"),
+        ];
+        for b in BlockAlgo::ALL {
+            v.push((b.name(), b.describe()));
+        }
+        v
+    }
+
+    /// Parses an `--algo` value: a strategy, or a block algorithm (hierarchical with it).
+    pub fn parse(s: &str, propagation: Propagation) -> Option<Algorithm> {
+        match s {
+            "single-pass" => Some(Algorithm::SinglePass),
+            "hierarchical" => Some(Algorithm::Hierarchical {
+                block: BlockAlgo::WarpShuffle,
+                propagation,
+            }),
+            "naive" => Some(Algorithm::Naive),
+            _ => BlockAlgo::parse(s).map(|block| Algorithm::Hierarchical { block, propagation }),
+        }
+    }
+
+    pub fn name(&self) -> String {
+        match self {
+            Algorithm::SinglePass => "single-pass".into(),
+            Algorithm::Naive => "naive".into(),
+            Algorithm::Hierarchical { block, propagation } => {
+                format!("hierarchical/{}/{}", block.name(), propagation.name())
+            }
+        }
+    }
+}
+
+/// What to compute.
+#[derive(Clone, Copy, Debug)]
+pub struct ScanOptions<T> {
+    pub op: Op,
+    /// Exclusive: element i gets the combination of elements 0..i (the initial value, or the
+    /// identity, at 0). Inclusive: of elements 0..=i.
+    pub exclusive: bool,
+    /// Combined in front of the first element (default: none, i.e. the operator's identity).
+    pub init: Option<T>,
+    pub algorithm: Algorithm,
+}
+
+impl<T> ScanOptions<T> {
+    /// An inclusive scan with `op`, the default algorithm and no initial value.
+    pub fn new(op: Op) -> Self {
+        ScanOptions {
+            op,
+            exclusive: false,
+            init: None,
+            algorithm: Algorithm::default(),
+        }
+    }
+
+    pub fn exclusive(mut self, exclusive: bool) -> Self {
+        self.exclusive = exclusive;
+        self
+    }
+
+    pub fn init(mut self, init: Option<T>) -> Self {
+        self.init = init;
+        self
+    }
+
+    pub fn algorithm(mut self, algorithm: Algorithm) -> Self {
+        self.algorithm = algorithm;
+        self
+    }
+}
+
+/// Temporary device storage for scans, reusable across calls: it grows when a call needs more
+/// and is otherwise never reallocated, so repeated scans allocate nothing.
+///
+/// Calls that share one `TempStorage` must be ordered: issue them on one stream, or synchronize
+/// in between. It belongs to the context of the first [`Gpu`] that used it.
+#[derive(Default)]
+pub struct TempStorage {
+    buf: Option<CudaSlice<u8>>,
+    /// Value of the single-pass tile counter before the next launch (it is never reset).
+    counter_base: u32,
+    /// Epoch of the last single-pass launch (status words of older epochs read as empty).
+    epoch: u32,
+}
+
+impl TempStorage {
+    pub fn new() -> TempStorage {
+        TempStorage::default()
+    }
+
+    /// Bytes currently held.
+    pub fn capacity(&self) -> usize {
+        self.buf.as_ref().map_or(0, |b| b.len())
+    }
+
+    /// A device pointer to at least `bytes` bytes, zeroed when newly allocated.
+    pub(crate) fn reserve(
+        &mut self,
+        gpu: &Gpu,
+        stream: &Arc<CudaStream>,
+        bytes: u64,
+    ) -> Result<u64> {
+        if self.capacity() as u64 >= bytes {
+            if let Some(b) = &self.buf {
+                if b.context() != gpu.context() {
+                    return Err(Error::invalid(
+                        "this TempStorage belongs to another CUDA context",
+                    ));
+                }
+            }
+        } else {
+            self.buf = None;
+            self.buf =
+                Some(gpu.alloc_zeros::<u8>(stream, "scan temporary storage", bytes as usize)?);
+            self.counter_base = 0;
+            self.epoch = 0;
+        }
+        let buf = self.buf.as_mut().expect("reserved above");
+        let (ptr, _sync) = buf.device_ptr_mut(stream);
+        Ok(ptr)
+    }
+
+    /// The (epoch, counter base) for a single-pass launch of `tiles` tiles.
+    pub(crate) fn begin_single_pass(
+        &mut self,
+        stream: &Arc<CudaStream>,
+        tiles: u32,
+    ) -> Result<(u32, u32)> {
+        if self.epoch >= EPOCH_MAX {
+            if let Some(b) = self.buf.as_mut() {
+                stream.memset_zeros(b)?;
+            }
+            self.epoch = 0;
+            self.counter_base = 0;
+        }
+        self.epoch += 1;
+        let base = self.counter_base;
+        self.counter_base = base.wrapping_add(tiles);
+        Ok((self.epoch, base))
+    }
+
+    /// Forgets the contents after a failed launch: the next call starts from fresh storage.
+    pub(crate) fn poison(&mut self) {
+        self.buf = None;
+    }
+}
+
+/// The kernel flag bits for a scan.
+pub(crate) fn kernel_flags(exclusive: bool, has_init: bool) -> u32 {
+    (if exclusive {
+        scan_abi::flags::EXCLUSIVE
+    } else {
+        0
+    }) | (if has_init {
+        scan_abi::flags::HAS_INIT
+    } else {
+        0
+    })
+}
+
+/// `<prefix>_<type>_<op>`.
+pub(crate) fn kernel_name(prefix: &str, ty: ElemType, op: Op) -> String {
+    format!("{prefix}_{}_{}", ty.name(), op.name())
+}
+
+pub(crate) fn grid(blocks: u64, threads: u32, smem: u32) -> Result<LaunchConfig> {
+    let blocks = u32::try_from(blocks)
+        .ok()
+        .filter(|&b| b <= i32::MAX as u32)
+        .ok_or_else(|| Error::invalid(format!("{blocks} blocks exceed the grid limit")))?;
+    Ok(LaunchConfig {
+        grid_dim: (blocks, 1, 1),
+        block_dim: (threads, 1, 1),
+        shared_mem_bytes: smem,
+    })
+}
+
+/// One scan, on raw device pointers (`output` may equal `input`).
+pub(crate) struct Job<'a, T> {
+    pub gpu: &'a Gpu,
+    pub stream: &'a Arc<CudaStream>,
+    pub input: u64,
+    pub output: u64,
+    pub n: u64,
+    pub opts: &'a ScanOptions<T>,
+}
+
+impl Gpu {
+    /// Scans `input` into `output` on `stream`. Asynchronous like every stream operation:
+    /// kernel faults surface at the next synchronization.
+    pub fn scan<T: Element>(
+        &self,
+        stream: &Arc<CudaStream>,
+        input: &impl DevicePtr<T>,
+        output: &mut impl DevicePtrMut<T>,
+        opts: &ScanOptions<T>,
+        temp: &mut TempStorage,
+    ) -> Result<()> {
+        let n = input.len();
+        if output.len() < n {
+            return Err(Error::invalid(format!(
+                "the output holds {} elements, the input {n}",
+                output.len()
+            )));
+        }
+        let (i, _read) = input.device_ptr(stream);
+        let (o, _write) = output.device_ptr_mut(stream);
+        self.run(
+            Job {
+                gpu: self,
+                stream,
+                input: i,
+                output: o,
+                n: n as u64,
+                opts,
+            },
+            temp,
+        )
+    }
+
+    /// Scans `data` in place on `stream` (single-pass and hierarchical strategies).
+    pub fn scan_in_place<T: Element>(
+        &self,
+        stream: &Arc<CudaStream>,
+        data: &mut impl DevicePtrMut<T>,
+        opts: &ScanOptions<T>,
+        temp: &mut TempStorage,
+    ) -> Result<()> {
+        if opts.algorithm == Algorithm::Naive {
+            return Err(Error::invalid(
+                "the naive scan cannot run in place (every thread reads the whole prefix)",
+            ));
+        }
+        let n = data.len() as u64;
+        let (p, _write) = data.device_ptr_mut(stream);
+        self.run(
+            Job {
+                gpu: self,
+                stream,
+                input: p,
+                output: p,
+                n,
+                opts,
+            },
+            temp,
+        )
+    }
+
+    /// Uploads `input`, scans it on the default stream and returns the result.
+    pub fn scan_host<T: Element>(&self, input: &[T], opts: &ScanOptions<T>) -> Result<Vec<T>> {
+        let stream = self.stream().clone();
+        let src = self.upload(&stream, "scan input", input)?;
+        let mut dst = self.alloc_zeros::<T>(&stream, "scan output", input.len())?;
+        let mut temp = TempStorage::new();
+        self.scan(&stream, &src, &mut dst, opts, &mut temp)?;
+        stream.synchronize()?;
+        self.download(&stream, &dst)
+    }
+
+    /// Bytes of temporary storage a scan of `n` elements of `T` with `algorithm` needs.
+    pub fn temp_bytes<T: Element>(&self, n: u64, algorithm: Algorithm) -> u64 {
+        temp_bytes(T::TYPE, n, algorithm)
+    }
+
+    fn run<T: Element>(&self, job: Job<'_, T>, temp: &mut TempStorage) -> Result<()> {
+        T::identity(job.opts.op)?;
+        if job.n == 0 {
+            return Ok(());
+        }
+        let r = match job.opts.algorithm {
+            Algorithm::SinglePass => single_pass::run(&job, temp),
+            Algorithm::Hierarchical { block, propagation } => {
+                hierarchical::run(&job, block, propagation, temp)
+            }
+            Algorithm::Naive => naive::run(&job),
+        };
+        if r.is_err() {
+            temp.poison();
+        }
+        r
+    }
+}
+
+/// Bytes of temporary storage for `n` elements of `ty` with `algorithm`.
+pub fn temp_bytes(ty: ElemType, n: u64, algorithm: Algorithm) -> u64 {
+    match algorithm {
+        Algorithm::SinglePass => single_pass::temp_bytes(ty.size(), n),
+        Algorithm::Hierarchical { .. } => hierarchical::temp_bytes(ty.size(), n),
+        Algorithm::Naive => 0,
+    }
+}

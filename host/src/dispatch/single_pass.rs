@@ -1,0 +1,45 @@
+//! Driver of the single-pass scan: one launch of one block per tile.
+
+use super::{grid, kernel_flags, kernel_name, Job, TempStorage};
+use crate::element::Element;
+use crate::error::{Error, Result};
+use cudarc::driver::PushKernelArg;
+use scan_abi::{layout, names, status, tuning};
+
+fn shape(elem_size: usize) -> tuning::TileShape {
+    tuning::single_pass(tuning::DEFAULT_ARCH, elem_size)
+}
+
+pub(super) fn temp_bytes(elem_size: usize, n: u64) -> u64 {
+    status::temp_bytes(n.div_ceil(shape(elem_size).tile() as u64), elem_size)
+}
+
+pub(super) fn run<T: Element>(job: &Job<'_, T>, temp: &mut TempStorage) -> Result<()> {
+    let size = std::mem::size_of::<T>();
+    let shape = shape(size);
+    let tiles = job.n.div_ceil(shape.tile() as u64);
+    let base = temp.reserve(job.gpu, job.stream, temp_bytes(size, job.n))?;
+    let (epoch, counter_base) = temp.begin_single_pass(job.stream, tiles as u32)?;
+    let name = kernel_name(names::SINGLE_PASS, T::TYPE, job.opts.op);
+    let f = job.gpu.kernel(&name)?;
+    let init = job.opts.init.unwrap_or(T::identity(job.opts.op)?);
+    let flags = kernel_flags(job.opts.exclusive, job.opts.init.is_some());
+    let cfg = grid(
+        tiles,
+        shape.threads,
+        layout::single_pass_smem(shape.threads, size as u32),
+    )?;
+    let mut b = job.stream.launch_builder(&f);
+    b.arg(&job.input)
+        .arg(&job.output)
+        .arg(&job.n)
+        .arg(&init)
+        .arg(&flags)
+        .arg(&base)
+        .arg(&counter_base)
+        .arg(&epoch);
+    // SAFETY: the arguments match the kernel's signature (single_pass_kernels! in gpu/), the
+    // buffers hold n elements and the temporary storage holds temp_bytes().
+    unsafe { b.launch(cfg) }.map_err(|e| Error::kernel(&name, e))?;
+    Ok(())
+}

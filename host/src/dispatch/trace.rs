@@ -1,0 +1,98 @@
+//! Traced one-block scans: the state of the kernel's shared array after every round.
+
+use super::{grid, kernel_name};
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::runtime::Gpu;
+use cudarc::driver::PushKernelArg;
+use scan_abi::block::{phase, BlockAlgo};
+use scan_abi::{layout, names, tuning, Op};
+
+/// The shared array after one round.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TraceStep<T> {
+    /// "scan" (Kogge-Stone), "up", "zero-root" or "down".
+    pub phase: &'static str,
+    /// The round's stride (0 for zero-root).
+    pub stride: u32,
+    pub state: Vec<T>,
+}
+
+/// A traced scan, read back from the GPU.
+#[derive(Clone, Debug)]
+pub struct Trace<T> {
+    pub algorithm: BlockAlgo,
+    pub steps: Vec<TraceStep<T>>,
+    pub exclusive: Vec<T>,
+    pub inclusive: Vec<T>,
+}
+
+impl Gpu {
+    /// Scans `input` (1 to `TRACE_MAX_N` elements) in one block, one element per thread, with
+    /// `algorithm`, recording the shared array after every round.
+    pub fn trace<T: Element>(&self, algorithm: BlockAlgo, op: Op, input: &[T]) -> Result<Trace<T>> {
+        T::identity(op)?;
+        let m = input.len() as u32;
+        if input.is_empty() || input.len() > tuning::TRACE_MAX_N as usize {
+            return Err(Error::invalid(format!(
+                "a traced scan runs in one block: give 1 to {} elements (got {})",
+                tuning::TRACE_MAX_N,
+                input.len()
+            )));
+        }
+        if !algorithm.traceable() {
+            return Err(Error::invalid(format!(
+                "{} keeps its state in registers; trace kogge-stone, blelloch or brent-kung instead",
+                algorithm.name()
+            )));
+        }
+        let stream = self.stream().clone();
+        let width = algorithm.trace_width(m) as usize;
+        let rounds = algorithm.trace_rounds(m) as usize;
+        let d_in = self.upload(&stream, "trace input", input)?;
+        let mut d_out = self.alloc_zeros::<T>(&stream, "trace output", 2 * input.len())?;
+        let mut d_states = self.alloc_zeros::<T>(&stream, "trace states", rounds * width)?;
+        let mut d_meta = self.alloc_zeros::<u32>(&stream, "trace phases", 2 * rounds)?;
+        let mut d_rounds = self.alloc_zeros::<u32>(&stream, "trace round count", 1)?;
+
+        let name = kernel_name(
+            &format!("{}_{}", names::TRACE, algorithm.token()),
+            T::TYPE,
+            op,
+        );
+        let f = self.kernel(&name)?;
+        let cfg = grid(
+            1,
+            m,
+            layout::trace_smem(algorithm, m, std::mem::size_of::<T>() as u32),
+        )?;
+        let mut b = stream.launch_builder(&f);
+        b.arg(&d_in)
+            .arg(&mut d_out)
+            .arg(&mut d_states)
+            .arg(&mut d_meta)
+            .arg(&mut d_rounds);
+        // SAFETY: arguments match trace_kernels! in gpu/, buffers sized for `rounds` states of
+        // `width` entries.
+        unsafe { b.launch(cfg) }.map_err(|e| Error::kernel(&name, e))?;
+        stream.synchronize().map_err(|e| Error::kernel(&name, e))?;
+
+        let out = self.download(&stream, &d_out)?;
+        let states = self.download(&stream, &d_states)?;
+        let meta = self.download(&stream, &d_meta)?;
+        let recorded = (self.download(&stream, &d_rounds)?[0] as usize).min(rounds);
+        let steps = (0..recorded)
+            .map(|r| TraceStep {
+                phase: phase::name(meta[2 * r]),
+                stride: meta[2 * r + 1],
+                state: states[r * width..(r + 1) * width].to_vec(),
+            })
+            .collect();
+        Ok(Trace {
+            algorithm,
+            steps,
+            exclusive: out[..input.len()].to_vec(),
+            inclusive: out[input.len()..].to_vec(),
+        })
+    }
+}

@@ -1,0 +1,146 @@
+//! Host-side element types: what the kernels compute on (from `scan-abi`) plus what cudarc needs
+//! to move them, and the mapping from a runtime [`Op`] to its operator type.
+
+use crate::error::{Error, Result};
+use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
+use scan_abi::op::{Add, Affine, And, Max, Min, Mul, Or, Xor};
+pub use scan_abi::{ElemType, Op, ScanOp};
+use std::fmt::{Debug, Display};
+use std::str::FromStr;
+
+/// Something generic over the operator type, called once [`Element::visit_op`] has chosen it.
+pub trait OpVisitor<T> {
+    type Output;
+    fn visit<O: ScanOp<T>>(self) -> Self::Output;
+}
+
+/// An element type with kernels.
+pub trait Element:
+    scan_abi::Element + DeviceRepr + ValidAsZeroBits + Debug + Display + FromStr + Unpin
+{
+    /// Calls `v.visit::<O>()` with the operator type of `op`, or fails when `op` does not exist
+    /// for this type (bitwise operators on floats, for instance).
+    fn visit_op<V: OpVisitor<Self>>(op: Op, v: V) -> Result<V::Output>;
+
+    /// The value as f64 (exact for floats; used to check float results).
+    fn to_f64(self) -> f64;
+
+    /// The identity of `op` for this type.
+    fn identity(op: Op) -> Result<Self> {
+        struct Id;
+        impl<T: Element> OpVisitor<T> for Id {
+            type Output = T;
+            fn visit<O: ScanOp<T>>(self) -> T {
+                O::identity()
+            }
+        }
+        Self::visit_op(op, Id)
+    }
+}
+
+/// The error for an operator that does not exist for a type.
+pub fn unsupported(op: Op, ty: ElemType) -> Error {
+    let supported: Vec<&str> = Op::ALL
+        .iter()
+        .filter(|o| o.supports(ty))
+        .map(|o| o.name())
+        .collect();
+    Error::invalid(format!(
+        "operator `{}` is not defined for {}; operators for {}: {}",
+        op.name(),
+        ty.name(),
+        ty.name(),
+        supported.join(", ")
+    ))
+}
+
+macro_rules! element {
+    ($t:ty, [$($op:ident),*]) => {
+        impl Element for $t {
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+
+            fn visit_op<V: OpVisitor<Self>>(op: Op, v: V) -> Result<V::Output> {
+                match op {
+                    $(Op::$op => Ok(v.visit::<$op>()),)*
+                    #[allow(unreachable_patterns)]
+                    _ => Err(unsupported(op, <$t as scan_abi::Element>::TYPE)),
+                }
+            }
+        }
+    };
+}
+element!(u8, [Add, Mul, Min, Max, And, Or, Xor]);
+element!(u16, [Add, Mul, Min, Max, And, Or, Xor]);
+element!(u32, [Add, Mul, Min, Max, And, Or, Xor]);
+element!(i32, [Add, Mul, Min, Max, And, Or, Xor]);
+element!(u64, [Add, Mul, Min, Max, And, Or, Xor, Affine]);
+element!(i64, [Add, Mul, Min, Max, And, Or, Xor]);
+element!(f32, [Add, Mul, Min, Max]);
+element!(f64, [Add, Mul, Min, Max]);
+
+/// Runs `$body` with `$T` bound to the Rust type of the runtime [`ElemType`] `$ty`.
+#[macro_export]
+macro_rules! with_elem_type {
+    ($ty:expr, $T:ident => $body:expr) => {
+        match $ty {
+            $crate::ElemType::U8 => {
+                type $T = u8;
+                $body
+            }
+            $crate::ElemType::U16 => {
+                type $T = u16;
+                $body
+            }
+            $crate::ElemType::U32 => {
+                type $T = u32;
+                $body
+            }
+            $crate::ElemType::I32 => {
+                type $T = i32;
+                $body
+            }
+            $crate::ElemType::U64 => {
+                type $T = u64;
+                $body
+            }
+            $crate::ElemType::I64 => {
+                type $T = i64;
+                $body
+            }
+            $crate::ElemType::F32 => {
+                type $T = f32;
+                $body
+            }
+            $crate::ElemType::F64 => {
+                type $T = f64;
+                $body
+            }
+        }
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_supported_pair_has_an_operator_type_and_no_other() {
+        for ty in ElemType::ALL {
+            for op in Op::ALL {
+                let ok = with_elem_type!(ty, T => T::identity(op).is_ok());
+                assert_eq!(ok, op.supports(ty), "{} {}", ty.name(), op.name());
+            }
+        }
+    }
+
+    #[test]
+    fn unsupported_operator_names_the_alternatives() {
+        let e = f32::identity(Op::Xor).unwrap_err().to_string();
+        assert!(
+            e.contains("not defined for f32") && e.contains("add, mul, min, max"),
+            "{e}"
+        );
+    }
+}

@@ -1,0 +1,348 @@
+//! `gpu-scan` command line: a thin layer over the `gpu_scan` library.
+
+use clap::builder::PossibleValue;
+use clap::{Args, Parser, Subcommand};
+use gpu_scan::{
+    input, verify, with_elem_type, Algorithm, BlockAlgo, ElemType, Element, Error, Gpu, Op,
+    Propagation, ScanOptions, TempStorage,
+};
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(Parser)]
+#[command(
+    name = "gpu-scan",
+    version,
+    about = "Parallel prefix sums (scans) on NVIDIA GPUs, kernels written in Rust"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Scan N seeded elements on the GPU, check against the CPU, print time, GB/s and PASS/FAIL.
+    Scan(ScanArgs),
+}
+
+fn type_values() -> Vec<PossibleValue> {
+    ElemType::ALL
+        .iter()
+        .map(|t| PossibleValue::new(t.name()))
+        .collect()
+}
+
+fn op_values() -> Vec<PossibleValue> {
+    Op::ALL
+        .iter()
+        .map(|o| PossibleValue::new(o.name()).help(o.describe()))
+        .collect()
+}
+
+fn algo_values() -> Vec<PossibleValue> {
+    Algorithm::choices()
+        .into_iter()
+        .map(|(name, help)| PossibleValue::new(name).help(help))
+        .collect()
+}
+
+#[derive(Args)]
+struct ScanArgs {
+    /// Number of elements: 100000000, 1e8 or 2^28.
+    #[arg(value_parser = parse_count)]
+    n: u64,
+    /// Element type.
+    #[arg(long = "type", default_value = "u32", value_parser = type_values())]
+    ty: String,
+    /// Operator.
+    #[arg(long, default_value = "add", value_parser = op_values())]
+    op: String,
+    /// Exclusive scan (element i gets the combination of elements 0..i).
+    #[arg(long)]
+    exclusive: bool,
+    /// Initial value combined in front of the first element (default: the operator's identity).
+    #[arg(long)]
+    init: Option<String>,
+    /// Algorithm. A block algorithm name selects the hierarchical strategy with that block scan.
+    #[arg(long, default_value = "single-pass", value_parser = algo_values())]
+    algo: String,
+    /// How the hierarchical strategy combines tile results.
+    #[arg(long, default_value = "reduce-then-scan", value_parser = ["reduce-then-scan", "scan-then-add"])]
+    propagation: String,
+    /// Scan the buffer in place (input and output the same).
+    #[arg(long)]
+    in_place: bool,
+    /// Seed of the generated input.
+    #[arg(long, default_value_t = 42)]
+    seed: u64,
+    /// Timed runs (the median is reported), after one warm-up.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+    iters: u32,
+    /// Print the shared array after every round of a one-block scan (kogge-stone, blelloch,
+    /// brent-kung and their variants; N <= 1024), read back from the GPU kernel.
+    #[arg(long)]
+    trace: bool,
+    /// Comma-separated input values instead of generated ones (N must match their count).
+    #[arg(long)]
+    input: Option<String>,
+}
+
+/// Parses `100000000`, `1e8`, `2^28` or `1_000_000`.
+fn parse_count(s: &str) -> Result<u64, String> {
+    let t = s.trim().replace('_', "");
+    let bad = || format!("`{s}` is not a count (examples: 100000000, 1e8, 2^28)");
+    if let Some((b, e)) = t.split_once('^') {
+        let (b, e): (u64, u32) = (b.parse().map_err(|_| bad())?, e.parse().map_err(|_| bad())?);
+        return b.checked_pow(e).ok_or_else(bad);
+    }
+    if let Some((m, e)) = t.split_once(['e', 'E']) {
+        let (m, e): (u64, u32) = (m.parse().map_err(|_| bad())?, e.parse().map_err(|_| bad())?);
+        return 10u64
+            .checked_pow(e)
+            .and_then(|p| p.checked_mul(m))
+            .ok_or_else(bad);
+    }
+    t.parse().map_err(|_| bad())
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Scan(args) => run_scan(args),
+    };
+    match result {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run_scan(args: ScanArgs) -> Result<bool, Error> {
+    let ty = ElemType::parse(&args.ty).expect("clap checked the type");
+    let op = Op::parse(&args.op).expect("clap checked the operator");
+    let propagation = Propagation::parse(&args.propagation).expect("clap checked the propagation");
+    let algorithm = Algorithm::parse(&args.algo, propagation).expect("clap checked the algorithm");
+    if !op.supports(ty) {
+        return Err(gpu_scan::element::unsupported(op, ty));
+    }
+    with_elem_type!(ty, T => scan_typed::<T>(&args, op, algorithm))
+}
+
+fn parse_init<T: Element>(s: &Option<String>) -> Result<Option<T>, Error> {
+    s.as_ref()
+        .map(|v| {
+            v.parse::<T>().map_err(|_| {
+                Error::invalid(format!(
+                    "--init `{v}` is not a valid {} value",
+                    T::TYPE.name()
+                ))
+            })
+        })
+        .transpose()
+}
+
+fn scan_typed<T: Element>(args: &ScanArgs, op: Op, algorithm: Algorithm) -> Result<bool, Error> {
+    let init = parse_init::<T>(&args.init)?;
+    let given = args
+        .input
+        .as_deref()
+        .map(input::parse_list::<T>)
+        .transpose()
+        .map_err(Error::invalid)?;
+    if let Some(v) = &given {
+        if v.len() as u64 != args.n {
+            return Err(Error::invalid(format!(
+                "N is {} but --input has {} values",
+                args.n,
+                v.len()
+            )));
+        }
+    }
+    let n = usize::try_from(args.n)
+        .map_err(|_| Error::invalid("N does not fit this machine's memory"))?;
+    if args.trace {
+        let block =
+            match algorithm {
+                Algorithm::Hierarchical { block, .. } => block,
+                _ => return Err(Error::invalid(
+                    "--trace needs a block algorithm: --algo kogge-stone, blelloch or brent-kung",
+                )),
+            };
+        let data = given.unwrap_or_else(|| input::generate::<T>(op, args.seed, n));
+        return print_trace(&Gpu::new(0)?, block, op, &data);
+    }
+
+    let gpu = Gpu::new(0)?;
+    let info = gpu.info();
+    println!(
+        "device: {} ({} SMs, compute {}.{}, {:.0} GiB)",
+        info.name,
+        info.multiprocessors,
+        info.compute_capability.0,
+        info.compute_capability.1,
+        info.total_memory as f64 / (1u64 << 30) as f64
+    );
+    let opts = ScanOptions::new(op)
+        .exclusive(args.exclusive)
+        .init(init)
+        .algorithm(algorithm);
+    let kind = if args.exclusive {
+        "exclusive"
+    } else {
+        "inclusive"
+    };
+    println!(
+        "scan: n={n} {} {} {kind}{}{}, {}",
+        T::TYPE.name(),
+        op.name(),
+        init.map(|v| format!(" init={v}")).unwrap_or_default(),
+        if args.in_place { " in place" } else { "" },
+        algorithm.name()
+    );
+
+    let bytes = n as u64 * T::TYPE.size() as u64;
+    let temp_bytes = gpu.temp_bytes::<T>(n as u64, algorithm);
+    let buffers = 2 * bytes;
+    gpu.check_memory(
+        "the input and output buffers and temporary storage",
+        buffers + temp_bytes,
+    )?;
+
+    let started = Instant::now();
+    let data = match given {
+        Some(v) => v,
+        None => input::generate::<T>(op, args.seed, n),
+    };
+    let stream = gpu.stream().clone();
+    let d_in = gpu.upload(&stream, "scan input", &data)?;
+    let mut d_out = gpu.alloc_zeros::<T>(&stream, "scan output", n)?;
+    let mut temp = TempStorage::new();
+    let prep_s = started.elapsed().as_secs_f64();
+
+    let run = |d_out: &mut gpu_scan::cudarc::driver::CudaSlice<T>,
+               temp: &mut TempStorage|
+     -> Result<f32, Error> {
+        if args.in_place {
+            stream.memcpy_dtod(&d_in, d_out)?;
+            gpu.time_ms(&stream, || gpu.scan_in_place(&stream, d_out, &opts, temp))
+        } else {
+            gpu.time_ms(&stream, || gpu.scan(&stream, &d_in, d_out, &opts, temp))
+        }
+    };
+    let mut copy_ms = Vec::new();
+    for i in 0..=args.iters {
+        let ms = gpu.time_ms(&stream, || Ok(stream.memcpy_dtod(&d_in, &mut d_out)?))?;
+        if i > 0 {
+            copy_ms.push(ms);
+        }
+    }
+    let mut scan_ms = Vec::new();
+    for i in 0..=args.iters {
+        let ms = run(&mut d_out, &mut temp)?;
+        if i > 0 {
+            scan_ms.push(ms);
+        }
+    }
+    let got = gpu.download(&stream, &d_out)?;
+
+    let scan = median(&mut scan_ms);
+    let copy = median(&mut copy_ms);
+    let gbps = |ms: f64| 2.0 * bytes as f64 / (ms * 1e-3) / 1e9;
+    println!(
+        "time: {scan:.4} ms (median of {}, min {:.4}), {:.1} GB/s, {:.1}% of a device copy of the same bytes ({copy:.4} ms, {:.1} GB/s)",
+        args.iters,
+        scan_ms.iter().fold(f32::INFINITY, |a, &b| a.min(b)),
+        gbps(scan),
+        100.0 * copy / scan,
+        gbps(copy)
+    );
+
+    let checked = Instant::now();
+    let verdict = verify::verify(op, algorithm, &data, args.exclusive, init, &got)?;
+    let check_s = checked.elapsed().as_secs_f64();
+    let err = verdict
+        .max_rel_error
+        .map(|e| format!(", max error {e:.2e} of the magnitude sum"))
+        .unwrap_or_default();
+    if verdict.passed() {
+        println!("check: {} elements against the CPU reference{err} (input {prep_s:.1} s, check {check_s:.1} s): PASS", verdict.checked);
+    } else {
+        let f = verdict
+            .first
+            .as_ref()
+            .expect("a failed check names its first mismatch");
+        println!(
+            "check: {} of {} elements wrong, first at {}: expected {}, got {}{err}: FAIL",
+            verdict.wrong, verdict.checked, f.index, f.expected, f.got
+        );
+    }
+    Ok(verdict.passed())
+}
+
+fn median(v: &mut [f32]) -> f64 {
+    v.sort_by(f32::total_cmp);
+    v[v.len() / 2] as f64
+}
+
+fn print_trace<T: Element>(gpu: &Gpu, block: BlockAlgo, op: Op, data: &[T]) -> Result<bool, Error> {
+    let trace = gpu.trace(block, op, data)?;
+    let list = |v: &[T]| {
+        format!(
+            "[{}]",
+            v.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    println!(
+        "{} trace of {} ({} {}), read back from the GPU after every round:",
+        block.name(),
+        list(data),
+        T::TYPE.name(),
+        op.name()
+    );
+    let width = block.trace_width(data.len() as u32) as usize;
+    if width > data.len() {
+        println!(
+            "  (the tree spans {width} entries; entries past {} hold the identity)",
+            data.len()
+        );
+    }
+    for step in &trace.steps {
+        let stride = if step.phase == "zero-root" {
+            String::new()
+        } else {
+            format!("stride {}", step.stride)
+        };
+        println!("  {:<9} {:<10} {}", step.phase, stride, list(&step.state));
+    }
+    println!("  inclusive: {}", list(&trace.inclusive));
+    println!("  exclusive: {}", list(&trace.exclusive));
+    let m = data.len() as u32;
+    println!(
+        "  work: {} combines, {} barrier rounds",
+        block.combines(m),
+        block.barriers(m)
+    );
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_count;
+
+    #[test]
+    fn counts() {
+        assert_eq!(parse_count("100000000"), Ok(100_000_000));
+        assert_eq!(parse_count("1e8"), Ok(100_000_000));
+        assert_eq!(parse_count("2^28"), Ok(1 << 28));
+        assert_eq!(parse_count("1_000"), Ok(1000));
+        assert!(parse_count("abc").is_err());
+        assert!(parse_count("2^99").is_err());
+    }
+}

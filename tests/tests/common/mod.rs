@@ -1,0 +1,134 @@
+//! Shared by the workspace tests: the GPU (or a loud skip), the lecture vectors, and a checker
+//! that runs one scan and compares it with the CPU reference.
+#![allow(dead_code)]
+
+use gpu_scan::{input, verify, Algorithm, Element, Gpu, Op, ScanOptions, TempStorage};
+use std::sync::OnceLock;
+
+/// Set to 1 on GPU machines: a GPU test then fails instead of skipping when it finds no device.
+pub const REQUIRE_DEVICE: &str = "GPU_SCAN_REQUIRE_DEVICE";
+
+/// The GPU shared by the tests of this executable, or `None` after printing a visible skip line
+/// (and panicking instead when `GPU_SCAN_REQUIRE_DEVICE=1`).
+pub fn gpu(test: &str) -> Option<&'static Gpu> {
+    static GPU: OnceLock<Result<Gpu, String>> = OnceLock::new();
+    match GPU.get_or_init(|| Gpu::new(0).map_err(|e| e.to_string())) {
+        Ok(g) => Some(g),
+        Err(e) => {
+            if std::env::var(REQUIRE_DEVICE).as_deref() == Ok("1") {
+                panic!("{REQUIRE_DEVICE}=1 but no usable GPU: {e}");
+            }
+            skip(&format!(
+                "GPU test `{test}`: {e} (set {REQUIRE_DEVICE}=1 to make this a failure)"
+            ));
+            None
+        }
+    }
+}
+
+/// Prints a skip line straight to stderr, past the test harness's output capture, so that a
+/// skipped test is visible in every run.
+pub fn skip(why: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "SKIPPED {why}");
+}
+
+/// The lecture vectors (recomputed values; see tests/vectors/).
+pub fn vectors() -> serde_json::Value {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/vectors/lecture_examples.json");
+    serde_json::from_str(&std::fs::read_to_string(path).expect("reading the lecture vectors"))
+        .expect("parsing them")
+}
+
+/// One scan configuration to check.
+#[derive(Clone, Copy, Debug)]
+pub struct Case {
+    pub op: Op,
+    pub algorithm: Algorithm,
+    pub exclusive: bool,
+    pub in_place: bool,
+    pub with_init: bool,
+    pub n: usize,
+    pub seed: u64,
+}
+
+impl Case {
+    pub fn new(op: Op, algorithm: Algorithm, n: usize) -> Case {
+        Case {
+            op,
+            algorithm,
+            exclusive: false,
+            in_place: false,
+            with_init: false,
+            n,
+            seed: 0x5eed ^ n as u64,
+        }
+    }
+}
+
+/// Runs `case` on the GPU with `input` (generated when `None`) and returns a description of the
+/// failure, if any.
+pub fn check<T: Element>(
+    gpu: &Gpu,
+    temp: &mut TempStorage,
+    case: Case,
+    data: Option<&[T]>,
+) -> Option<String> {
+    let generated;
+    let data = match data {
+        Some(d) => d,
+        None => {
+            generated = input::generate::<T>(case.op, case.seed, case.n);
+            &generated
+        }
+    };
+    let init = case
+        .with_init
+        .then(|| input::value::<T>(case.op, case.seed ^ 0xabc, u64::MAX));
+    let opts = ScanOptions::new(case.op)
+        .exclusive(case.exclusive)
+        .init(init)
+        .algorithm(case.algorithm);
+    let stream = gpu.stream().clone();
+    let mut run = || -> gpu_scan::Result<Vec<T>> {
+        let d_in = gpu.upload(&stream, "input", data)?;
+        if case.in_place {
+            let mut d = d_in;
+            gpu.scan_in_place(&stream, &mut d, &opts, temp)?;
+            stream.synchronize()?;
+            gpu.download(&stream, &d)
+        } else {
+            // Poison the output so unwritten elements cannot pass by accident.
+            let poison = vec![input::value::<T>(Op::Xor, 99, 0); data.len()];
+            let mut d_out = gpu.upload(&stream, "output", &poison)?;
+            gpu.scan(&stream, &d_in, &mut d_out, &opts, temp)?;
+            stream.synchronize()?;
+            gpu.download(&stream, &d_out)
+        }
+    };
+    let what = format!("{} {} {:?}", T::TYPE.name(), case.op.name(), case);
+    match run() {
+        Err(e) => Some(format!("{what}: error: {e}")),
+        Ok(got) => {
+            match verify::verify(case.op, case.algorithm, data, case.exclusive, init, &got) {
+                Err(e) => Some(format!("{what}: verify error: {e}")),
+                Ok(v) if v.passed() => None,
+                Ok(v) => {
+                    let f = v.first.expect("failed verdicts name a mismatch");
+                    Some(format!(
+                        "{what}: {} wrong, first at {}: expected {}, got {}",
+                        v.wrong, f.index, f.expected, f.got
+                    ))
+                }
+            }
+        }
+    }
+}
+
+/// Panics listing every failure.
+pub fn assert_none_failed(failures: &[String]) {
+    if !failures.is_empty() {
+        let shown: Vec<&str> = failures.iter().take(40).map(String::as_str).collect();
+        panic!("{} failing cases:\n{}", failures.len(), shown.join("\n"));
+    }
+}

@@ -1,0 +1,83 @@
+//! The kernels build into one PTX module that holds every kernel the host can ask for, and, when
+//! ptxas is available (PTXAS or PATH), assembles for sm_90 without local memory (no spills, no
+//! stack frames).
+
+mod common;
+
+use gpu_scan::{BlockAlgo, ElemType, Op};
+use std::path::PathBuf;
+
+fn built() -> PathBuf {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let opts = ptx_builder::Options {
+        arch: ptx_builder::DEFAULT_ARCH.into(),
+        ..ptx_builder::Options::for_workspace(&root)
+    };
+    ptx_builder::build(&opts).expect("the PTX build").ptx
+}
+
+/// Every kernel name the host's drivers can request.
+fn expected_kernels() -> Vec<String> {
+    let mut names = Vec::new();
+    for ty in ElemType::ALL {
+        for op in Op::ALL.into_iter().filter(|o| o.supports(ty)) {
+            let suffix = format!("{}_{}", ty.name(), op.name());
+            names.push(format!("single_pass_{suffix}"));
+            names.push(format!("naive_{suffix}"));
+            names.push(format!("hier_reduce_{suffix}"));
+            names.push(format!("hier_add_{suffix}"));
+            for b in BlockAlgo::ALL {
+                names.push(format!("hier_{}_{suffix}", b.token()));
+                if b.traceable() {
+                    names.push(format!("trace_{}_{suffix}", b.token()));
+                }
+            }
+        }
+    }
+    names
+}
+
+#[test]
+fn ptx_holds_every_kernel_the_host_requests() {
+    let text = std::fs::read_to_string(built()).unwrap();
+    let module = gpu_scan::ptx::PtxModule::parse(&text);
+    let have: std::collections::HashSet<&str> = module.kernel_names().collect();
+    let missing: Vec<String> = expected_kernels()
+        .into_iter()
+        .filter(|k| !have.contains(k.as_str()))
+        .collect();
+    assert!(missing.is_empty(), "missing kernels: {missing:?}");
+    assert!(text.contains(".target sm_90"));
+}
+
+#[test]
+fn ptxas_assembles_every_kernel_without_local_memory() {
+    let Some(ptxas) = ptx_builder::find_ptxas() else {
+        if std::env::var("GPU_SCAN_REQUIRE_PTXAS").as_deref() == Ok("1") {
+            panic!("GPU_SCAN_REQUIRE_PTXAS=1 but no ptxas (set PTXAS or put it on PATH)");
+        }
+        common::skip("ptxas check: no ptxas found (set PTXAS, or `pip install nvidia-cuda-nvcc`)");
+        return;
+    };
+    let kernels =
+        ptx_builder::ptxas_report(&ptxas, &built(), "sm_90").expect("ptxas accepts the module");
+    assert!(
+        kernels.len() >= expected_kernels().len(),
+        "ptxas compiled only {} kernels",
+        kernels.len()
+    );
+    let local: Vec<_> = kernels
+        .iter()
+        .filter(|k| k.stack_bytes + k.spill_store_bytes + k.spill_load_bytes > 0)
+        .map(|k| {
+            format!(
+                "{} (stack {}, spills {}/{})",
+                k.name, k.stack_bytes, k.spill_store_bytes, k.spill_load_bytes
+            )
+        })
+        .collect();
+    assert!(local.is_empty(), "kernels using local memory: {local:?}");
+}
