@@ -7,6 +7,11 @@ mod common;
 use gpu_scan::{BlockAlgo, ElemType, Op};
 use std::path::PathBuf;
 
+/// Whether the Rust toolchain manager is here (it is not on GPU machines that only run binaries).
+fn have_rustup() -> bool {
+    std::process::Command::new("rustup").arg("--version").output().is_ok_and(|o| o.status.success())
+}
+
 fn built() -> PathBuf {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .parent()
@@ -42,6 +47,10 @@ fn expected_kernels() -> Vec<String> {
 
 #[test]
 fn ptx_holds_every_kernel_the_host_requests() {
+    if !have_rustup() {
+        common::skip("PTX build test: no rustup here (this machine only runs prebuilt binaries)");
+        return;
+    }
     let text = std::fs::read_to_string(built()).unwrap();
     let module = gpu_scan::ptx::PtxModule::parse(&text);
     let have: std::collections::HashSet<&str> = module.kernel_names().collect();
@@ -55,6 +64,10 @@ fn ptx_holds_every_kernel_the_host_requests() {
 
 #[test]
 fn ptxas_assembles_every_kernel_without_local_memory() {
+    if !have_rustup() {
+        common::skip("ptxas check: no rustup here to build the PTX (this machine only runs prebuilt binaries)");
+        return;
+    }
     let Some(ptxas) = ptx_builder::find_ptxas() else {
         if std::env::var("GPU_SCAN_REQUIRE_PTXAS").as_deref() == Ok("1") {
             panic!("GPU_SCAN_REQUIRE_PTXAS=1 but no ptxas (set PTXAS or put it on PATH)");
