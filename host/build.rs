@@ -5,17 +5,8 @@ use std::path::PathBuf;
 
 fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
-    let root = manifest
-        .parent()
-        .expect("host/ lives in the workspace root")
-        .to_path_buf();
-    for p in [
-        "gpu/src",
-        "gpu/Cargo.toml",
-        "gpu/rust-toolchain.toml",
-        "abi/src",
-        "abi/Cargo.toml",
-    ] {
+    let root = manifest.parent().expect("host/ lives in the workspace root").to_path_buf();
+    for p in ["gpu/src", "gpu/Cargo.toml", "gpu/rust-toolchain.toml", "abi/src", "abi/Cargo.toml"] {
         println!("cargo:rerun-if-changed={}", root.join(p).display());
     }
     println!("cargo:rerun-if-env-changed=GPU_SCAN_ARCH");

@@ -77,23 +77,13 @@ impl BlockAlgo {
 
     pub const fn describe(self) -> &'static str {
         match self {
-            BlockAlgo::KoggeStone => {
-                "Kogge-Stone/Hillis-Steele, double-buffered: log2(m) rounds, 1 barrier each"
-            }
-            BlockAlgo::KoggeStoneInPlace => {
-                "Kogge-Stone in place: read, barrier, write, barrier per round"
-            }
-            BlockAlgo::KoggeStoneRacy => {
-                "Kogge-Stone in place with one barrier per round: RACY, teaching only"
-            }
-            BlockAlgo::Blelloch => {
-                "Blelloch work-efficient exclusive scan with bank-conflict padding"
-            }
+            BlockAlgo::KoggeStone => "Kogge-Stone/Hillis-Steele, double-buffered: log2(m) rounds, 1 barrier each",
+            BlockAlgo::KoggeStoneInPlace => "Kogge-Stone in place: read, barrier, write, barrier per round",
+            BlockAlgo::KoggeStoneRacy => "Kogge-Stone in place with one barrier per round: RACY, teaching only",
+            BlockAlgo::Blelloch => "Blelloch work-efficient exclusive scan with bank-conflict padding",
             BlockAlgo::BlellochNoPad => "Blelloch without bank-conflict padding (for comparison)",
             BlockAlgo::BrentKung => "Brent-Kung: up-sweep, then the inclusive post-scan",
-            BlockAlgo::WarpShuffle => {
-                "warp-shuffle scans (5 shuffles), then a scan of the warp totals"
-            }
+            BlockAlgo::WarpShuffle => "warp-shuffle scans (5 shuffles), then a scan of the warp totals",
         }
     }
 
@@ -173,9 +163,7 @@ impl BlockAlgo {
                 }
                 c
             }
-            BlockAlgo::Blelloch | BlockAlgo::BlellochNoPad => {
-                2 * (pow2_at_least(m as u32) as u64 - 1)
-            }
+            BlockAlgo::Blelloch | BlockAlgo::BlellochNoPad => 2 * (pow2_at_least(m as u32) as u64 - 1),
             BlockAlgo::BrentKung => {
                 let (mut d, mut c) = (1, 0);
                 while d < m {

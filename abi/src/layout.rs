@@ -16,8 +16,7 @@ pub const fn single_pass_smem(threads: u32, elem_size: u32) -> u32 {
 
 /// Hierarchical tile scan: the transposing tile buffer, then the block algorithm's scratch.
 pub const fn tile_scan_smem(algo: BlockAlgo, threads: u32, items: u32, elem_size: u32) -> u32 {
-    smem_window(blocked_buffer_elems(threads * items), elem_size)
-        + smem_window(algo.smem_elems(threads), elem_size)
+    smem_window(blocked_buffer_elems(threads * items), elem_size) + smem_window(algo.smem_elems(threads), elem_size)
 }
 
 /// Hierarchical tile reduction: like a warp-shuffle tile scan.

@@ -25,4 +25,7 @@ pub mod flags {
     pub const EXCLUSIVE: u32 = 1;
     /// Combine the `init` argument in front of the first element.
     pub const HAS_INIT: u32 = 2;
+    /// Single-pass: publish and read tile-status words with release/acquire ordering instead of
+    /// relaxed atomics (see `status`).
+    pub const ACQ_REL_STATUS: u32 = 4;
 }

@@ -19,16 +19,7 @@ pub enum Op {
 }
 
 impl Op {
-    pub const ALL: [Op; 8] = [
-        Op::Add,
-        Op::Mul,
-        Op::Min,
-        Op::Max,
-        Op::And,
-        Op::Or,
-        Op::Xor,
-        Op::Affine,
-    ];
+    pub const ALL: [Op; 8] = [Op::Add, Op::Mul, Op::Min, Op::Max, Op::And, Op::Or, Op::Xor, Op::Affine];
 
     pub const fn name(self) -> &'static str {
         match self {

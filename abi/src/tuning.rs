@@ -28,32 +28,17 @@ pub const fn vector_elems(elem_size: usize) -> u32 {
 pub const fn single_pass(arch: u32, elem_size: usize) -> TileShape {
     let _ = arch;
     match elem_size {
-        1 => TileShape {
-            threads: 256,
-            items: 32,
-        },
-        2 => TileShape {
-            threads: 256,
-            items: 16,
-        },
-        4 => TileShape {
-            threads: 256,
-            items: 16,
-        },
-        _ => TileShape {
-            threads: 256,
-            items: 8,
-        },
+        1 => TileShape { threads: 256, items: 32 },
+        2 => TileShape { threads: 256, items: 16 },
+        4 => TileShape { threads: 256, items: 16 },
+        _ => TileShape { threads: 256, items: 8 },
     }
 }
 
 /// Hierarchical (multi-kernel) strategy: every block algorithm scans `threads` partials.
 pub const fn hierarchical(arch: u32, elem_size: usize) -> TileShape {
     let _ = (arch, elem_size);
-    TileShape {
-        threads: 256,
-        items: 8,
-    }
+    TileShape { threads: 256, items: 8 }
 }
 
 /// Threads per block of the naive O(n^2) kernel.

@@ -222,6 +222,30 @@ pub unsafe fn store_release_u128(p: *mut [u64; 2], lo: u64, hi: u64) {
     );
 }
 
+/// Single-copy-atomic 16-byte load with relaxed semantics at GPU scope (`p` 16-byte aligned).
+#[inline(always)]
+pub unsafe fn load_relaxed_u128(p: *const [u64; 2]) -> (u64, u64) {
+    let (lo, hi): (u64, u64);
+    asm!(
+        "{{ .reg .b128 q; ld.relaxed.gpu.b128 q, [{p}]; mov.b128 {{{lo}, {hi}}}, q; }}",
+        lo = out(reg64) lo,
+        hi = out(reg64) hi,
+        p = in(reg64) p,
+    );
+    (lo, hi)
+}
+
+/// Single-copy-atomic 16-byte store with relaxed semantics at GPU scope (`p` 16-byte aligned).
+#[inline(always)]
+pub unsafe fn store_relaxed_u128(p: *mut [u64; 2], lo: u64, hi: u64) {
+    asm!(
+        "{{ .reg .b128 q; mov.b128 q, {{{lo}, {hi}}}; st.relaxed.gpu.b128 [{p}], q; }}",
+        lo = in(reg64) lo,
+        hi = in(reg64) hi,
+        p = in(reg64) p,
+    );
+}
+
 /// Atomic add at GPU scope (relaxed); returns the old value.
 #[inline(always)]
 pub unsafe fn atomic_add_u32(p: *mut u32, v: u32) -> u32 {

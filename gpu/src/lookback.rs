@@ -9,43 +9,58 @@
 //! only ever waits on tiles that have already started: no deadlock, whatever the scheduling.
 
 use crate::arch::{
-    ballot, lane, load_acquire_u128, load_acquire_u64, store_release_u128, store_release_u64, WARP,
+    ballot, lane, load_acquire_u128, load_acquire_u64, load_relaxed_u128, load_relaxed_u64, store_relaxed_u128,
+    store_relaxed_u64, store_release_u128, store_release_u64, WARP,
 };
 use crate::op::{Element, ScanOp};
 use crate::warp;
 use core::mem::size_of;
 use scan_abi::status::{status, FLAG_PREFIX};
 
-/// The status words of one call: an array with one word per tile, and the call's epoch.
+/// The status words of one call: an array with one word per tile, the call's epoch, and
+/// whether to use release/acquire ordering rather than relaxed atomics (see
+/// `scan_abi::status`).
 #[derive(Clone, Copy)]
 pub struct TileStatus {
     pub words: *mut u8,
     pub epoch: u32,
+    pub acq_rel: bool,
 }
 
 impl TileStatus {
-    /// Publishes `value` for `tile` with `flag`, with release ordering.
+    /// Publishes `value` for `tile` with `flag`.
     #[inline(always)]
     pub unsafe fn publish<T: Element>(self, tile: u32, flag: u32, value: T) {
         let st = status(self.epoch, flag) as u64;
         if size_of::<T>() <= 4 {
             let p = (self.words as *mut u64).add(tile as usize);
-            store_release_u64(p, value.to_bits() | st << 32);
+            let w = value.to_bits() | st << 32;
+            if self.acq_rel {
+                store_release_u64(p, w)
+            } else {
+                store_relaxed_u64(p, w)
+            }
         } else {
             let p = (self.words as *mut [u64; 2]).add(tile as usize);
-            store_release_u128(p, value.to_bits(), st);
+            if self.acq_rel {
+                store_release_u128(p, value.to_bits(), st)
+            } else {
+                store_relaxed_u128(p, value.to_bits(), st)
+            }
         }
     }
 
-    /// Reads `tile`'s word with acquire ordering: (flag, value), flag 0 while nothing of this
-    /// epoch has been published.
+    /// Reads `tile`'s word: (flag, value), flag 0 while nothing of this epoch has been
+    /// published.
     #[inline(always)]
     pub unsafe fn read<T: Element>(self, tile: u32) -> (u32, T) {
         let (bits, st) = if size_of::<T>() <= 4 {
-            let w = load_acquire_u64((self.words as *const u64).add(tile as usize));
+            let p = (self.words as *const u64).add(tile as usize);
+            let w = if self.acq_rel { load_acquire_u64(p) } else { load_relaxed_u64(p) };
             (w & 0xffff_ffff, (w >> 32) as u32)
         } else {
-            let (lo, hi) = load_acquire_u128((self.words as *const [u64; 2]).add(tile as usize));
+            let p = (self.words as *const [u64; 2]).add(tile as usize);
+            let (lo, hi) = if self.acq_rel { load_acquire_u128(p) } else { load_relaxed_u128(p) };
             (lo, hi as u32)
         };
         let flag = if st >> 2 == self.epoch { st & 3 } else { 0 };

@@ -19,11 +19,7 @@ pub fn scan_with<T: Copy, O: ScanOp<T>>(input: &[T], exclusive: bool, init: Opti
             Some(a) => O::combine(a, x),
             None => x,
         };
-        out.push(if exclusive {
-            acc.unwrap_or_else(O::identity)
-        } else {
-            next
-        });
+        out.push(if exclusive { acc.unwrap_or_else(O::identity) } else { next });
         acc = Some(next);
     }
     out
@@ -42,14 +38,7 @@ pub fn scan<T: Element>(op: Op, input: &[T], exclusive: bool, init: Option<T>) -
             scan_with::<T, O>(self.input, self.exclusive, self.init)
         }
     }
-    T::visit_op(
-        op,
-        Visit {
-            input,
-            exclusive,
-            init,
-        },
-    )
+    T::visit_op(op, Visit { input, exclusive, init })
 }
 
 /// A double-double number: `hi + lo` with `|lo| <= ulp(hi)/2`.
@@ -71,10 +60,7 @@ impl Dd {
         let err = (self.hi - (s - v)) + (x - v);
         let lo = self.lo + err;
         let hi = s + lo;
-        Dd {
-            hi,
-            lo: lo - (hi - s),
-        }
+        Dd { hi, lo: lo - (hi - s) }
     }
 
     /// TwoProduct with a fused multiply-add, then renormalise.
@@ -83,10 +69,7 @@ impl Dd {
         let err = self.hi.mul_add(x, -p);
         let lo = err + self.lo * x;
         let hi = p + lo;
-        Dd {
-            hi,
-            lo: lo - (hi - p),
-        }
+        Dd { hi, lo: lo - (hi - p) }
     }
 }
 
@@ -101,16 +84,8 @@ pub struct FloatReference {
 }
 
 /// Reference for float `add` and `mul` scans (other operators are exact: use [`scan`]).
-pub fn float_reference<T: Element>(
-    op: Op,
-    input: &[T],
-    exclusive: bool,
-    init: Option<T>,
-) -> FloatReference {
-    let mut r = FloatReference {
-        value: Vec::with_capacity(input.len()),
-        scale: Vec::with_capacity(input.len()),
-    };
+pub fn float_reference<T: Element>(op: Op, input: &[T], exclusive: bool, init: Option<T>) -> FloatReference {
+    let mut r = FloatReference { value: Vec::with_capacity(input.len()), scale: Vec::with_capacity(input.len()) };
     let product = op == Op::Mul;
     let start = init.map(|v| v.to_f64());
     let mut acc = Dd::new(start.unwrap_or(if product { 1.0 } else { 0.0 }));
@@ -119,21 +94,13 @@ pub fn float_reference<T: Element>(
         let x = x.to_f64();
         if exclusive {
             r.value.push(acc.hi + acc.lo);
-            r.scale.push(if product {
-                (acc.hi + acc.lo).abs()
-            } else {
-                mag
-            });
+            r.scale.push(if product { (acc.hi + acc.lo).abs() } else { mag });
         }
         acc = if product { acc.mul(x) } else { acc.add(x) };
         mag += x.abs();
         if !exclusive {
             r.value.push(acc.hi + acc.lo);
-            r.scale.push(if product {
-                (acc.hi + acc.lo).abs()
-            } else {
-                mag
-            });
+            r.scale.push(if product { (acc.hi + acc.lo).abs() } else { mag });
         }
     }
     r
@@ -146,36 +113,18 @@ mod tests {
     #[test]
     fn inclusive_exclusive_and_init() {
         let x = [3u32, 1, 7, 0, 4, 1, 6, 3];
-        assert_eq!(
-            scan(Op::Add, &x, false, None).unwrap(),
-            [3, 4, 11, 11, 15, 16, 22, 25]
-        );
-        assert_eq!(
-            scan(Op::Add, &x, true, None).unwrap(),
-            [0, 3, 4, 11, 11, 15, 16, 22]
-        );
-        assert_eq!(
-            scan(Op::Add, &x, true, Some(10)).unwrap(),
-            [10, 13, 14, 21, 21, 25, 26, 32]
-        );
-        assert_eq!(
-            scan(Op::Max, &x, false, None).unwrap(),
-            [3, 3, 7, 7, 7, 7, 7, 7]
-        );
-        assert_eq!(
-            scan(Op::Min, &x, true, None).unwrap(),
-            [u32::MAX, 3, 1, 1, 0, 0, 0, 0]
-        );
+        assert_eq!(scan(Op::Add, &x, false, None).unwrap(), [3, 4, 11, 11, 15, 16, 22, 25]);
+        assert_eq!(scan(Op::Add, &x, true, None).unwrap(), [0, 3, 4, 11, 11, 15, 16, 22]);
+        assert_eq!(scan(Op::Add, &x, true, Some(10)).unwrap(), [10, 13, 14, 21, 21, 25, 26, 32]);
+        assert_eq!(scan(Op::Max, &x, false, None).unwrap(), [3, 3, 7, 7, 7, 7, 7, 7]);
+        assert_eq!(scan(Op::Min, &x, true, None).unwrap(), [u32::MAX, 3, 1, 1, 0, 0, 0, 0]);
         assert!(scan::<u32>(Op::Add, &[], false, None).unwrap().is_empty());
     }
 
     #[test]
     fn integers_wrap() {
         assert_eq!(scan(Op::Add, &[u8::MAX, 2], false, None).unwrap(), [255, 1]);
-        assert_eq!(
-            scan(Op::Mul, &[i32::MAX, 2], false, None).unwrap(),
-            [i32::MAX, -2]
-        );
+        assert_eq!(scan(Op::Mul, &[i32::MAX, 2], false, None).unwrap(), [i32::MAX, -2]);
     }
 
     #[test]

@@ -15,9 +15,7 @@ pub trait OpVisitor<T> {
 }
 
 /// An element type with kernels.
-pub trait Element:
-    scan_abi::Element + DeviceRepr + ValidAsZeroBits + Debug + Display + FromStr + Unpin
-{
+pub trait Element: scan_abi::Element + DeviceRepr + ValidAsZeroBits + Debug + Display + FromStr + Unpin {
     /// Calls `v.visit::<O>()` with the operator type of `op`, or fails when `op` does not exist
     /// for this type (bitwise operators on floats, for instance).
     fn visit_op<V: OpVisitor<Self>>(op: Op, v: V) -> Result<V::Output>;
@@ -40,11 +38,7 @@ pub trait Element:
 
 /// The error for an operator that does not exist for a type.
 pub fn unsupported(op: Op, ty: ElemType) -> Error {
-    let supported: Vec<&str> = Op::ALL
-        .iter()
-        .filter(|o| o.supports(ty))
-        .map(|o| o.name())
-        .collect();
+    let supported: Vec<&str> = Op::ALL.iter().filter(|o| o.supports(ty)).map(|o| o.name()).collect();
     Error::invalid(format!(
         "operator `{}` is not defined for {}; operators for {}: {}",
         op.name(),
@@ -138,9 +132,6 @@ mod tests {
     #[test]
     fn unsupported_operator_names_the_alternatives() {
         let e = f32::identity(Op::Xor).unwrap_err().to_string();
-        assert!(
-            e.contains("not defined for f32") && e.contains("add, mul, min, max"),
-            "{e}"
-        );
+        assert!(e.contains("not defined for f32") && e.contains("add, mul, min, max"), "{e}");
     }
 }

@@ -14,12 +14,7 @@ pub enum Error {
     NoDevice(String),
 
     #[error("out of device memory: {what} needs {needed} bytes, {free} of {total} bytes are free")]
-    OutOfMemory {
-        what: String,
-        needed: u64,
-        free: u64,
-        total: u64,
-    },
+    OutOfMemory { what: String, needed: u64, free: u64, total: u64 },
 
     #[error("the CUDA driver rejected the kernels' PTX (module {module}): {source}; the driver may be older than the PTX ISA 8.3 the kernels need (CUDA 12.3+), or the GPU older than the target architecture")]
     PtxRejected { module: String, source: DriverError },
@@ -48,10 +43,7 @@ impl Error {
     pub(crate) fn kernel(kernel: &str, e: DriverError) -> Error {
         match e.0 {
             CUresult::CUDA_ERROR_OUT_OF_MEMORY => Error::Driver(e),
-            _ => Error::Kernel {
-                kernel: kernel.to_string(),
-                source: e,
-            },
+            _ => Error::Kernel { kernel: kernel.to_string(), source: e },
         }
     }
 

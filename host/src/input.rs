@@ -35,18 +35,10 @@ pub fn value<T: Element>(op: Op, seed: u64, i: u64) -> T {
         (Op::Mul, true) => return from_f64::<T>(1.0 + (2.0 * unit(b) - 1.0) / 1024.0),
         (Op::Mul, false) => b | 1,
         (Op::And, _) => {
-            !(b & bits(seed ^ 1, i)
-                & bits(seed ^ 2, i)
-                & bits(seed ^ 3, i)
-                & bits(seed ^ 4, i)
-                & bits(seed ^ 5, i))
+            !(b & bits(seed ^ 1, i) & bits(seed ^ 2, i) & bits(seed ^ 3, i) & bits(seed ^ 4, i) & bits(seed ^ 5, i))
         }
         (Op::Or, _) => {
-            b & bits(seed ^ 1, i)
-                & bits(seed ^ 2, i)
-                & bits(seed ^ 3, i)
-                & bits(seed ^ 4, i)
-                & bits(seed ^ 5, i)
+            b & bits(seed ^ 1, i) & bits(seed ^ 2, i) & bits(seed ^ 3, i) & bits(seed ^ 4, i) & bits(seed ^ 5, i)
         }
         (Op::Affine, _) => Affine::pack(b as u32 | 1, (b >> 32) as u32),
         _ => b,
@@ -64,10 +56,7 @@ fn from_f64<T: Element>(x: f64) -> T {
 /// `n` elements for a scan with `op`, from `seed`.
 pub fn generate<T: Element>(op: Op, seed: u64, n: usize) -> Vec<T> {
     let mut v = Vec::with_capacity(n);
-    (0..n)
-        .into_par_iter()
-        .map(|i| value::<T>(op, seed, i as u64))
-        .collect_into_vec(&mut v);
+    (0..n).into_par_iter().map(|i| value::<T>(op, seed, i as u64)).collect_into_vec(&mut v);
     v
 }
 
@@ -76,10 +65,7 @@ pub fn parse_list<T: Element>(s: &str) -> Result<Vec<T>, String> {
     s.split(',')
         .map(str::trim)
         .filter(|v| !v.is_empty())
-        .map(|v| {
-            v.parse::<T>()
-                .map_err(|_| format!("`{v}` is not a valid {} value", T::TYPE.name()))
-        })
+        .map(|v| v.parse::<T>().map_err(|_| format!("`{v}` is not a valid {} value", T::TYPE.name())))
         .collect()
 }
 
@@ -96,16 +82,12 @@ mod tests {
         assert!(generate::<i64>(Op::Mul, 1, 100).iter().all(|x| x % 2 != 0));
         let f = generate::<f32>(Op::Add, 1, 10_000);
         assert!(f.iter().all(|x| (-1.0..1.0).contains(x)));
-        assert!(generate::<f64>(Op::Mul, 1, 100)
-            .iter()
-            .all(|x| (x - 1.0).abs() <= 1.0 / 1024.0));
+        assert!(generate::<f64>(Op::Mul, 1, 100).iter().all(|x| (x - 1.0).abs() <= 1.0 / 1024.0));
     }
 
     #[test]
     fn parses_lists() {
         assert_eq!(parse_list::<u32>("3,1, 7,0").unwrap(), [3, 1, 7, 0]);
-        assert!(parse_list::<u32>("3,x")
-            .unwrap_err()
-            .contains("`x` is not a valid u32"));
+        assert!(parse_list::<u32>("3,x").unwrap_err().contains("`x` is not a valid u32"));
     }
 }

@@ -29,9 +29,7 @@ mod runtime;
 pub mod verify;
 
 pub use cudarc;
-pub use dispatch::{
-    temp_bytes, Algorithm, Propagation, ScanOptions, TempStorage, Trace, TraceStep,
-};
+pub use dispatch::{temp_bytes, Algorithm, Propagation, ScanOptions, StatusOrdering, TempStorage, Trace, TraceStep};
 pub use element::{ElemType, Element, Op, OpVisitor, ScanOp};
 pub use error::{Error, Result};
 pub use runtime::{driver_present, DeviceInfo, Gpu, PTX_ENV};

@@ -3,18 +3,14 @@
 use clap::builder::PossibleValue;
 use clap::{Args, Parser, Subcommand};
 use gpu_scan::{
-    input, verify, with_elem_type, Algorithm, BlockAlgo, ElemType, Element, Error, Gpu, Op,
-    Propagation, ScanOptions, TempStorage,
+    input, verify, with_elem_type, Algorithm, BlockAlgo, ElemType, Element, Error, Gpu, Op, Propagation, ScanOptions,
+    StatusOrdering, TempStorage,
 };
 use std::process::ExitCode;
 use std::time::Instant;
 
 #[derive(Parser)]
-#[command(
-    name = "gpu-scan",
-    version,
-    about = "Parallel prefix sums (scans) on NVIDIA GPUs, kernels written in Rust"
-)]
+#[command(name = "gpu-scan", version, about = "Parallel prefix sums (scans) on NVIDIA GPUs, kernels written in Rust")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -27,24 +23,15 @@ enum Command {
 }
 
 fn type_values() -> Vec<PossibleValue> {
-    ElemType::ALL
-        .iter()
-        .map(|t| PossibleValue::new(t.name()))
-        .collect()
+    ElemType::ALL.iter().map(|t| PossibleValue::new(t.name())).collect()
 }
 
 fn op_values() -> Vec<PossibleValue> {
-    Op::ALL
-        .iter()
-        .map(|o| PossibleValue::new(o.name()).help(o.describe()))
-        .collect()
+    Op::ALL.iter().map(|o| PossibleValue::new(o.name()).help(o.describe())).collect()
 }
 
 fn algo_values() -> Vec<PossibleValue> {
-    Algorithm::choices()
-        .into_iter()
-        .map(|(name, help)| PossibleValue::new(name).help(help))
-        .collect()
+    Algorithm::choices().into_iter().map(|(name, help)| PossibleValue::new(name).help(help)).collect()
 }
 
 #[derive(Args)]
@@ -70,6 +57,9 @@ struct ScanArgs {
     /// How the hierarchical strategy combines tile results.
     #[arg(long, default_value = "reduce-then-scan", value_parser = ["reduce-then-scan", "scan-then-add"])]
     propagation: String,
+    /// Single-pass: memory ordering of the tile-status words (a tuning knob; see README).
+    #[arg(long, default_value = "relaxed", value_parser = ["relaxed", "acq-rel"])]
+    status_ordering: String,
     /// Scan the buffer in place (input and output the same).
     #[arg(long)]
     in_place: bool,
@@ -98,10 +88,7 @@ fn parse_count(s: &str) -> Result<u64, String> {
     }
     if let Some((m, e)) = t.split_once(['e', 'E']) {
         let (m, e): (u64, u32) = (m.parse().map_err(|_| bad())?, e.parse().map_err(|_| bad())?);
-        return 10u64
-            .checked_pow(e)
-            .and_then(|p| p.checked_mul(m))
-            .ok_or_else(bad);
+        return 10u64.checked_pow(e).and_then(|p| p.checked_mul(m)).ok_or_else(bad);
     }
     t.parse().map_err(|_| bad())
 }
@@ -135,43 +122,29 @@ fn run_scan(args: ScanArgs) -> Result<bool, Error> {
 fn parse_init<T: Element>(s: &Option<String>) -> Result<Option<T>, Error> {
     s.as_ref()
         .map(|v| {
-            v.parse::<T>().map_err(|_| {
-                Error::invalid(format!(
-                    "--init `{v}` is not a valid {} value",
-                    T::TYPE.name()
-                ))
-            })
+            v.parse::<T>().map_err(|_| Error::invalid(format!("--init `{v}` is not a valid {} value", T::TYPE.name())))
         })
         .transpose()
 }
 
 fn scan_typed<T: Element>(args: &ScanArgs, op: Op, algorithm: Algorithm) -> Result<bool, Error> {
     let init = parse_init::<T>(&args.init)?;
-    let given = args
-        .input
-        .as_deref()
-        .map(input::parse_list::<T>)
-        .transpose()
-        .map_err(Error::invalid)?;
+    let given = args.input.as_deref().map(input::parse_list::<T>).transpose().map_err(Error::invalid)?;
     if let Some(v) = &given {
         if v.len() as u64 != args.n {
-            return Err(Error::invalid(format!(
-                "N is {} but --input has {} values",
-                args.n,
-                v.len()
-            )));
+            return Err(Error::invalid(format!("N is {} but --input has {} values", args.n, v.len())));
         }
     }
-    let n = usize::try_from(args.n)
-        .map_err(|_| Error::invalid("N does not fit this machine's memory"))?;
+    let n = usize::try_from(args.n).map_err(|_| Error::invalid("N does not fit this machine's memory"))?;
     if args.trace {
-        let block =
-            match algorithm {
-                Algorithm::Hierarchical { block, .. } => block,
-                _ => return Err(Error::invalid(
+        let block = match algorithm {
+            Algorithm::Hierarchical { block, .. } => block,
+            _ => {
+                return Err(Error::invalid(
                     "--trace needs a block algorithm: --algo kogge-stone, blelloch or brent-kung",
-                )),
-            };
+                ))
+            }
+        };
         let data = given.unwrap_or_else(|| input::generate::<T>(op, args.seed, n));
         return print_trace(&Gpu::new(0)?, block, op, &data);
     }
@@ -186,15 +159,9 @@ fn scan_typed<T: Element>(args: &ScanArgs, op: Op, algorithm: Algorithm) -> Resu
         info.compute_capability.1,
         info.total_memory as f64 / (1u64 << 30) as f64
     );
-    let opts = ScanOptions::new(op)
-        .exclusive(args.exclusive)
-        .init(init)
-        .algorithm(algorithm);
-    let kind = if args.exclusive {
-        "exclusive"
-    } else {
-        "inclusive"
-    };
+    let ordering = StatusOrdering::parse(&args.status_ordering).expect("clap checked the ordering");
+    let opts = ScanOptions::new(op).exclusive(args.exclusive).init(init).algorithm(algorithm).status_ordering(ordering);
+    let kind = if args.exclusive { "exclusive" } else { "inclusive" };
     println!(
         "scan: n={n} {} {} {kind}{}{}, {}",
         T::TYPE.name(),
@@ -207,10 +174,7 @@ fn scan_typed<T: Element>(args: &ScanArgs, op: Op, algorithm: Algorithm) -> Resu
     let bytes = n as u64 * T::TYPE.size() as u64;
     let temp_bytes = gpu.temp_bytes::<T>(n as u64, algorithm);
     let buffers = 2 * bytes;
-    gpu.check_memory(
-        "the input and output buffers and temporary storage",
-        buffers + temp_bytes,
-    )?;
+    gpu.check_memory("the input and output buffers and temporary storage", buffers + temp_bytes)?;
 
     let started = Instant::now();
     let data = match given {
@@ -223,9 +187,7 @@ fn scan_typed<T: Element>(args: &ScanArgs, op: Op, algorithm: Algorithm) -> Resu
     let mut temp = TempStorage::new();
     let prep_s = started.elapsed().as_secs_f64();
 
-    let run = |d_out: &mut gpu_scan::cudarc::driver::CudaSlice<T>,
-               temp: &mut TempStorage|
-     -> Result<f32, Error> {
+    let run = |d_out: &mut gpu_scan::cudarc::driver::CudaSlice<T>, temp: &mut TempStorage| -> Result<f32, Error> {
         if args.in_place {
             stream.memcpy_dtod(&d_in, d_out)?;
             gpu.time_ms(&stream, || gpu.scan_in_place(&stream, d_out, &opts, temp))
@@ -264,17 +226,14 @@ fn scan_typed<T: Element>(args: &ScanArgs, op: Op, algorithm: Algorithm) -> Resu
     let checked = Instant::now();
     let verdict = verify::verify(op, algorithm, &data, args.exclusive, init, &got)?;
     let check_s = checked.elapsed().as_secs_f64();
-    let err = verdict
-        .max_rel_error
-        .map(|e| format!(", max error {e:.2e} of the magnitude sum"))
-        .unwrap_or_default();
+    let err = verdict.max_rel_error.map(|e| format!(", max error {e:.2e} of the magnitude sum")).unwrap_or_default();
     if verdict.passed() {
-        println!("check: {} elements against the CPU reference{err} (input {prep_s:.1} s, check {check_s:.1} s): PASS", verdict.checked);
+        println!(
+            "check: {} elements against the CPU reference{err} (input {prep_s:.1} s, check {check_s:.1} s): PASS",
+            verdict.checked
+        );
     } else {
-        let f = verdict
-            .first
-            .as_ref()
-            .expect("a failed check names its first mismatch");
+        let f = verdict.first.as_ref().expect("a failed check names its first mismatch");
         println!(
             "check: {} of {} elements wrong, first at {}: expected {}, got {}{err}: FAIL",
             verdict.wrong, verdict.checked, f.index, f.expected, f.got
@@ -290,15 +249,7 @@ fn median(v: &mut [f32]) -> f64 {
 
 fn print_trace<T: Element>(gpu: &Gpu, block: BlockAlgo, op: Op, data: &[T]) -> Result<bool, Error> {
     let trace = gpu.trace(block, op, data)?;
-    let list = |v: &[T]| {
-        format!(
-            "[{}]",
-            v.iter()
-                .map(|x| x.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
-    };
+    let list = |v: &[T]| format!("[{}]", v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", "));
     println!(
         "{} trace of {} ({} {}), read back from the GPU after every round:",
         block.name(),
@@ -308,27 +259,16 @@ fn print_trace<T: Element>(gpu: &Gpu, block: BlockAlgo, op: Op, data: &[T]) -> R
     );
     let width = block.trace_width(data.len() as u32) as usize;
     if width > data.len() {
-        println!(
-            "  (the tree spans {width} entries; entries past {} hold the identity)",
-            data.len()
-        );
+        println!("  (the tree spans {width} entries; entries past {} hold the identity)", data.len());
     }
     for step in &trace.steps {
-        let stride = if step.phase == "zero-root" {
-            String::new()
-        } else {
-            format!("stride {}", step.stride)
-        };
+        let stride = if step.phase == "zero-root" { String::new() } else { format!("stride {}", step.stride) };
         println!("  {:<9} {:<10} {}", step.phase, stride, list(&step.state));
     }
     println!("  inclusive: {}", list(&trace.inclusive));
     println!("  exclusive: {}", list(&trace.exclusive));
     let m = data.len() as u32;
-    println!(
-        "  work: {} combines, {} barrier rounds",
-        block.combines(m),
-        block.barriers(m)
-    );
+    println!("  work: {} combines, {} barrier rounds", block.combines(m), block.barriers(m));
     Ok(true)
 }
 

@@ -43,10 +43,7 @@ impl PtxModule {
                 match entry_name(&item) {
                     Some(name) => {
                         let group = scan_abi::names::group_of(&name).to_string();
-                        groups
-                            .entry(group)
-                            .or_default()
-                            .push((name, std::mem::take(&mut item)));
+                        groups.entry(group).or_default().push((name, std::mem::take(&mut item)));
                     }
                     None => prelude.push_str(&std::mem::take(&mut item)),
                 }
@@ -57,16 +54,8 @@ impl PtxModule {
         let arch = text
             .lines()
             .find_map(|l| l.trim().strip_prefix(".target sm_"))
-            .and_then(|s| {
-                s.trim_end_matches(|c: char| !c.is_ascii_digit())
-                    .parse()
-                    .ok()
-            });
-        PtxModule {
-            prelude,
-            groups,
-            arch,
-        }
+            .and_then(|s| s.trim_end_matches(|c: char| !c.is_ascii_digit()).parse().ok());
+        PtxModule { prelude, groups, arch }
     }
 
     /// The `sm_XY` architecture the module targets, as `XY`.
@@ -94,12 +83,7 @@ impl PtxModule {
 fn entry_name(item: &str) -> Option<String> {
     let head = &item[..item.find('{').unwrap_or(item.len())];
     let rest = head.split(".entry").nth(1)?;
-    Some(
-        rest.trim_start()
-            .split(|c: char| c == '(' || c.is_whitespace())
-            .next()?
-            .to_string(),
-    )
+    Some(rest.trim_start().split(|c: char| c == '(' || c.is_whitespace()).next()?.to_string())
 }
 
 #[cfg(test)]
@@ -118,20 +102,9 @@ mod tests {
         let m = PtxModule::parse(SAMPLE);
         assert_eq!(m.arch(), Some(90));
         let names: Vec<_> = m.kernel_names().collect();
-        assert_eq!(
-            names,
-            [
-                "naive_f32_add",
-                "single_pass_u32_add",
-                "single_pass_u32_min"
-            ]
-        );
+        assert_eq!(names, ["naive_f32_add", "single_pass_u32_add", "single_pass_u32_min"]);
         let g = m.group_source("single_pass_u32").unwrap();
-        assert!(
-            g.contains(".target sm_90")
-                && g.contains("gpu_launch_sized_workgroup_mem")
-                && g.contains("helper()")
-        );
+        assert!(g.contains(".target sm_90") && g.contains("gpu_launch_sized_workgroup_mem") && g.contains("helper()"));
         assert!(g.contains("single_pass_u32_add(") && g.contains("single_pass_u32_min("));
         assert!(!g.contains("naive_f32_add"));
         assert!(m.group_source("hier_ks_u32").is_none());

@@ -4,9 +4,7 @@
 use crate::error::{Error, Result};
 use crate::ptx::{PtxModule, EMBEDDED};
 use cudarc::driver::sys::{CUdevice_attribute, CUevent_flags, CUresult};
-use cudarc::driver::{
-    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, ValidAsZeroBits,
-};
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, ValidAsZeroBits};
 use cudarc::nvrtc::Ptx;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -54,9 +52,7 @@ impl Gpu {
             return Err(Error::NoDevice(": the driver reports 0 devices".into()));
         }
         if ordinal >= count as usize {
-            return Err(Error::NoDevice(format!(
-                " with ordinal {ordinal} (the driver reports {count})"
-            )));
+            return Err(Error::NoDevice(format!(" with ordinal {ordinal} (the driver reports {count})")));
         }
         Gpu::with_context(CudaContext::new(ordinal)?)
     }
@@ -66,10 +62,7 @@ impl Gpu {
         let ptx = match std::env::var_os(PTX_ENV) {
             Some(path) => {
                 let text = std::fs::read_to_string(&path).map_err(|e| {
-                    Error::invalid(format!(
-                        "{PTX_ENV}={}: cannot read it: {e}",
-                        path.to_string_lossy()
-                    ))
+                    Error::invalid(format!("{PTX_ENV}={}: cannot read it: {e}", path.to_string_lossy()))
                 })?;
                 PtxModule::parse(&text)
             }
@@ -90,20 +83,11 @@ impl Gpu {
             ordinal: ctx.ordinal(),
             name,
             compute_capability,
-            multiprocessors: ctx
-                .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?
-                as u32,
+            multiprocessors: ctx.attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32,
             total_memory: ctx.total_mem()? as u64,
             kernel_arch,
         };
-        Ok(Gpu {
-            stream: ctx.default_stream(),
-            ctx,
-            ptx,
-            modules: Mutex::default(),
-            kernels: Mutex::default(),
-            info,
-        })
+        Ok(Gpu { stream: ctx.default_stream(), ctx, ptx, modules: Mutex::default(), kernels: Mutex::default(), info })
     }
 
     pub fn info(&self) -> &DeviceInfo {
@@ -132,12 +116,7 @@ impl Gpu {
 
     /// The kernel `name`, loading its group's module on first use.
     pub fn kernel(&self, name: &str) -> Result<CudaFunction> {
-        if let Some(f) = self
-            .kernels
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(name)
-        {
+        if let Some(f) = self.kernels.lock().unwrap_or_else(|e| e.into_inner()).get(name) {
             return Ok(f.clone());
         }
         let group = scan_abi::names::group_of(name);
@@ -146,31 +125,22 @@ impl Gpu {
             match modules.get(group) {
                 Some(m) => m.clone(),
                 None => {
-                    let src = self.ptx.group_source(group).ok_or_else(|| {
-                        Error::invalid(format!("no kernel {name} in the PTX module"))
+                    let src = self
+                        .ptx
+                        .group_source(group)
+                        .ok_or_else(|| Error::invalid(format!("no kernel {name} in the PTX module")))?;
+                    let m = self.ctx.load_module(Ptx::from_src(src)).map_err(|e| match e.0 {
+                        CUresult::CUDA_ERROR_OUT_OF_MEMORY => Error::Driver(e),
+                        _ => Error::PtxRejected { module: group.to_string(), source: e },
                     })?;
-                    let m = self
-                        .ctx
-                        .load_module(Ptx::from_src(src))
-                        .map_err(|e| match e.0 {
-                            CUresult::CUDA_ERROR_OUT_OF_MEMORY => Error::Driver(e),
-                            _ => Error::PtxRejected {
-                                module: group.to_string(),
-                                source: e,
-                            },
-                        })?;
                     modules.insert(group.to_string(), m.clone());
                     m
                 }
             }
         };
-        let f = module
-            .load_function(name)
-            .map_err(|_| Error::invalid(format!("no kernel {name} in the PTX module")))?;
-        self.kernels
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(name.to_string(), f.clone());
+        let f =
+            module.load_function(name).map_err(|_| Error::invalid(format!("no kernel {name} in the PTX module")))?;
+        self.kernels.lock().unwrap_or_else(|e| e.into_inner()).insert(name.to_string(), f.clone());
         Ok(f)
     }
 
@@ -178,12 +148,7 @@ impl Gpu {
     pub fn check_memory(&self, what: &str, bytes: u64) -> Result<()> {
         let (free, total) = self.memory()?;
         if bytes > free {
-            return Err(Error::OutOfMemory {
-                what: what.to_string(),
-                needed: bytes,
-                free,
-                total,
-            });
+            return Err(Error::OutOfMemory { what: what.to_string(), needed: bytes, free, total });
         }
         Ok(())
     }
@@ -198,23 +163,14 @@ impl Gpu {
     ) -> Result<CudaSlice<T>> {
         let bytes = (n as u64).saturating_mul(std::mem::size_of::<T>() as u64);
         self.check_memory(what, bytes)?;
-        stream
-            .alloc_zeros::<T>(n)
-            .map_err(|e| self.oom_or(e, what, bytes))
+        stream.alloc_zeros::<T>(n).map_err(|e| self.oom_or(e, what, bytes))
     }
 
     /// Copies `data` to a new device buffer.
-    pub fn upload<T: DeviceRepr>(
-        &self,
-        stream: &Arc<CudaStream>,
-        what: &str,
-        data: &[T],
-    ) -> Result<CudaSlice<T>> {
+    pub fn upload<T: DeviceRepr>(&self, stream: &Arc<CudaStream>, what: &str, data: &[T]) -> Result<CudaSlice<T>> {
         let bytes = std::mem::size_of_val(data) as u64;
         self.check_memory(what, bytes)?;
-        stream
-            .clone_htod(data)
-            .map_err(|e| self.oom_or(e, what, bytes))
+        stream.clone_htod(data).map_err(|e| self.oom_or(e, what, bytes))
     }
 
     /// Copies a device buffer back.
@@ -229,12 +185,7 @@ impl Gpu {
     fn oom_or(&self, e: cudarc::driver::DriverError, what: &str, bytes: u64) -> Error {
         if e.0 == CUresult::CUDA_ERROR_OUT_OF_MEMORY {
             let (free, total) = self.memory().unwrap_or((0, 0));
-            Error::OutOfMemory {
-                what: what.to_string(),
-                needed: bytes,
-                free,
-                total,
-            }
+            Error::OutOfMemory { what: what.to_string(), needed: bytes, free, total }
         } else {
             Error::Driver(e)
         }

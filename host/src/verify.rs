@@ -80,10 +80,7 @@ pub fn verify<T: Element>(
     }
     let expected = cpu::scan(op, input, exclusive, init)?;
     let same = |a: T, b: T| a == b || (a.to_f64().is_nan() && b.to_f64().is_nan());
-    let wrong: Vec<usize> = (0..got.len())
-        .into_par_iter()
-        .filter(|&i| !same(got[i], expected[i]))
-        .collect();
+    let wrong: Vec<usize> = (0..got.len()).into_par_iter().filter(|&i| !same(got[i], expected[i])).collect();
     Ok(Verdict {
         checked: got.len(),
         wrong: wrong.len(),
@@ -126,12 +123,7 @@ fn verify_float<T: Element>(
         (rel <= roundings(algorithm, i, n) * eps, rel)
     };
     let results: Vec<(bool, f64)> = (0..n).into_par_iter().map(check).collect();
-    let wrong: Vec<usize> = results
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| !r.0)
-        .map(|(i, _)| i)
-        .collect();
+    let wrong: Vec<usize> = results.iter().enumerate().filter(|(_, r)| !r.0).map(|(i, _)| i).collect();
     Verdict {
         checked: n,
         wrong: wrong.len(),
@@ -151,11 +143,7 @@ mod tests {
     #[test]
     fn integers_must_match_exactly() {
         let x = [1u32, 2, 3];
-        assert!(
-            verify(Op::Add, Algorithm::SinglePass, &x, false, None, &[1, 3, 6])
-                .unwrap()
-                .passed()
-        );
+        assert!(verify(Op::Add, Algorithm::SinglePass, &x, false, None, &[1, 3, 6]).unwrap().passed());
         let v = verify(Op::Add, Algorithm::SinglePass, &x, false, None, &[1, 3, 7]).unwrap();
         assert_eq!((v.wrong, v.first.unwrap().index), (1, 2));
     }
@@ -163,54 +151,22 @@ mod tests {
     #[test]
     fn floats_pass_within_the_bound_and_fail_outside() {
         let x = vec![0.1f32; 4096];
-        let exact: Vec<f32> = (1..=4096)
-            .map(|i| (i as f64 * 0.1f32 as f64) as f32)
-            .collect();
-        assert!(
-            verify(Op::Add, Algorithm::SinglePass, &x, false, None, &exact)
-                .unwrap()
-                .passed()
-        );
+        let exact: Vec<f32> = (1..=4096).map(|i| (i as f64 * 0.1f32 as f64) as f32).collect();
+        assert!(verify(Op::Add, Algorithm::SinglePass, &x, false, None, &exact).unwrap().passed());
         let mut bad = exact.clone();
         bad[100] *= 1.001;
-        assert!(
-            !verify(Op::Add, Algorithm::SinglePass, &x, false, None, &bad)
-                .unwrap()
-                .passed()
-        );
+        assert!(!verify(Op::Add, Algorithm::SinglePass, &x, false, None, &bad).unwrap().passed());
     }
 
     #[test]
     fn nan_must_propagate() {
         let x = [1.0f64, f64::NAN, 2.0];
-        assert!(verify(
-            Op::Add,
-            Algorithm::SinglePass,
-            &x,
-            false,
-            None,
-            &[1.0, f64::NAN, f64::NAN]
-        )
-        .unwrap()
-        .passed());
-        assert!(!verify(
-            Op::Add,
-            Algorithm::SinglePass,
-            &x,
-            false,
-            None,
-            &[1.0, f64::NAN, 3.0]
-        )
-        .unwrap()
-        .passed());
+        assert!(verify(Op::Add, Algorithm::SinglePass, &x, false, None, &[1.0, f64::NAN, f64::NAN]).unwrap().passed());
+        assert!(!verify(Op::Add, Algorithm::SinglePass, &x, false, None, &[1.0, f64::NAN, 3.0]).unwrap().passed());
     }
 
     #[test]
     fn wrong_length_fails() {
-        assert!(
-            !verify(Op::Add, Algorithm::SinglePass, &[1u8, 2], false, None, &[1])
-                .unwrap()
-                .passed()
-        );
+        assert!(!verify(Op::Add, Algorithm::SinglePass, &[1u8, 2], false, None, &[1]).unwrap().passed());
     }
 }

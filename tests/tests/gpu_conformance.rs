@@ -9,33 +9,12 @@ use gpu_scan::{with_elem_type, Algorithm, BlockAlgo, ElemType, Op, Propagation, 
 use scan_abi::tuning;
 
 fn pairs() -> impl Iterator<Item = (ElemType, Op)> {
-    ElemType::ALL.into_iter().flat_map(|t| {
-        Op::ALL
-            .into_iter()
-            .filter(move |o| o.supports(t))
-            .map(move |o| (t, o))
-    })
+    ElemType::ALL.into_iter().flat_map(|t| Op::ALL.into_iter().filter(move |o| o.supports(t)).map(move |o| (t, o)))
 }
 
 /// 0, 1, warp and block edges, tile-1/tile/tile+1, primes, and 2^20+7.
 fn sizes(tile: usize, largest: usize) -> Vec<usize> {
-    let mut v = vec![
-        0,
-        1,
-        31,
-        32,
-        33,
-        1023,
-        1024,
-        1025,
-        tile - 1,
-        tile,
-        tile + 1,
-        4099,
-        65521,
-        131071,
-        (1 << 20) + 7,
-    ];
+    let mut v = vec![0, 1, 31, 32, 33, 1023, 1024, 1025, tile - 1, tile, tile + 1, 4099, 65521, 131071, (1 << 20) + 7];
     v.retain(|&n| n <= largest);
     v
 }
@@ -46,9 +25,7 @@ fn hierarchical(block: BlockAlgo, propagation: Propagation) -> Algorithm {
 
 /// Block algorithms that must be correct (the racy teaching variant is excluded on purpose).
 fn correct_block_algorithms() -> impl Iterator<Item = BlockAlgo> {
-    BlockAlgo::ALL
-        .into_iter()
-        .filter(|b| *b != BlockAlgo::KoggeStoneRacy)
+    BlockAlgo::ALL.into_iter().filter(|b| *b != BlockAlgo::KoggeStoneRacy)
 }
 
 fn run_matrix(
@@ -68,11 +45,7 @@ fn run_matrix(
                 if big_ops_only && n > 65536 && !matches!(op, Op::Add | Op::Max | Op::Affine) {
                     continue;
                 }
-                let case = Case {
-                    exclusive,
-                    with_init: k % 3 == 2,
-                    ..Case::new(op, algorithm, n)
-                };
+                let case = Case { exclusive, with_init: k % 3 == 2, ..Case::new(op, algorithm, n) };
                 with_elem_type!(ty, T => failures.extend(check::<T>(gpu, &mut temp, case, None)));
             }
         }
@@ -92,12 +65,7 @@ fn hierarchical_every_block_algorithm_and_propagation() {
     let mut failures = Vec::new();
     for block in correct_block_algorithms() {
         for propagation in [Propagation::ReduceThenScan, Propagation::ScanThenAdd] {
-            failures.extend(run_matrix(
-                hierarchical(block, propagation),
-                tile,
-                usize::MAX,
-                true,
-            ));
+            failures.extend(run_matrix(hierarchical(block, propagation), tile, usize::MAX, true));
         }
     }
     assert_none_failed(&failures);
@@ -120,15 +88,7 @@ fn hierarchical_three_levels() {
                 ..Case::new(Op::Add, hierarchical(BlockAlgo::Blelloch, propagation), n)
             };
             failures.extend(check::<i32>(gpu, &mut temp, case, None));
-            failures.extend(check::<u64>(
-                gpu,
-                &mut temp,
-                Case {
-                    op: Op::Affine,
-                    ..case
-                },
-                None,
-            ));
+            failures.extend(check::<u64>(gpu, &mut temp, Case { op: Op::Affine, ..case }, None));
         }
     }
     assert_none_failed(&failures);
@@ -145,12 +105,7 @@ fn naive_refuses_large_inputs_with_a_clear_error() {
         return;
     };
     let data = vec![1u32; tuning::NAIVE_MAX_N as usize + 1];
-    let e = gpu
-        .scan_host(
-            &data,
-            &gpu_scan::ScanOptions::new(Op::Add).algorithm(Algorithm::Naive),
-        )
-        .unwrap_err();
+    let e = gpu.scan_host(&data, &gpu_scan::ScanOptions::new(Op::Add).algorithm(Algorithm::Naive)).unwrap_err();
     assert!(e.to_string().contains("limited to n <= 262144"), "{e}");
 }
 
@@ -164,10 +119,7 @@ fn hundred_million_elements() {
     let mut failures = Vec::new();
     for ty in ElemType::ALL {
         for exclusive in [false, true] {
-            let case = Case {
-                exclusive,
-                ..Case::new(Op::Add, Algorithm::SinglePass, n)
-            };
+            let case = Case { exclusive, ..Case::new(Op::Add, Algorithm::SinglePass, n) };
             with_elem_type!(ty, T => failures.extend(check::<T>(gpu, &mut temp, case, None)));
         }
     }
@@ -175,34 +127,16 @@ fn hundred_million_elements() {
         hierarchical(BlockAlgo::WarpShuffle, Propagation::ReduceThenScan),
         hierarchical(BlockAlgo::Blelloch, Propagation::ScanThenAdd),
     ] {
-        failures.extend(check::<u32>(
-            gpu,
-            &mut temp,
-            Case::new(Op::Add, algorithm, n),
-            None,
-        ));
+        failures.extend(check::<u32>(gpu, &mut temp, Case::new(Op::Add, algorithm, n), None));
         failures.extend(check::<f64>(
             gpu,
             &mut temp,
-            Case {
-                exclusive: true,
-                ..Case::new(Op::Add, algorithm, n)
-            },
+            Case { exclusive: true, ..Case::new(Op::Add, algorithm, n) },
             None,
         ));
     }
-    failures.extend(check::<f32>(
-        gpu,
-        &mut temp,
-        Case::new(Op::Max, Algorithm::SinglePass, n),
-        None,
-    ));
-    failures.extend(check::<u64>(
-        gpu,
-        &mut temp,
-        Case::new(Op::Affine, Algorithm::SinglePass, n),
-        None,
-    ));
+    failures.extend(check::<f32>(gpu, &mut temp, Case::new(Op::Max, Algorithm::SinglePass, n), None));
+    failures.extend(check::<u64>(gpu, &mut temp, Case::new(Op::Affine, Algorithm::SinglePass, n), None));
     assert_none_failed(&failures);
 }
 
@@ -219,22 +153,10 @@ fn in_place() {
     for algorithm in algorithms {
         for n in [1, 1025, 4097, (1 << 20) + 7] {
             for exclusive in [false, true] {
-                let case = Case {
-                    exclusive,
-                    in_place: true,
-                    ..Case::new(Op::Add, algorithm, n)
-                };
+                let case = Case { exclusive, in_place: true, ..Case::new(Op::Add, algorithm, n) };
                 failures.extend(check::<u32>(gpu, &mut temp, case, None));
                 failures.extend(check::<f64>(gpu, &mut temp, case, None));
-                failures.extend(check::<u64>(
-                    gpu,
-                    &mut temp,
-                    Case {
-                        op: Op::Affine,
-                        ..case
-                    },
-                    None,
-                ));
+                failures.extend(check::<u64>(gpu, &mut temp, Case { op: Op::Affine, ..case }, None));
             }
         }
     }
@@ -252,9 +174,7 @@ fn non_commutative_operator_is_combined_in_index_order() {
     let mut reversed_order = data.clone();
     reversed_order.reverse();
     assert_ne!(
-        gpu_scan::cpu::scan(Op::Affine, &reversed_order, false, None)
-            .unwrap()
-            .last(),
+        gpu_scan::cpu::scan(Op::Affine, &reversed_order, false, None).unwrap().last(),
         forward.last(),
         "the test data must make the order visible"
     );
@@ -268,20 +188,12 @@ fn non_commutative_operator_is_combined_in_index_order() {
     }
     for algorithm in algorithms {
         for exclusive in [false, true] {
-            let case = Case {
-                exclusive,
-                ..Case::new(Op::Affine, algorithm, data.len())
-            };
+            let case = Case { exclusive, ..Case::new(Op::Affine, algorithm, data.len()) };
             failures.extend(check::<u64>(gpu, &mut temp, case, Some(&data)));
         }
     }
     let small = &data[..65521];
-    failures.extend(check::<u64>(
-        gpu,
-        &mut temp,
-        Case::new(Op::Affine, Algorithm::Naive, small.len()),
-        Some(small),
-    ));
+    failures.extend(check::<u64>(gpu, &mut temp, Case::new(Op::Affine, Algorithm::Naive, small.len()), Some(small)));
     assert_none_failed(&failures);
 }
 
@@ -294,45 +206,36 @@ fn more_than_two_to_the_32_elements() {
     let n = (1usize << 32) + (1 << 20) + 3;
     let (free, _) = gpu.memory().unwrap();
     if free < 3 * n as u64 {
-        common::skip(&format!(
-            "more_than_two_to_the_32_elements: needs {} bytes of device memory, {free} free",
-            3 * n
-        ));
+        common::skip(&format!("more_than_two_to_the_32_elements: needs {} bytes of device memory, {free} free", 3 * n));
         return;
     }
     let data = gpu_scan::input::generate::<u8>(Op::Add, 11, n);
     let mut temp = TempStorage::new();
     let mut failures = Vec::new();
-    for algorithm in [
-        Algorithm::SinglePass,
-        hierarchical(BlockAlgo::WarpShuffle, Propagation::ReduceThenScan),
-    ] {
-        let case = Case {
-            in_place: true,
-            ..Case::new(Op::Add, algorithm, n)
-        };
+    for algorithm in [Algorithm::SinglePass, hierarchical(BlockAlgo::WarpShuffle, Propagation::ReduceThenScan)] {
+        let case = Case { in_place: true, ..Case::new(Op::Add, algorithm, n) };
         failures.extend(check::<u8>(gpu, &mut temp, case, Some(&data)));
     }
     assert_none_failed(&failures);
 }
 
-/// One temporary storage reused by many back-to-back scans: the epochs and the tile counter
-/// carry over from call to call and must never mix two calls up.
+/// One temporary storage reused by many back-to-back scans of both strategies: the single-pass
+/// epochs and tile counter carry over from call to call and must never be mixed up, not even by
+/// hierarchical scans using the same storage in between.
 #[test]
 fn temporary_storage_is_reused_across_calls() {
-    let Some(gpu) = gpu("temporary_storage_is_reused") else {
-        return;
-    };
+    let Some(gpu) = gpu("temporary_storage_is_reused") else { return };
     let mut temp = TempStorage::new();
     let mut failures = Vec::new();
     let mut capacity = 0;
     for i in 0..600u64 {
         let n = (gpu_scan::input::bits(77, i) % 300_000) as usize;
-        let case = Case {
-            seed: i,
-            exclusive: i % 2 == 0,
-            ..Case::new(Op::Add, Algorithm::SinglePass, n)
+        let algorithm = if i % 5 == 4 {
+            hierarchical(BlockAlgo::WarpShuffle, Propagation::ReduceThenScan)
+        } else {
+            Algorithm::SinglePass
         };
+        let case = Case { seed: i, exclusive: i % 2 == 0, ..Case::new(Op::Add, algorithm, n) };
         failures.extend(check::<i64>(gpu, &mut temp, case, None));
         assert!(temp.capacity() >= capacity, "temporary storage shrank");
         capacity = temp.capacity();
@@ -349,34 +252,13 @@ fn user_mistakes_are_errors_not_panics() {
     let input = stream.clone_htod(&[1u32, 2, 3]).unwrap();
     let mut short = stream.alloc_zeros::<u32>(2).unwrap();
     let mut temp = TempStorage::new();
-    let e = gpu
-        .scan(
-            &stream,
-            &input,
-            &mut short,
-            &gpu_scan::ScanOptions::new(Op::Add),
-            &mut temp,
-        )
-        .unwrap_err();
+    let e = gpu.scan(&stream, &input, &mut short, &gpu_scan::ScanOptions::new(Op::Add), &mut temp).unwrap_err();
     assert!(e.to_string().contains("output holds 2 elements"), "{e}");
-    let e = gpu
-        .scan_host(&[1.0f32], &gpu_scan::ScanOptions::new(Op::Xor))
-        .unwrap_err();
+    let e = gpu.scan_host(&[1.0f32], &gpu_scan::ScanOptions::new(Op::Xor)).unwrap_err();
     assert!(e.to_string().contains("not defined for f32"), "{e}");
-    let e = gpu
-        .trace(BlockAlgo::WarpShuffle, Op::Add, &[1u32, 2])
-        .unwrap_err();
-    assert!(
-        e.to_string()
-            .contains("trace kogge-stone, blelloch or brent-kung"),
-        "{e}"
-    );
-    let e = gpu
-        .trace(BlockAlgo::Blelloch, Op::Add, &vec![1u32; 1025])
-        .unwrap_err();
+    let e = gpu.trace(BlockAlgo::WarpShuffle, Op::Add, &[1u32, 2]).unwrap_err();
+    assert!(e.to_string().contains("trace kogge-stone, blelloch or brent-kung"), "{e}");
+    let e = gpu.trace(BlockAlgo::Blelloch, Op::Add, &vec![1u32; 1025]).unwrap_err();
     assert!(e.to_string().contains("1 to 1024 elements"), "{e}");
-    assert!(gpu
-        .scan_host::<u32>(&[], &gpu_scan::ScanOptions::new(Op::Add))
-        .unwrap()
-        .is_empty());
+    assert!(gpu.scan_host::<u32>(&[], &gpu_scan::ScanOptions::new(Op::Add)).unwrap().is_empty());
 }

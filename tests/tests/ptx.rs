@@ -13,14 +13,9 @@ fn have_rustup() -> bool {
 }
 
 fn built() -> PathBuf {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf();
-    let opts = ptx_builder::Options {
-        arch: ptx_builder::DEFAULT_ARCH.into(),
-        ..ptx_builder::Options::for_workspace(&root)
-    };
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
+    let opts =
+        ptx_builder::Options { arch: ptx_builder::DEFAULT_ARCH.into(), ..ptx_builder::Options::for_workspace(&root) };
     ptx_builder::build(&opts).expect("the PTX build").ptx
 }
 
@@ -54,10 +49,7 @@ fn ptx_holds_every_kernel_the_host_requests() {
     let text = std::fs::read_to_string(built()).unwrap();
     let module = gpu_scan::ptx::PtxModule::parse(&text);
     let have: std::collections::HashSet<&str> = module.kernel_names().collect();
-    let missing: Vec<String> = expected_kernels()
-        .into_iter()
-        .filter(|k| !have.contains(k.as_str()))
-        .collect();
+    let missing: Vec<String> = expected_kernels().into_iter().filter(|k| !have.contains(k.as_str())).collect();
     assert!(missing.is_empty(), "missing kernels: {missing:?}");
     assert!(text.contains(".target sm_90"));
 }
@@ -75,22 +67,12 @@ fn ptxas_assembles_every_kernel_without_local_memory() {
         common::skip("ptxas check: no ptxas found (set PTXAS, or `pip install nvidia-cuda-nvcc`)");
         return;
     };
-    let kernels =
-        ptx_builder::ptxas_report(&ptxas, &built(), "sm_90").expect("ptxas accepts the module");
-    assert!(
-        kernels.len() >= expected_kernels().len(),
-        "ptxas compiled only {} kernels",
-        kernels.len()
-    );
+    let kernels = ptx_builder::ptxas_report(&ptxas, &built(), "sm_90").expect("ptxas accepts the module");
+    assert!(kernels.len() >= expected_kernels().len(), "ptxas compiled only {} kernels", kernels.len());
     let local: Vec<_> = kernels
         .iter()
         .filter(|k| k.stack_bytes + k.spill_store_bytes + k.spill_load_bytes > 0)
-        .map(|k| {
-            format!(
-                "{} (stack {}, spills {}/{})",
-                k.name, k.stack_bytes, k.spill_store_bytes, k.spill_load_bytes
-            )
-        })
+        .map(|k| format!("{} (stack {}, spills {}/{})", k.name, k.stack_bytes, k.spill_store_bytes, k.spill_load_bytes))
         .collect();
     assert!(local.is_empty(), "kernels using local memory: {local:?}");
 }

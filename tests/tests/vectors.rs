@@ -9,11 +9,7 @@ use gpu_scan::{cpu, Algorithm, BlockAlgo, Op, Propagation, ScanOptions};
 use serde_json::Value;
 
 fn nums(v: &Value) -> Vec<u32> {
-    v.as_array()
-        .expect("an array")
-        .iter()
-        .map(|x| x.as_u64().expect("a number") as u32)
-        .collect()
+    v.as_array().expect("an array").iter().map(|x| x.as_u64().expect("a number") as u32).collect()
 }
 
 fn scans() -> Vec<Value> {
@@ -25,31 +21,15 @@ fn cpu_reference_matches_every_scan_example() {
     for s in scans() {
         assert_eq!(s["op"], "add");
         let input = nums(&s["input"]);
-        assert_eq!(
-            cpu::scan(Op::Add, &input, false, None).unwrap(),
-            nums(&s["inclusive"]),
-            "{}",
-            s["name"]
-        );
-        assert_eq!(
-            cpu::scan(Op::Add, &input, true, None).unwrap(),
-            nums(&s["exclusive"]),
-            "{}",
-            s["name"]
-        );
+        assert_eq!(cpu::scan(Op::Add, &input, false, None).unwrap(), nums(&s["inclusive"]), "{}", s["name"]);
+        assert_eq!(cpu::scan(Op::Add, &input, true, None).unwrap(), nums(&s["exclusive"]), "{}", s["name"]);
     }
     let f = &vectors()["flag_to_address"];
-    assert_eq!(
-        cpu::scan(Op::Add, &nums(&f["flags"]), true, None).unwrap(),
-        nums(&f["exclusive"])
-    );
+    assert_eq!(cpu::scan(Op::Add, &nums(&f["flags"]), true, None).unwrap(), nums(&f["exclusive"]));
     let s = &vectors()["sandwich"];
     let marks = cpu::scan(Op::Add, &nums(&s["demands"]), false, None).unwrap();
     assert_eq!(marks, nums(&s["cut_marks_inclusive"]));
-    assert_eq!(
-        s["length"].as_u64().unwrap() as u32 - marks.last().unwrap(),
-        s["leftover"].as_u64().unwrap() as u32
-    );
+    assert_eq!(s["length"].as_u64().unwrap() as u32 - marks.last().unwrap(), s["leftover"].as_u64().unwrap() as u32);
 }
 
 #[test]
@@ -71,18 +51,10 @@ fn hierarchical_example_by_hand() {
 fn work_counts() {
     let w = &vectors()["work_counts"];
     for (m, adds) in w["kogge_stone_adds"].as_object().unwrap() {
-        assert_eq!(
-            BlockAlgo::KoggeStone.combines(m.parse().unwrap()),
-            adds.as_u64().unwrap(),
-            "m={m}"
-        );
+        assert_eq!(BlockAlgo::KoggeStone.combines(m.parse().unwrap()), adds.as_u64().unwrap(), "m={m}");
     }
     for (m, adds) in w["blelloch_adds_2n_minus_2"].as_object().unwrap() {
-        assert_eq!(
-            BlockAlgo::Blelloch.combines(m.parse().unwrap()),
-            adds.as_u64().unwrap(),
-            "m={m}"
-        );
+        assert_eq!(BlockAlgo::Blelloch.combines(m.parse().unwrap()), adds.as_u64().unwrap(), "m={m}");
     }
 }
 
@@ -92,10 +64,7 @@ fn every_algorithm_on_the_gpu_matches_every_scan_example() {
         return;
     };
     let mut algorithms = vec![Algorithm::SinglePass, Algorithm::Naive];
-    for block in BlockAlgo::ALL
-        .into_iter()
-        .filter(|b| *b != BlockAlgo::KoggeStoneRacy)
-    {
+    for block in BlockAlgo::ALL.into_iter().filter(|b| *b != BlockAlgo::KoggeStoneRacy) {
         for propagation in [Propagation::ReduceThenScan, Propagation::ScanThenAdd] {
             algorithms.push(Algorithm::Hierarchical { block, propagation });
         }
@@ -104,9 +73,7 @@ fn every_algorithm_on_the_gpu_matches_every_scan_example() {
         let input = nums(&s["input"]);
         for algorithm in &algorithms {
             for (exclusive, key) in [(false, "inclusive"), (true, "exclusive")] {
-                let opts = ScanOptions::new(Op::Add)
-                    .exclusive(exclusive)
-                    .algorithm(*algorithm);
+                let opts = ScanOptions::new(Op::Add).exclusive(exclusive).algorithm(*algorithm);
                 assert_eq!(
                     gpu.scan_host(&input, &opts).unwrap(),
                     nums(&s[key]),
@@ -140,13 +107,7 @@ fn gpu_traces_match_the_lecture_traces() {
         if let Some(expected) = s["kogge_stone_trace"].as_array() {
             let want: Vec<(String, u32, Vec<u32>)> = expected
                 .iter()
-                .map(|r| {
-                    (
-                        "scan".to_string(),
-                        r["stride"].as_u64().unwrap() as u32,
-                        nums(&r["state"]),
-                    )
-                })
+                .map(|r| ("scan".to_string(), r["stride"].as_u64().unwrap() as u32, nums(&r["state"])))
                 .collect();
             for algo in [BlockAlgo::KoggeStone, BlockAlgo::KoggeStoneInPlace] {
                 let t = gpu.trace(algo, Op::Add, &input).unwrap();
@@ -169,12 +130,7 @@ fn gpu_traces_match_the_lecture_traces() {
                 .collect();
             for algo in [BlockAlgo::Blelloch, BlockAlgo::BlellochNoPad] {
                 let t = gpu.trace(algo, Op::Add, &input).unwrap();
-                assert_eq!(
-                    states(&t, &["up", "zero-root", "down"]),
-                    want,
-                    "{name} {}",
-                    algo.name()
-                );
+                assert_eq!(states(&t, &["up", "zero-root", "down"]), want, "{name} {}", algo.name());
                 assert_eq!(t.exclusive, nums(&s["exclusive"]));
                 checked += 1;
             }
@@ -182,11 +138,7 @@ fn gpu_traces_match_the_lecture_traces() {
             let t = gpu.trace(BlockAlgo::BrentKung, Op::Add, &input).unwrap();
             let ups: Vec<_> = want.iter().filter(|w| w.0 == "up").cloned().collect();
             assert_eq!(states(&t, &["up"]), ups, "{name} brent-kung up-sweep");
-            assert_eq!(
-                t.steps.last().unwrap().state,
-                nums(&s["inclusive"]),
-                "{name} brent-kung result"
-            );
+            assert_eq!(t.steps.last().unwrap().state, nums(&s["inclusive"]), "{name} brent-kung result");
             checked += 1;
         }
     }
@@ -202,10 +154,7 @@ fn traces_work_for_sizes_that_are_not_powers_of_two() {
         let input: Vec<u32> = (0..n as u32).map(|i| (i * 7 + 3) % 11).collect();
         let inclusive = cpu::scan(Op::Add, &input, false, None).unwrap();
         let exclusive = cpu::scan(Op::Add, &input, true, None).unwrap();
-        for algo in BlockAlgo::ALL
-            .into_iter()
-            .filter(|a| a.traceable() && *a != BlockAlgo::KoggeStoneRacy)
-        {
+        for algo in BlockAlgo::ALL.into_iter().filter(|a| a.traceable() && *a != BlockAlgo::KoggeStoneRacy) {
             let t = gpu.trace(algo, Op::Add, &input).unwrap();
             assert_eq!(t.inclusive, inclusive, "n={n} {}", algo.name());
             assert_eq!(t.exclusive, exclusive, "n={n} {}", algo.name());

@@ -38,14 +38,9 @@ fn main() -> ExitCode {
 }
 
 fn build_ptx(arch: String, filter: Option<String>) -> Result<(), Box<dyn std::error::Error>> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("xtask lives in the workspace root")
-        .to_path_buf();
-    let opts = ptx_builder::Options {
-        arch: arch.clone(),
-        ..ptx_builder::Options::for_workspace(&root)
-    };
+    let root =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the workspace root").to_path_buf();
+    let opts = ptx_builder::Options { arch: arch.clone(), ..ptx_builder::Options::for_workspace(&root) };
     let built = ptx_builder::build(&opts)?;
     let text = std::fs::read_to_string(&built.ptx)?;
     let entries = text.lines().filter(|l| l.contains(".entry")).count();
@@ -57,34 +52,32 @@ fn build_ptx(arch: String, filter: Option<String>) -> Result<(), Box<dyn std::er
     );
 
     let Some(ptxas) = ptx_builder::find_ptxas() else {
-        println!("ptxas not found (set PTXAS or put it on PATH; `pip install nvidia-cuda-nvcc` has one): no register report");
+        println!(
+            "ptxas not found (set PTXAS or put it on PATH; `pip install nvidia-cuda-nvcc` has one): no register report"
+        );
         return Ok(());
     };
     let kernels = ptx_builder::ptxas_report(&ptxas, &built.ptx, &arch)?;
-    println!(
-        "{:<44} {:>5} {:>7} {:>8} {:>8}",
-        "kernel", "regs", "stack", "spill-st", "spill-ld"
-    );
-    for k in kernels
-        .iter()
-        .filter(|k| filter.as_ref().is_none_or(|f| k.name.contains(f.as_str())))
-    {
+    println!("{:<44} {:>5} {:>7} {:>8} {:>8}", "kernel", "regs", "stack", "spill-st", "spill-ld");
+    for k in kernels.iter().filter(|k| filter.as_ref().is_none_or(|f| k.name.contains(f.as_str()))) {
         println!(
             "{:<44} {:>5} {:>7} {:>8} {:>8}",
             k.name, k.registers, k.stack_bytes, k.spill_store_bytes, k.spill_load_bytes
         );
     }
-    let spilling: Vec<_> = kernels
-        .iter()
-        .filter(|k| k.spill_store_bytes + k.spill_load_bytes + k.stack_bytes > 0)
-        .collect();
+    let spilling: Vec<_> =
+        kernels.iter().filter(|k| k.spill_store_bytes + k.spill_load_bytes + k.stack_bytes > 0).collect();
     let max_regs = kernels.iter().map(|k| k.registers).max().unwrap_or(0);
     println!(
         "ptxas ({}): {} kernels assembled for {arch}, at most {max_regs} registers, {} with local memory{}",
         ptxas.display(),
         kernels.len(),
         spilling.len(),
-        if spilling.is_empty() { String::new() } else { format!(": {}", spilling.iter().map(|k| k.name.as_str()).collect::<Vec<_>>().join(", ")) }
+        if spilling.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", spilling.iter().map(|k| k.name.as_str()).collect::<Vec<_>>().join(", "))
+        }
     );
     Ok(())
 }

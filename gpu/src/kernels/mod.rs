@@ -31,6 +31,7 @@ pub(crate) use for_each_type;
 pub struct Mode {
     pub exclusive: bool,
     pub has_init: bool,
+    pub acq_rel_status: bool,
 }
 
 impl Mode {
@@ -39,6 +40,7 @@ impl Mode {
         Mode {
             exclusive: flags & scan_abi::flags::EXCLUSIVE != 0,
             has_init: flags & scan_abi::flags::HAS_INIT != 0,
+            acq_rel_status: flags & scan_abi::flags::ACQ_REL_STATUS != 0,
         }
     }
 }

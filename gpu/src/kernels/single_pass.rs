@@ -76,7 +76,7 @@ pub unsafe fn single_pass<T: Element, O: ScanOp<T>, const TH: u32, const V: usiz
         let total = if l < warps { warp_totals.get(l) } else { O::identity() };
         let (warp_before, through) = warp::scan::<T, O>(total);
         let tile_total = warp::broadcast(through, warps - 1);
-        let status = TileStatus { words: temp.add(COUNTER_BYTES), epoch };
+        let status = TileStatus { words: temp.add(COUNTER_BYTES), epoch, acq_rel: mode.acq_rel_status };
         let tile_prefix = if tile == 0 {
             let prefix = if mode.has_init { Some(init) } else { None };
             if l == 0 {

@@ -28,10 +28,7 @@ fn levels(n: u64, tile: u64) -> Vec<u64> {
 }
 
 pub(super) fn temp_bytes(elem_size: usize, n: u64) -> u64 {
-    levels(n, shape(elem_size).tile() as u64)
-        .iter()
-        .map(|&t| sums_bytes(t, elem_size))
-        .sum()
+    levels(n, shape(elem_size).tile() as u64).iter().map(|&t| sums_bytes(t, elem_size)).sum()
 }
 
 pub(super) fn run<T: Element>(
@@ -40,24 +37,9 @@ pub(super) fn run<T: Element>(
     propagation: Propagation,
     temp: &mut TempStorage,
 ) -> Result<()> {
-    let temp_base = temp.reserve(
-        job.gpu,
-        job.stream,
-        temp_bytes(std::mem::size_of::<T>(), job.n),
-    )?;
-    let level = Level {
-        job,
-        block,
-        propagation,
-    };
-    level.scan(
-        job.input,
-        job.output,
-        job.n,
-        job.opts.init,
-        job.opts.exclusive,
-        temp_base,
-    )
+    let temp_base = temp.scratch(job.gpu, job.stream, temp_bytes(std::mem::size_of::<T>(), job.n))?;
+    let level = Level { job, block, propagation };
+    level.scan(job.input, job.output, job.n, job.opts.init, job.opts.exclusive, temp_base)
 }
 
 struct Level<'a, T> {
@@ -68,15 +50,7 @@ struct Level<'a, T> {
 
 impl<T: Element> Level<'_, T> {
     /// Scans `n` elements at `input` into `output`, using temporary storage from `temp` on.
-    fn scan(
-        &self,
-        input: u64,
-        output: u64,
-        n: u64,
-        init: Option<T>,
-        exclusive: bool,
-        temp: u64,
-    ) -> Result<()> {
+    fn scan(&self, input: u64, output: u64, n: u64, init: Option<T>, exclusive: bool, temp: u64) -> Result<()> {
         let size = std::mem::size_of::<T>();
         let shape = shape(size);
         let tiles = n.div_ceil(shape.tile() as u64);
@@ -115,27 +89,13 @@ impl<T: Element> Level<'_, T> {
         let job = self.job;
         let size = std::mem::size_of::<T>() as u32;
         let shape = shape(size as usize);
-        let name = kernel_name(
-            &format!("{}_{}", names::HIER_TILE, self.block.token()),
-            T::TYPE,
-            job.opts.op,
-        );
+        let name = kernel_name(&format!("{}_{}", names::HIER_TILE, self.block.token()), T::TYPE, job.opts.op);
         let f = job.gpu.kernel(&name)?;
         let init_value = init.unwrap_or(T::identity(job.opts.op)?);
         let flags = kernel_flags(exclusive, init.is_some());
-        let cfg = grid(
-            tiles,
-            shape.threads,
-            layout::tile_scan_smem(self.block, shape.threads, shape.items, size),
-        )?;
+        let cfg = grid(tiles, shape.threads, layout::tile_scan_smem(self.block, shape.threads, shape.items, size))?;
         let mut b = job.stream.launch_builder(&f);
-        b.arg(&input)
-            .arg(&output)
-            .arg(&n)
-            .arg(&offsets)
-            .arg(&sums)
-            .arg(&init_value)
-            .arg(&flags);
+        b.arg(&input).arg(&output).arg(&n).arg(&offsets).arg(&sums).arg(&init_value).arg(&flags);
         // SAFETY: arguments match hierarchical_kernels! in gpu/; offsets and sums (when not
         // null) hold one element per tile.
         unsafe { b.launch(cfg) }.map_err(|e| Error::kernel(&name, e))?;
@@ -148,11 +108,7 @@ impl<T: Element> Level<'_, T> {
         let shape = shape(size as usize);
         let name = kernel_name(names::HIER_REDUCE, T::TYPE, job.opts.op);
         let f = job.gpu.kernel(&name)?;
-        let cfg = grid(
-            tiles,
-            shape.threads,
-            layout::tile_reduce_smem(shape.threads, shape.items, size),
-        )?;
+        let cfg = grid(tiles, shape.threads, layout::tile_reduce_smem(shape.threads, shape.items, size))?;
         let mut b = job.stream.launch_builder(&f);
         b.arg(&input).arg(&n).arg(&sums);
         // SAFETY: arguments match hierarchical_kernels!; sums holds one element per tile.

@@ -39,9 +39,7 @@ impl Propagation {
     }
 
     pub fn parse(s: &str) -> Option<Propagation> {
-        [Propagation::ReduceThenScan, Propagation::ScanThenAdd]
-            .into_iter()
-            .find(|p| p.name() == s)
+        [Propagation::ReduceThenScan, Propagation::ScanThenAdd].into_iter().find(|p| p.name() == s)
     }
 }
 
@@ -52,10 +50,7 @@ pub enum Algorithm {
     #[default]
     SinglePass,
     /// Tile scans, the tile totals scanned recursively, offsets combined back.
-    Hierarchical {
-        block: BlockAlgo,
-        propagation: Propagation,
-    },
+    Hierarchical { block: BlockAlgo, propagation: Propagation },
     /// One thread per output, O(n²): a teaching baseline, limited to
     /// `scan_abi::tuning::NAIVE_MAX_N` elements.
     Naive,
@@ -66,7 +61,10 @@ impl Algorithm {
     pub fn choices() -> Vec<(&'static str, &'static str)> {
         let mut v = vec![
             ("single-pass", "single pass with decoupled look-back: one launch, reads n and writes n (default)"),
-            ("hierarchical", "multi-kernel: tile scans, tile totals scanned recursively, offsets combined back (warp-shuffle tiles)"),
+            (
+                "hierarchical",
+                "multi-kernel: tile scans, tile totals scanned recursively, offsets combined back (warp-shuffle tiles)",
+            ),
             ("naive", "one thread per output sums its whole prefix, O(n^2) work (n <= 262144)"),
         ];
         for b in BlockAlgo::ALL {
@@ -79,10 +77,7 @@ impl Algorithm {
     pub fn parse(s: &str, propagation: Propagation) -> Option<Algorithm> {
         match s {
             "single-pass" => Some(Algorithm::SinglePass),
-            "hierarchical" => Some(Algorithm::Hierarchical {
-                block: BlockAlgo::WarpShuffle,
-                propagation,
-            }),
+            "hierarchical" => Some(Algorithm::Hierarchical { block: BlockAlgo::WarpShuffle, propagation }),
             "naive" => Some(Algorithm::Naive),
             _ => BlockAlgo::parse(s).map(|block| Algorithm::Hierarchical { block, propagation }),
         }
@@ -99,6 +94,30 @@ impl Algorithm {
     }
 }
 
+/// How the single-pass scan publishes and reads tile status (see `scan_abi::status`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum StatusOrdering {
+    /// Relaxed atomics: value and flag share one atomic word, so nothing more is needed.
+    #[default]
+    Relaxed,
+    /// Release stores and acquire loads (a memory barrier per publication, an L1
+    /// invalidation per poll on sm_90): kept to measure what they cost.
+    AcquireRelease,
+}
+
+impl StatusOrdering {
+    pub const fn name(self) -> &'static str {
+        match self {
+            StatusOrdering::Relaxed => "relaxed",
+            StatusOrdering::AcquireRelease => "acq-rel",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<StatusOrdering> {
+        [StatusOrdering::Relaxed, StatusOrdering::AcquireRelease].into_iter().find(|o| o.name() == s)
+    }
+}
+
 /// What to compute.
 #[derive(Clone, Copy, Debug)]
 pub struct ScanOptions<T> {
@@ -109,6 +128,8 @@ pub struct ScanOptions<T> {
     /// Combined in front of the first element (default: none, i.e. the operator's identity).
     pub init: Option<T>,
     pub algorithm: Algorithm,
+    /// Single-pass only: memory ordering of the tile-status words.
+    pub status_ordering: StatusOrdering,
 }
 
 impl<T> ScanOptions<T> {
@@ -119,6 +140,7 @@ impl<T> ScanOptions<T> {
             exclusive: false,
             init: None,
             algorithm: Algorithm::default(),
+            status_ordering: StatusOrdering::default(),
         }
     }
 
@@ -136,20 +158,47 @@ impl<T> ScanOptions<T> {
         self.algorithm = algorithm;
         self
     }
+
+    pub fn status_ordering(mut self, ordering: StatusOrdering) -> Self {
+        self.status_ordering = ordering;
+        self
+    }
 }
 
 /// Temporary device storage for scans, reusable across calls: it grows when a call needs more
 /// and is otherwise never reallocated, so repeated scans allocate nothing.
 ///
+/// It holds two regions: the single-pass state (tile counter and tile-status words, which carry
+/// over from call to call) and scratch space (tile totals of the hierarchical strategy), so one
+/// strategy never disturbs the other's state.
+///
 /// Calls that share one `TempStorage` must be ordered: issue them on one stream, or synchronize
 /// in between. It belongs to the context of the first [`Gpu`] that used it.
 #[derive(Default)]
 pub struct TempStorage {
-    buf: Option<CudaSlice<u8>>,
+    single_pass: Option<CudaSlice<u8>>,
+    scratch: Option<CudaSlice<u8>>,
     /// Value of the single-pass tile counter before the next launch (it is never reset).
     counter_base: u32,
     /// Epoch of the last single-pass launch (status words of older epochs read as empty).
     epoch: u32,
+}
+
+/// A device pointer to at least `bytes` bytes of `region`, (re)allocated zeroed when too small.
+fn grow(region: &mut Option<CudaSlice<u8>>, gpu: &Gpu, stream: &Arc<CudaStream>, bytes: u64) -> Result<(u64, bool)> {
+    if let Some(b) = region.as_ref() {
+        if b.context() != gpu.context() {
+            return Err(Error::invalid("this TempStorage belongs to another CUDA context"));
+        }
+    }
+    let fresh = region.as_ref().is_none_or(|b| (b.len() as u64) < bytes);
+    if fresh {
+        *region = None;
+        *region = Some(gpu.alloc_zeros::<u8>(stream, "scan temporary storage", bytes.max(1) as usize)?);
+    }
+    let buf = region.as_mut().expect("allocated above");
+    let (ptr, _sync) = buf.device_ptr_mut(stream);
+    Ok((ptr, fresh))
 }
 
 impl TempStorage {
@@ -159,44 +208,33 @@ impl TempStorage {
 
     /// Bytes currently held.
     pub fn capacity(&self) -> usize {
-        self.buf.as_ref().map_or(0, |b| b.len())
+        self.single_pass.as_ref().map_or(0, |b| b.len()) + self.scratch.as_ref().map_or(0, |b| b.len())
     }
 
-    /// A device pointer to at least `bytes` bytes, zeroed when newly allocated.
-    pub(crate) fn reserve(
+    /// Scratch space of at least `bytes` bytes (contents unspecified).
+    pub(crate) fn scratch(&mut self, gpu: &Gpu, stream: &Arc<CudaStream>, bytes: u64) -> Result<u64> {
+        if bytes == 0 {
+            return Ok(0);
+        }
+        Ok(grow(&mut self.scratch, gpu, stream, bytes)?.0)
+    }
+
+    /// Single-pass state for a launch of `tiles` tiles needing `bytes` bytes: (pointer, epoch,
+    /// counter base).
+    pub(crate) fn single_pass(
         &mut self,
         gpu: &Gpu,
         stream: &Arc<CudaStream>,
         bytes: u64,
-    ) -> Result<u64> {
-        if self.capacity() as u64 >= bytes {
-            if let Some(b) = &self.buf {
-                if b.context() != gpu.context() {
-                    return Err(Error::invalid(
-                        "this TempStorage belongs to another CUDA context",
-                    ));
-                }
-            }
-        } else {
-            self.buf = None;
-            self.buf =
-                Some(gpu.alloc_zeros::<u8>(stream, "scan temporary storage", bytes as usize)?);
-            self.counter_base = 0;
-            self.epoch = 0;
-        }
-        let buf = self.buf.as_mut().expect("reserved above");
-        let (ptr, _sync) = buf.device_ptr_mut(stream);
-        Ok(ptr)
-    }
-
-    /// The (epoch, counter base) for a single-pass launch of `tiles` tiles.
-    pub(crate) fn begin_single_pass(
-        &mut self,
-        stream: &Arc<CudaStream>,
         tiles: u32,
-    ) -> Result<(u32, u32)> {
+    ) -> Result<(u64, u32, u32)> {
+        let (ptr, fresh) = grow(&mut self.single_pass, gpu, stream, bytes)?;
+        if fresh {
+            self.epoch = 0;
+            self.counter_base = 0;
+        }
         if self.epoch >= EPOCH_MAX {
-            if let Some(b) = self.buf.as_mut() {
+            if let Some(b) = self.single_pass.as_mut() {
                 stream.memset_zeros(b)?;
             }
             self.epoch = 0;
@@ -205,26 +243,18 @@ impl TempStorage {
         self.epoch += 1;
         let base = self.counter_base;
         self.counter_base = base.wrapping_add(tiles);
-        Ok((self.epoch, base))
+        Ok((ptr, self.epoch, base))
     }
 
-    /// Forgets the contents after a failed launch: the next call starts from fresh storage.
+    /// Forgets the single-pass state after a failed launch: the next call starts afresh.
     pub(crate) fn poison(&mut self) {
-        self.buf = None;
+        self.single_pass = None;
     }
 }
 
 /// The kernel flag bits for a scan.
 pub(crate) fn kernel_flags(exclusive: bool, has_init: bool) -> u32 {
-    (if exclusive {
-        scan_abi::flags::EXCLUSIVE
-    } else {
-        0
-    }) | (if has_init {
-        scan_abi::flags::HAS_INIT
-    } else {
-        0
-    })
+    (if exclusive { scan_abi::flags::EXCLUSIVE } else { 0 }) | (if has_init { scan_abi::flags::HAS_INIT } else { 0 })
 }
 
 /// `<prefix>_<type>_<op>`.
@@ -237,11 +267,7 @@ pub(crate) fn grid(blocks: u64, threads: u32, smem: u32) -> Result<LaunchConfig>
         .ok()
         .filter(|&b| b <= i32::MAX as u32)
         .ok_or_else(|| Error::invalid(format!("{blocks} blocks exceed the grid limit")))?;
-    Ok(LaunchConfig {
-        grid_dim: (blocks, 1, 1),
-        block_dim: (threads, 1, 1),
-        shared_mem_bytes: smem,
-    })
+    Ok(LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: smem })
 }
 
 /// One scan, on raw device pointers (`output` may equal `input`).
@@ -267,24 +293,11 @@ impl Gpu {
     ) -> Result<()> {
         let n = input.len();
         if output.len() < n {
-            return Err(Error::invalid(format!(
-                "the output holds {} elements, the input {n}",
-                output.len()
-            )));
+            return Err(Error::invalid(format!("the output holds {} elements, the input {n}", output.len())));
         }
         let (i, _read) = input.device_ptr(stream);
         let (o, _write) = output.device_ptr_mut(stream);
-        self.run(
-            Job {
-                gpu: self,
-                stream,
-                input: i,
-                output: o,
-                n: n as u64,
-                opts,
-            },
-            temp,
-        )
+        self.run(Job { gpu: self, stream, input: i, output: o, n: n as u64, opts }, temp)
     }
 
     /// Scans `data` in place on `stream` (single-pass and hierarchical strategies).
@@ -296,23 +309,11 @@ impl Gpu {
         temp: &mut TempStorage,
     ) -> Result<()> {
         if opts.algorithm == Algorithm::Naive {
-            return Err(Error::invalid(
-                "the naive scan cannot run in place (every thread reads the whole prefix)",
-            ));
+            return Err(Error::invalid("the naive scan cannot run in place (every thread reads the whole prefix)"));
         }
         let n = data.len() as u64;
         let (p, _write) = data.device_ptr_mut(stream);
-        self.run(
-            Job {
-                gpu: self,
-                stream,
-                input: p,
-                output: p,
-                n,
-                opts,
-            },
-            temp,
-        )
+        self.run(Job { gpu: self, stream, input: p, output: p, n, opts }, temp)
     }
 
     /// Uploads `input`, scans it on the default stream and returns the result.
@@ -338,9 +339,7 @@ impl Gpu {
         }
         let r = match job.opts.algorithm {
             Algorithm::SinglePass => single_pass::run(&job, temp),
-            Algorithm::Hierarchical { block, propagation } => {
-                hierarchical::run(&job, block, propagation, temp)
-            }
+            Algorithm::Hierarchical { block, propagation } => hierarchical::run(&job, block, propagation, temp),
             Algorithm::Naive => naive::run(&job),
         };
         if r.is_err() {

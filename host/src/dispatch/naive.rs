@@ -18,25 +18,15 @@ pub(super) fn run<T: Element>(job: &Job<'_, T>) -> Result<()> {
         )));
     }
     if job.input == job.output {
-        return Err(Error::invalid(
-            "the naive scan cannot run in place (every thread reads the whole prefix)",
-        ));
+        return Err(Error::invalid("the naive scan cannot run in place (every thread reads the whole prefix)"));
     }
     let name = kernel_name(names::NAIVE, T::TYPE, job.opts.op);
     let f = job.gpu.kernel(&name)?;
     let init = job.opts.init.unwrap_or(T::identity(job.opts.op)?);
     let flags = kernel_flags(job.opts.exclusive, job.opts.init.is_some());
-    let cfg = grid(
-        job.n.div_ceil(tuning::NAIVE_THREADS as u64),
-        tuning::NAIVE_THREADS,
-        0,
-    )?;
+    let cfg = grid(job.n.div_ceil(tuning::NAIVE_THREADS as u64), tuning::NAIVE_THREADS, 0)?;
     let mut b = job.stream.launch_builder(&f);
-    b.arg(&job.input)
-        .arg(&job.output)
-        .arg(&job.n)
-        .arg(&init)
-        .arg(&flags);
+    b.arg(&job.input).arg(&job.output).arg(&job.n).arg(&init).arg(&flags);
     // SAFETY: the arguments match naive_kernels! in gpu/; both buffers hold n elements.
     unsafe { b.launch(cfg) }.map_err(|e| Error::kernel(&name, e))?;
     Ok(())

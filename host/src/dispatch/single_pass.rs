@@ -1,6 +1,6 @@
 //! Driver of the single-pass scan: one launch of one block per tile.
 
-use super::{grid, kernel_flags, kernel_name, Job, TempStorage};
+use super::{grid, kernel_flags, kernel_name, Job, StatusOrdering, TempStorage};
 use crate::element::Element;
 use crate::error::{Error, Result};
 use cudarc::driver::PushKernelArg;
@@ -18,26 +18,17 @@ pub(super) fn run<T: Element>(job: &Job<'_, T>, temp: &mut TempStorage) -> Resul
     let size = std::mem::size_of::<T>();
     let shape = shape(size);
     let tiles = job.n.div_ceil(shape.tile() as u64);
-    let base = temp.reserve(job.gpu, job.stream, temp_bytes(size, job.n))?;
-    let (epoch, counter_base) = temp.begin_single_pass(job.stream, tiles as u32)?;
+    let (base, epoch, counter_base) = temp.single_pass(job.gpu, job.stream, temp_bytes(size, job.n), tiles as u32)?;
     let name = kernel_name(names::SINGLE_PASS, T::TYPE, job.opts.op);
     let f = job.gpu.kernel(&name)?;
     let init = job.opts.init.unwrap_or(T::identity(job.opts.op)?);
-    let flags = kernel_flags(job.opts.exclusive, job.opts.init.is_some());
-    let cfg = grid(
-        tiles,
-        shape.threads,
-        layout::single_pass_smem(shape.threads, size as u32),
-    )?;
+    let mut flags = kernel_flags(job.opts.exclusive, job.opts.init.is_some());
+    if job.opts.status_ordering == StatusOrdering::AcquireRelease {
+        flags |= scan_abi::flags::ACQ_REL_STATUS;
+    }
+    let cfg = grid(tiles, shape.threads, layout::single_pass_smem(shape.threads, size as u32))?;
     let mut b = job.stream.launch_builder(&f);
-    b.arg(&job.input)
-        .arg(&job.output)
-        .arg(&job.n)
-        .arg(&init)
-        .arg(&flags)
-        .arg(&base)
-        .arg(&counter_base)
-        .arg(&epoch);
+    b.arg(&job.input).arg(&job.output).arg(&job.n).arg(&init).arg(&flags).arg(&base).arg(&counter_base).arg(&epoch);
     // SAFETY: the arguments match the kernel's signature (single_pass_kernels! in gpu/), the
     // buffers hold n elements and the temporary storage holds temp_bytes().
     unsafe { b.launch(cfg) }.map_err(|e| Error::kernel(&name, e))?;

@@ -55,23 +55,11 @@ impl Gpu {
         let mut d_meta = self.alloc_zeros::<u32>(&stream, "trace phases", 2 * rounds)?;
         let mut d_rounds = self.alloc_zeros::<u32>(&stream, "trace round count", 1)?;
 
-        let name = kernel_name(
-            &format!("{}_{}", names::TRACE, algorithm.token()),
-            T::TYPE,
-            op,
-        );
+        let name = kernel_name(&format!("{}_{}", names::TRACE, algorithm.token()), T::TYPE, op);
         let f = self.kernel(&name)?;
-        let cfg = grid(
-            1,
-            m,
-            layout::trace_smem(algorithm, m, std::mem::size_of::<T>() as u32),
-        )?;
+        let cfg = grid(1, m, layout::trace_smem(algorithm, m, std::mem::size_of::<T>() as u32))?;
         let mut b = stream.launch_builder(&f);
-        b.arg(&d_in)
-            .arg(&mut d_out)
-            .arg(&mut d_states)
-            .arg(&mut d_meta)
-            .arg(&mut d_rounds);
+        b.arg(&d_in).arg(&mut d_out).arg(&mut d_states).arg(&mut d_meta).arg(&mut d_rounds);
         // SAFETY: arguments match trace_kernels! in gpu/, buffers sized for `rounds` states of
         // `width` entries.
         unsafe { b.launch(cfg) }.map_err(|e| Error::kernel(&name, e))?;
@@ -88,11 +76,6 @@ impl Gpu {
                 state: states[r * width..(r + 1) * width].to_vec(),
             })
             .collect();
-        Ok(Trace {
-            algorithm,
-            steps,
-            exclusive: out[..input.len()].to_vec(),
-            inclusive: out[input.len()..].to_vec(),
-        })
+        Ok(Trace { algorithm, steps, exclusive: out[..input.len()].to_vec(), inclusive: out[input.len()..].to_vec() })
     }
 }

@@ -18,9 +18,7 @@ pub fn gpu(test: &str) -> Option<&'static Gpu> {
             if std::env::var(REQUIRE_DEVICE).as_deref() == Ok("1") {
                 panic!("{REQUIRE_DEVICE}=1 but no usable GPU: {e}");
             }
-            skip(&format!(
-                "GPU test `{test}`: {e} (set {REQUIRE_DEVICE}=1 to make this a failure)"
-            ));
+            skip(&format!("GPU test `{test}`: {e} (set {REQUIRE_DEVICE}=1 to make this a failure)"));
             None
         }
     }
@@ -36,8 +34,7 @@ pub fn skip(why: &str) {
 /// The lecture vectors (recomputed values; see tests/vectors/).
 pub fn vectors() -> serde_json::Value {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/vectors/lecture_examples.json");
-    serde_json::from_str(&std::fs::read_to_string(path).expect("reading the lecture vectors"))
-        .expect("parsing them")
+    serde_json::from_str(&std::fs::read_to_string(path).expect("reading the lecture vectors")).expect("parsing them")
 }
 
 /// One scan configuration to check.
@@ -54,26 +51,13 @@ pub struct Case {
 
 impl Case {
     pub fn new(op: Op, algorithm: Algorithm, n: usize) -> Case {
-        Case {
-            op,
-            algorithm,
-            exclusive: false,
-            in_place: false,
-            with_init: false,
-            n,
-            seed: 0x5eed ^ n as u64,
-        }
+        Case { op, algorithm, exclusive: false, in_place: false, with_init: false, n, seed: 0x5eed ^ n as u64 }
     }
 }
 
 /// Runs `case` on the GPU with `input` (generated when `None`) and returns a description of the
 /// failure, if any.
-pub fn check<T: Element>(
-    gpu: &Gpu,
-    temp: &mut TempStorage,
-    case: Case,
-    data: Option<&[T]>,
-) -> Option<String> {
+pub fn check<T: Element>(gpu: &Gpu, temp: &mut TempStorage, case: Case, data: Option<&[T]>) -> Option<String> {
     let generated;
     let data = match data {
         Some(d) => d,
@@ -82,13 +66,8 @@ pub fn check<T: Element>(
             &generated
         }
     };
-    let init = case
-        .with_init
-        .then(|| input::value::<T>(case.op, case.seed ^ 0xabc, u64::MAX));
-    let opts = ScanOptions::new(case.op)
-        .exclusive(case.exclusive)
-        .init(init)
-        .algorithm(case.algorithm);
+    let init = case.with_init.then(|| input::value::<T>(case.op, case.seed ^ 0xabc, u64::MAX));
+    let opts = ScanOptions::new(case.op).exclusive(case.exclusive).init(init).algorithm(case.algorithm);
     let stream = gpu.stream().clone();
     let mut run = || -> gpu_scan::Result<Vec<T>> {
         let d_in = gpu.upload(&stream, "input", data)?;
@@ -109,19 +88,14 @@ pub fn check<T: Element>(
     let what = format!("{} {} {:?}", T::TYPE.name(), case.op.name(), case);
     match run() {
         Err(e) => Some(format!("{what}: error: {e}")),
-        Ok(got) => {
-            match verify::verify(case.op, case.algorithm, data, case.exclusive, init, &got) {
-                Err(e) => Some(format!("{what}: verify error: {e}")),
-                Ok(v) if v.passed() => None,
-                Ok(v) => {
-                    let f = v.first.expect("failed verdicts name a mismatch");
-                    Some(format!(
-                        "{what}: {} wrong, first at {}: expected {}, got {}",
-                        v.wrong, f.index, f.expected, f.got
-                    ))
-                }
+        Ok(got) => match verify::verify(case.op, case.algorithm, data, case.exclusive, init, &got) {
+            Err(e) => Some(format!("{what}: verify error: {e}")),
+            Ok(v) if v.passed() => None,
+            Ok(v) => {
+                let f = v.first.expect("failed verdicts name a mismatch");
+                Some(format!("{what}: {} wrong, first at {}: expected {}, got {}", v.wrong, f.index, f.expected, f.got))
             }
-        }
+        },
     }
 }
 

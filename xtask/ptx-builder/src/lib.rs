@@ -77,8 +77,7 @@ impl std::error::Error for Error {}
 /// The nightly pinned in `gpu_dir/rust-toolchain.toml`.
 pub fn pinned_toolchain(gpu_dir: &Path) -> Result<String, Error> {
     let file = gpu_dir.join("rust-toolchain.toml");
-    let text = std::fs::read_to_string(&file)
-        .map_err(|e| Error::Io(format!("reading {}", file.display()), e))?;
+    let text = std::fs::read_to_string(&file).map_err(|e| Error::Io(format!("reading {}", file.display()), e))?;
     text.lines()
         .filter_map(|l| l.trim().strip_prefix("channel"))
         .filter_map(|rest| rest.trim().strip_prefix('='))
@@ -93,10 +92,7 @@ fn is_inherited_build_var(key: &str) -> bool {
         || key.starts_with("RUSTC")
         || key.starts_with("RUSTDOC")
         || key.starts_with("__CARGO")
-        || matches!(
-            key,
-            "RUSTFLAGS" | "RUSTUP_TOOLCHAIN" | "RUST_TARGET_PATH" | "TARGET" | "HOST" | "OUT_DIR"
-        )
+        || matches!(key, "RUSTFLAGS" | "RUSTUP_TOOLCHAIN" | "RUST_TARGET_PATH" | "TARGET" | "HOST" | "OUT_DIR")
         || key.starts_with("DEP_")
         || key.starts_with("PROFILE")
         || key.starts_with("OPT_LEVEL")
@@ -162,41 +158,20 @@ pub fn build(opts: &Options) -> Result<Built, Error> {
     ensure_toolchain(&toolchain)?;
     std::fs::create_dir_all(&opts.target_dir)
         .map_err(|e| Error::Io(format!("creating {}", opts.target_dir.display()), e))?;
-    let ptx = opts
-        .target_dir
-        .join(format!("gpu_scan_kernels.{}.ptx", opts.arch));
+    let ptx = opts.target_dir.join(format!("gpu_scan_kernels.{}.ptx", opts.arch));
 
     let compile = |clean_first: bool| -> Result<(), Error> {
         if clean_first {
             let _ = cargo(opts, &toolchain)
-                .args([
-                    "clean",
-                    "--release",
-                    "--target",
-                    TARGET,
-                    "-p",
-                    "gpu-scan-kernels",
-                ])
+                .args(["clean", "--release", "--target", TARGET, "-p", "gpu-scan-kernels"])
                 .output();
         }
         let mut c = cargo(opts, &toolchain);
-        c.args([
-            "rustc",
-            "--release",
-            "--target",
-            TARGET,
-            "-Zbuild-std=core",
-            "--lib",
-            "--",
-        ])
-        .arg(format!("--emit=asm={}", ptx.display()));
-        let out = c
-            .output()
-            .map_err(|e| Error::Rustup(format!("cannot run cargo through rustup: {e}")))?;
+        c.args(["rustc", "--release", "--target", TARGET, "-Zbuild-std=core", "--lib", "--"])
+            .arg(format!("--emit=asm={}", ptx.display()));
+        let out = c.output().map_err(|e| Error::Rustup(format!("cannot run cargo through rustup: {e}")))?;
         if !out.status.success() {
-            return Err(Error::Compile(
-                String::from_utf8_lossy(&out.stderr).into_owned(),
-            ));
+            return Err(Error::Compile(String::from_utf8_lossy(&out.stderr).into_owned()));
         }
         Ok(())
     };
@@ -205,14 +180,10 @@ pub fn build(opts: &Options) -> Result<Built, Error> {
         // Cargo thought the crate fresh but the module was removed: rebuild it.
         compile(true)?;
     }
-    let text = std::fs::read_to_string(&ptx)
-        .map_err(|e| Error::Io(format!("reading {}", ptx.display()), e))?;
+    let text = std::fs::read_to_string(&ptx).map_err(|e| Error::Io(format!("reading {}", ptx.display()), e))?;
     let target_line = format!(".target {}", opts.arch);
     if !text.lines().any(|l| l.trim() == target_line) {
-        return Err(Error::BadOutput(format!(
-            "{} has no `{target_line}` line",
-            ptx.display()
-        )));
+        return Err(Error::BadOutput(format!("{} has no `{target_line}` line", ptx.display())));
     }
     Ok(Built { ptx, toolchain })
 }
@@ -220,16 +191,10 @@ pub fn build(opts: &Options) -> Result<Built, Error> {
 /// `rustup run <toolchain> cargo` in `gpu/`, with the kernel flags and nothing inherited.
 fn cargo(opts: &Options, toolchain: &str) -> Command {
     let mut c = rustup();
-    c.args(["run", toolchain, "cargo"])
-        .current_dir(&opts.gpu_dir)
-        .env("CARGO_TARGET_DIR", &opts.target_dir)
-        .env(
-            "RUSTFLAGS",
-            format!(
-                "-Zunstable-options -Cpanic=immediate-abort -Ctarget-cpu={} -Ctarget-feature={PTX_FEATURE}",
-                opts.arch
-            ),
-        );
+    c.args(["run", toolchain, "cargo"]).current_dir(&opts.gpu_dir).env("CARGO_TARGET_DIR", &opts.target_dir).env(
+        "RUSTFLAGS",
+        format!("-Zunstable-options -Cpanic=immediate-abort -Ctarget-cpu={} -Ctarget-feature={PTX_FEATURE}", opts.arch),
+    );
     c
 }
 
@@ -249,9 +214,7 @@ pub fn find_ptxas() -> Option<PathBuf> {
         let p = PathBuf::from(p);
         return p.is_file().then_some(p);
     }
-    std::env::split_paths(&std::env::var_os("PATH")?)
-        .map(|d| d.join("ptxas"))
-        .find(|p| p.is_file())
+    std::env::split_paths(&std::env::var_os("PATH")?).map(|d| d.join("ptxas")).find(|p| p.is_file())
 }
 
 /// Assembles `ptx` for `arch` with `ptxas -v` and returns every kernel's resources.
@@ -263,10 +226,7 @@ pub fn ptxas_report(ptxas: &Path, ptx: &Path, arch: &str) -> Result<Vec<KernelRe
         .map_err(|e| Error::Io(format!("running {}", ptxas.display()), e))?;
     let log = String::from_utf8_lossy(&out.stderr).into_owned();
     if !out.status.success() {
-        return Err(Error::BadOutput(format!(
-            "ptxas rejected {}:\n{log}",
-            ptx.display()
-        )));
+        return Err(Error::BadOutput(format!("ptxas rejected {}:\n{log}", ptx.display())));
     }
     Ok(parse_ptxas_log(&log))
 }
@@ -276,20 +236,12 @@ pub fn parse_ptxas_log(log: &str) -> Vec<KernelResources> {
     let mut kernels: Vec<KernelResources> = Vec::new();
     let number_before = |line: &str, unit: &str| -> Option<u32> {
         let i = line.find(unit)?;
-        line[..i]
-            .trim_end()
-            .rsplit(|c: char| !c.is_ascii_digit())
-            .next()?
-            .parse()
-            .ok()
+        line[..i].trim_end().rsplit(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
     };
     for line in log.lines() {
         if let Some(rest) = line.split("Compiling entry function '").nth(1) {
             let name = rest.split('\'').next().unwrap_or_default().to_string();
-            kernels.push(KernelResources {
-                name,
-                ..Default::default()
-            });
+            kernels.push(KernelResources { name, ..Default::default() });
         } else if let Some(k) = kernels.last_mut() {
             if line.contains("bytes stack frame") {
                 k.stack_bytes = number_before(line, "bytes stack frame").unwrap_or(0);
@@ -330,25 +282,16 @@ mod tests {
     fn reads_the_pin() {
         let dir = std::env::temp_dir().join(format!("ptx-builder-pin-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(
-            dir.join("rust-toolchain.toml"),
-            "[toolchain]\nchannel = \"nightly-2026-05-20\"\n",
-        )
-        .unwrap();
+        std::fs::write(dir.join("rust-toolchain.toml"), "[toolchain]\nchannel = \"nightly-2026-05-20\"\n").unwrap();
         assert_eq!(pinned_toolchain(&dir).unwrap(), "nightly-2026-05-20");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn outer_build_variables_are_not_inherited() {
-        for k in [
-            "RUSTC",
-            "RUSTC_WRAPPER",
-            "RUSTUP_TOOLCHAIN",
-            "CARGO_ENCODED_RUSTFLAGS",
-            "CARGO_TARGET_DIR",
-            "RUSTFLAGS",
-        ] {
+        for k in
+            ["RUSTC", "RUSTC_WRAPPER", "RUSTUP_TOOLCHAIN", "CARGO_ENCODED_RUSTFLAGS", "CARGO_TARGET_DIR", "RUSTFLAGS"]
+        {
             assert!(is_inherited_build_var(k), "{k}");
         }
         for k in ["CARGO_HOME", "PATH", "HOME", "RUSTUP_HOME"] {
