@@ -219,14 +219,14 @@ impl TempStorage {
         Ok(grow(&mut self.scratch, gpu, stream, bytes)?.0)
     }
 
-    /// Single-pass state for a launch of `tiles` tiles needing `bytes` bytes: (pointer, epoch,
-    /// counter base).
+    /// Single-pass state for a launch needing `bytes` bytes that advances the tile counter by
+    /// `advance`: (pointer, epoch, counter base).
     pub(crate) fn single_pass(
         &mut self,
         gpu: &Gpu,
         stream: &Arc<CudaStream>,
         bytes: u64,
-        tiles: u32,
+        advance: u32,
     ) -> Result<(u64, u32, u32)> {
         let (ptr, fresh) = grow(&mut self.single_pass, gpu, stream, bytes)?;
         if fresh {
@@ -242,7 +242,7 @@ impl TempStorage {
         }
         self.epoch += 1;
         let base = self.counter_base;
-        self.counter_base = base.wrapping_add(tiles);
+        self.counter_base = base.wrapping_add(advance);
         Ok((ptr, self.epoch, base))
     }
 
