@@ -9,9 +9,9 @@ pub const fn smem_window(elems: u32, elem_size: u32) -> u32 {
     (elems * elem_size).next_multiple_of(16)
 }
 
-/// Single-pass kernel: two tile-index slots, then warp totals and warp prefixes.
+/// Single-pass kernel: the tile index, then warp totals and warp prefixes.
 pub const fn single_pass_smem(threads: u32, elem_size: u32) -> u32 {
-    smem_window(2, 4) + 2 * smem_window(threads / 32, elem_size)
+    smem_window(1, 4) + 2 * smem_window(threads / 32, elem_size)
 }
 
 /// Hierarchical tile scan: the transposing tile buffer, then the block algorithm's scratch.

@@ -284,13 +284,6 @@ pub unsafe fn atomic_cas_u64(p: *mut u64, expected: u64, new: u64) -> u64 {
     r
 }
 
-/// Starts copying `bytes` bytes (a multiple of 16, `p` 16-byte aligned) from global memory
-/// into L2 without waiting (the bulk-copy engine of sm_90).
-#[inline(always)]
-pub unsafe fn prefetch_l2(p: *const u8, bytes: u32) {
-    asm!("cp.async.bulk.prefetch.L2.global [{p}], {b};", p = in(reg64) p, b = in(reg32) bytes);
-}
-
 // ---------------------------------------------------------------------------------------------
 // Vector memory access
 

@@ -32,7 +32,6 @@ pub struct Gpu {
     ptx: PtxModule,
     modules: Mutex<HashMap<String, Arc<CudaModule>>>,
     kernels: Mutex<HashMap<String, CudaFunction>>,
-    resident: Mutex<HashMap<(String, u32, u32), u32>>,
     info: DeviceInfo,
 }
 
@@ -94,7 +93,6 @@ impl Gpu {
             ptx,
             modules: Mutex::default(),
             kernels: Mutex::default(),
-            resident: Mutex::default(),
             info,
         })
     }
@@ -151,19 +149,6 @@ impl Gpu {
             module.load_function(name).map_err(|_| Error::invalid(format!("no kernel {name} in the PTX module")))?;
         self.kernels.lock().unwrap_or_else(|e| e.into_inner()).insert(name.to_string(), f.clone());
         Ok(f)
-    }
-
-    /// How many blocks of kernel `name` (`threads` threads, `smem` bytes of dynamic shared
-    /// memory) fit on the whole GPU at once: the grid of a persistent kernel.
-    pub fn resident_blocks(&self, name: &str, threads: u32, smem: u32) -> Result<u32> {
-        let key = (name.to_string(), threads, smem);
-        if let Some(&b) = self.resident.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
-            return Ok(b);
-        }
-        let per_sm = self.kernel(name)?.occupancy_max_active_blocks_per_multiprocessor(threads, smem as usize, None)?;
-        let blocks = per_sm.max(1) * self.info.multiprocessors;
-        self.resident.lock().unwrap_or_else(|e| e.into_inner()).insert(key, blocks);
-        Ok(blocks)
     }
 
     /// Fails with [`Error::OutOfMemory`] unless `bytes` more can be allocated.

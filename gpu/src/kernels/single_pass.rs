@@ -1,31 +1,32 @@
 //! Single-pass scan with decoupled look-back (Merrill & Garland, 2016): one launch, every element
 //! read once and written once.
 //!
-//! The grid is persistent (as many blocks as fit on the GPU at once). Each block takes tile
-//! indices from an atomic counter, one at a time: it loads its tile with 16-byte vectors, asks for
-//! its next tile and has the copy engine start pulling that tile into L2, scans the current tile
-//! in registers (thread, then warp shuffles, then the warp totals), publishes the tile aggregate,
-//! looks back for its exclusive prefix (see [`crate::lookback`]), publishes its inclusive prefix
-//! and stores the finished tile. Asking early hides the atomic's latency; the L2 prefetch keeps
-//! memory busy while the block waits in the look-back.
+//! Each block takes the next tile index from an atomic counter, loads its tile with 16-byte
+//! vectors, scans it in registers (thread, then warp shuffles, then the warp totals), publishes
+//! the tile aggregate, looks back for its exclusive prefix (see [`crate::lookback`]), publishes
+//! its inclusive prefix, and stores the finished tile.
+//!
+//! The counter's answer takes a round trip to L2. Blocks are almost always handed out in
+//! `block_idx()` order, so each block starts loading tile `block_idx()` at once and only reloads
+//! when the counter names another tile: the round trip overlaps the loads instead of preceding
+//! them. (A persistent grid that asks for its next tile early was measured slower: successors
+//! then wait on tiles that are claimed but not yet loaded.)
 
-use crate::arch::{atomic_add_u32, lane, prefetch_l2, sync_threads, thread_idx, warp_idx, WARP};
+use crate::arch::{atomic_add_u32, block_idx, lane, sync_threads, thread_idx, warp_idx, WARP};
 use crate::kernels::{for_each_type, Mode, ARCH};
 use crate::lookback::TileStatus;
 use crate::op::{combine_after, combine_opt, Element, ScanOp};
 use crate::smem::Carver;
 use crate::tile::{load_striped, store_striped};
 use crate::warp;
-use core::mem::size_of;
 use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
 use scan_abi::tuning;
 
-/// Scans tiles of `TH` threads × `VECS` vectors of `V` elements until none is left.
+/// Scans one tile of `TH` threads × `VECS` vectors of `V` elements.
 ///
-/// `temp` holds the tile counter (first [`COUNTER_BYTES`]) and then one status word per tile.
-/// The host passes the counter's value before this launch (`counter_base`; every block takes one
-/// index past the last tile, so a launch advances it by tiles + blocks) and a fresh `epoch`, so
-/// neither needs clearing between calls.
+/// `temp` holds the tile counter (first [`COUNTER_BYTES`]) and then one status word per tile;
+/// the host passes the counter's value before this launch (`counter_base`) and a fresh `epoch`,
+/// so neither needs clearing between calls.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn single_pass<T: Element, O: ScanOp<T>, const TH: u32, const V: usize, const VECS: usize>(
@@ -43,106 +44,93 @@ pub unsafe fn single_pass<T: Element, O: ScanOp<T>, const TH: u32, const V: usiz
     let warps = TH / WARP;
     let segment = WARP * (V * VECS) as u32;
     let tile_elems = TH as u64 * (V * VECS) as u64;
-    let tiles = n.div_ceil(tile_elems);
-    let counter = temp as *mut u32;
-    let status = TileStatus { words: temp.add(COUNTER_BYTES), epoch, acq_rel: mode.acq_rel_status };
-    let vectors = (inp as usize | out as usize) % tuning::VECTOR_BYTES == 0;
 
     let mut smem = Carver::new();
-    let tile_slots = smem.take::<u32>(2);
+    let tile_slot = smem.take::<u32>(1);
     let warp_totals = smem.take::<T>(warps);
     let warp_prefixes = smem.take::<T>(warps);
     smem.check();
 
-    if t == 0 {
-        tile_slots.set(0, atomic_add_u32(counter, 1).wrapping_sub(counter_base));
-    }
-    sync_threads();
-    let mut slot = 0;
-    let mut tile = tile_slots.get(0);
-    while (tile as u64) < tiles {
+    let vectors = (inp as usize | out as usize) % tuning::VECTOR_BYTES == 0;
+    // Where tile `tile`'s part for this warp starts, and how many of its elements exist.
+    let place = |tile: u32| {
         let base = tile as u64 * tile_elems;
         let valid = ((n - base).min(tile_elems) as u32).saturating_sub(w * segment);
-        let offset = (base + (w * segment) as u64) as usize;
-        let mut vals = load_striped::<T, V, VECS>(inp.wrapping_add(offset), valid, O::identity(), vectors);
-
-        // Ask for the next tile now, and have it on its way to L2 while this one is finished.
-        slot ^= 1;
-        if t == 0 {
-            let next = atomic_add_u32(counter, 1).wrapping_sub(counter_base);
-            tile_slots.set(slot, next);
-            if vectors && (next as u64) < tiles {
-                let next_base = next as u64 * tile_elems;
-                let bytes = ((n - next_base).min(tile_elems) as u32 * size_of::<T>() as u32) & !15;
-                if bytes > 0 {
-                    prefetch_l2(inp.wrapping_add(next_base as usize) as *const u8, bytes);
-                }
-            }
-        }
-
-        // Each vector: inclusive scan in the thread, then across the warp's 32 vectors.
-        let mut lane_prefix = [None; VECS];
-        let mut warp_running: Option<T> = None;
-        for (j, v) in vals.iter_mut().enumerate() {
-            for k in 1..V {
-                v[k] = O::combine(v[k - 1], v[k]);
-            }
-            let (before, through) = warp::scan::<T, O>(v[V - 1]);
-            lane_prefix[j] = combine_opt::<T, O>(warp_running, before);
-            warp_running = Some(combine_after::<T, O>(warp_running, warp::broadcast(through, WARP - 1)));
-        }
-        if l == 0 {
-            warp_totals.set(w, warp_running.unwrap_or(O::identity()));
-        }
-        sync_threads();
-
-        if w == 0 {
-            let total = if l < warps { warp_totals.get(l) } else { O::identity() };
-            let (warp_before, through) = warp::scan::<T, O>(total);
-            let tile_total = warp::broadcast(through, warps - 1);
-            let tile_prefix = if tile == 0 {
-                let prefix = if mode.has_init { Some(init) } else { None };
-                if l == 0 {
-                    status.publish(0, FLAG_PREFIX, combine_after::<T, O>(prefix, tile_total));
-                }
-                prefix
-            } else {
-                if l == 0 {
-                    status.publish(tile, FLAG_AGGREGATE, tile_total);
-                }
-                let prefix = status.look_back::<T, O>(tile);
-                if l == 0 {
-                    status.publish(tile, FLAG_PREFIX, O::combine(prefix, tile_total));
-                }
-                Some(prefix)
-            };
-            if l < warps {
-                let p = combine_opt::<T, O>(tile_prefix, warp_before);
-                warp_prefixes.set(l, p.unwrap_or(O::identity()));
-            }
-        }
-        sync_threads();
-
-        // Only the first warp of the first tile, without an initial value, has nothing before it.
-        let warp_prefix = if tile > 0 || mode.has_init || w > 0 { Some(warp_prefixes.get(w)) } else { None };
-        for (j, v) in vals.iter_mut().enumerate() {
-            let prefix = combine_opt::<T, O>(warp_prefix, lane_prefix[j]);
-            if mode.exclusive {
-                for k in (1..V).rev() {
-                    v[k] = combine_after::<T, O>(prefix, v[k - 1]);
-                }
-                v[0] = prefix.unwrap_or(O::identity());
-            } else {
-                for x in v.iter_mut() {
-                    *x = combine_after::<T, O>(prefix, *x);
-                }
-            }
-        }
-        store_striped::<T, V, VECS>(out.wrapping_add(offset), valid, vals, vectors);
-        // The next tile's index was written before the first barrier above; the shared warp
-        // arrays are rewritten only after the next iteration's first barrier.
-        tile = tile_slots.get(slot);
+        ((base + (w * segment) as u64) as usize, valid)
+    };
+    let guess = block_idx();
+    let (mut offset, mut valid) = place(guess);
+    let mut vals = load_striped::<T, V, VECS>(inp.wrapping_add(offset), valid, O::identity(), vectors);
+    if t == 0 {
+        tile_slot.set(0, atomic_add_u32(temp as *mut u32, 1).wrapping_sub(counter_base));
     }
+    sync_threads();
+    let tile = tile_slot.get(0);
+    if tile != guess {
+        (offset, valid) = place(tile);
+        vals = load_striped::<T, V, VECS>(inp.wrapping_add(offset), valid, O::identity(), vectors);
+    }
+
+    // Each vector: inclusive scan in the thread, then across the warp's 32 vectors.
+    let mut lane_prefix = [None; VECS];
+    let mut warp_running: Option<T> = None;
+    for (j, v) in vals.iter_mut().enumerate() {
+        for k in 1..V {
+            v[k] = O::combine(v[k - 1], v[k]);
+        }
+        let (before, through) = warp::scan::<T, O>(v[V - 1]);
+        lane_prefix[j] = combine_opt::<T, O>(warp_running, before);
+        warp_running = Some(combine_after::<T, O>(warp_running, warp::broadcast(through, WARP - 1)));
+    }
+    if l == 0 {
+        warp_totals.set(w, warp_running.unwrap_or(O::identity()));
+    }
+    sync_threads();
+
+    if w == 0 {
+        let total = if l < warps { warp_totals.get(l) } else { O::identity() };
+        let (warp_before, through) = warp::scan::<T, O>(total);
+        let tile_total = warp::broadcast(through, warps - 1);
+        let status = TileStatus { words: temp.add(COUNTER_BYTES), epoch, acq_rel: mode.acq_rel_status };
+        let tile_prefix = if tile == 0 {
+            let prefix = if mode.has_init { Some(init) } else { None };
+            if l == 0 {
+                status.publish(0, FLAG_PREFIX, combine_after::<T, O>(prefix, tile_total));
+            }
+            prefix
+        } else {
+            if l == 0 {
+                status.publish(tile, FLAG_AGGREGATE, tile_total);
+            }
+            let prefix = status.look_back::<T, O>(tile);
+            if l == 0 {
+                status.publish(tile, FLAG_PREFIX, O::combine(prefix, tile_total));
+            }
+            Some(prefix)
+        };
+        if l < warps {
+            let p = combine_opt::<T, O>(tile_prefix, warp_before);
+            warp_prefixes.set(l, p.unwrap_or(O::identity()));
+        }
+    }
+    sync_threads();
+
+    // Only the first warp of the first tile, without an initial value, has nothing before it.
+    let warp_prefix = if tile > 0 || mode.has_init || w > 0 { Some(warp_prefixes.get(w)) } else { None };
+    for (j, v) in vals.iter_mut().enumerate() {
+        let prefix = combine_opt::<T, O>(warp_prefix, lane_prefix[j]);
+        if mode.exclusive {
+            for k in (1..V).rev() {
+                v[k] = combine_after::<T, O>(prefix, v[k - 1]);
+            }
+            v[0] = prefix.unwrap_or(O::identity());
+        } else {
+            for x in v.iter_mut() {
+                *x = combine_after::<T, O>(prefix, *x);
+            }
+        }
+    }
+    store_striped::<T, V, VECS>(out.wrapping_add(offset), valid, vals, vectors);
 }
 
 macro_rules! single_pass_kernels {

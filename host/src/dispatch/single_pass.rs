@@ -21,17 +21,14 @@ pub(super) fn run<T: Element>(job: &Job<'_, T>, temp: &mut TempStorage) -> Resul
     let name = kernel_name(names::SINGLE_PASS, T::TYPE, job.opts.op);
     let f = job.gpu.kernel(&name)?;
     let smem = layout::single_pass_smem(shape.threads, size as u32);
-    let blocks = tiles.min(job.gpu.resident_blocks(&name, shape.threads, smem)? as u64);
     let tiles32 = u32::try_from(tiles).map_err(|_| Error::invalid(format!("{} elements are too many tiles", job.n)))?;
-    // Every block takes one tile index past the last tile before it stops.
-    let advance = tiles32.wrapping_add(blocks as u32);
-    let (base, epoch, counter_base) = temp.single_pass(job.gpu, job.stream, temp_bytes(size, job.n), advance)?;
+    let (base, epoch, counter_base) = temp.single_pass(job.gpu, job.stream, temp_bytes(size, job.n), tiles32)?;
     let init = job.opts.init.unwrap_or(T::identity(job.opts.op)?);
     let mut flags = kernel_flags(job.opts.exclusive, job.opts.init.is_some());
     if job.opts.status_ordering == StatusOrdering::AcquireRelease {
         flags |= scan_abi::flags::ACQ_REL_STATUS;
     }
-    let cfg = grid(blocks, shape.threads, smem)?;
+    let cfg = grid(tiles, shape.threads, smem)?;
     let mut b = job.stream.launch_builder(&f);
     b.arg(&job.input).arg(&job.output).arg(&job.n).arg(&init).arg(&flags).arg(&base).arg(&counter_base).arg(&epoch);
     // SAFETY: the arguments match the kernel's signature (single_pass_kernels! in gpu/), the
