@@ -30,9 +30,16 @@ pub const fn single_pass(arch: u32, elem_size: usize) -> TileShape {
     match elem_size {
         1 => TileShape { threads: 256, items: 32 },
         2 => TileShape { threads: 256, items: 16 },
-        4 => TileShape { threads: 256, items: 16 },
-        _ => TileShape { threads: 256, items: 8 },
+        4 => TileShape { threads: 256, items: 32 },
+        _ => TileShape { threads: 384, items: 8 },
     }
+}
+
+/// Nanoseconds the single-pass look-back sleeps between polls of a tile that has not published
+/// yet (0: poll at once).
+pub const fn lookback_backoff_ns(arch: u32, elem_size: usize) -> u32 {
+    let _ = (arch, elem_size);
+    0
 }
 
 /// Hierarchical (multi-kernel) strategy: every block algorithm scans `threads` partials.

@@ -9,7 +9,7 @@
 //! only ever waits on tiles that have already started: no deadlock, whatever the scheduling.
 
 use crate::arch::{
-    ballot, lane, load_acquire_u128, load_acquire_u64, load_relaxed_u128, load_relaxed_u64, store_relaxed_u128,
+    ballot, lane, load_acquire_u128, nanosleep, load_acquire_u64, load_relaxed_u128, load_relaxed_u64, store_relaxed_u128,
     store_relaxed_u64, store_release_u128, store_release_u64, WARP,
 };
 use crate::op::{Element, ScanOp};
@@ -71,7 +71,9 @@ impl TileStatus {
     /// initial value that tile 0 folded into its inclusive prefix. Called by all 32 lanes of one
     /// warp; every lane gets the result.
     #[inline(always)]
-    pub unsafe fn look_back<T: Element, O: ScanOp<T>>(self, tile: u32) -> T {
+    /// `backoff_ns` is how long the warp sleeps before polling again when a predecessor has not
+    /// published yet (0: poll at once), to keep the polls from crowding the memory system.
+    pub unsafe fn look_back<T: Element, O: ScanOp<T>>(self, tile: u32, backoff_ns: u32) -> T {
         let l = lane();
         // Combination of the tiles from `end` up to `tile`, once the first window is done.
         let mut running: Option<T> = None;
@@ -85,6 +87,9 @@ impl TileStatus {
                     if pred >= 0 { self.read::<T>(pred as u32) } else { (FLAG_PREFIX, O::identity()) };
                 if ballot(flag == 0) == 0 {
                     break (flag, value);
+                }
+                if backoff_ns > 0 {
+                    nanosleep(backoff_ns);
                 }
             };
             let prefixes = ballot(flag == FLAG_PREFIX);

@@ -1,14 +1,20 @@
 //! CPU references.
 //!
-//! [`scan`] is the sequential left fold with exactly the kernels' operator semantics (shared
-//! through `scan-abi`): for integers and for min/max it is what every correct GPU scan must
-//! match bit for bit. For float sums and products the GPU combines in a different order, so
-//! [`float_reference`] computes the exact result to about 106 bits (double-double arithmetic)
-//! together with the scale against which rounding error is measured (see `verify`).
+//! [`scan_with`] is the sequential left fold with exactly the kernels' operator semantics
+//! (shared through `scan-abi`): for integers and for min/max it is what every correct GPU scan
+//! must match bit for bit. [`scan`] computes the same thing in parallel chunks, which is exact
+//! because these operators are associative. For float sums and products the GPU combines in a
+//! different order, so [`float_reference`] computes the exact result to about 100 bits
+//! (double-double arithmetic) together with the scale against which rounding error is measured
+//! (see `verify`).
 
 use crate::element::{Element, OpVisitor};
 use crate::error::Result;
+use rayon::prelude::*;
 use scan_abi::{Op, ScanOp};
+
+/// Elements per chunk of the parallel references.
+const CHUNK: usize = 1 << 16;
 
 /// Sequential scan of `input` with `O`.
 pub fn scan_with<T: Copy, O: ScanOp<T>>(input: &[T], exclusive: bool, init: Option<T>) -> Vec<T> {
@@ -25,7 +31,43 @@ pub fn scan_with<T: Copy, O: ScanOp<T>>(input: &[T], exclusive: bool, init: Opti
     out
 }
 
-/// Sequential scan of `input` with the runtime operator `op`.
+/// The scan of `input` with `O`, computed in parallel chunks: every chunk is scanned alone, the
+/// chunk totals are scanned in order, and each chunk's prefix is combined in front of its
+/// elements. Equal to [`scan_with`] for every associative operator.
+pub fn scan_parallel_with<T: Copy + Send + Sync, O: ScanOp<T>>(
+    input: &[T],
+    exclusive: bool,
+    init: Option<T>,
+) -> Vec<T> {
+    let mut out = vec![O::identity(); input.len()];
+    let totals: Vec<T> = out
+        .par_chunks_mut(CHUNK)
+        .zip(input.par_chunks(CHUNK))
+        .map(|(o, i)| {
+            o.copy_from_slice(&scan_with::<T, O>(i, false, None));
+            o[o.len() - 1]
+        })
+        .collect();
+    let prefixes = scan_with::<T, O>(&totals, true, init);
+    let has_prefix = |c: usize| c > 0 || init.is_some();
+    out.par_chunks_mut(CHUNK).enumerate().for_each(|(c, o)| {
+        let prefix = has_prefix(c).then_some(prefixes[c]);
+        let combine = |p: Option<T>, x: T| p.map_or(x, |p| O::combine(p, x));
+        if exclusive {
+            for k in (1..o.len()).rev() {
+                o[k] = combine(prefix, o[k - 1]);
+            }
+            o[0] = prefix.unwrap_or_else(O::identity);
+        } else {
+            for x in o.iter_mut() {
+                *x = combine(prefix, *x);
+            }
+        }
+    });
+    out
+}
+
+/// The scan of `input` with the runtime operator `op` (in parallel; see [`scan_parallel_with`]).
 pub fn scan<T: Element>(op: Op, input: &[T], exclusive: bool, init: Option<T>) -> Result<Vec<T>> {
     struct Visit<'a, T> {
         input: &'a [T],
@@ -35,7 +77,7 @@ pub fn scan<T: Element>(op: Op, input: &[T], exclusive: bool, init: Option<T>) -
     impl<T: Element> OpVisitor<T> for Visit<'_, T> {
         type Output = Vec<T>;
         fn visit<O: ScanOp<T>>(self) -> Vec<T> {
-            scan_with::<T, O>(self.input, self.exclusive, self.init)
+            scan_parallel_with::<T, O>(self.input, self.exclusive, self.init)
         }
     }
     T::visit_op(op, Visit { input, exclusive, init })
@@ -71,6 +113,23 @@ impl Dd {
         let hi = p + lo;
         Dd { hi, lo: lo - (hi - p) }
     }
+
+    fn add_dd(self, o: Dd) -> Dd {
+        let r = self.add(o.hi);
+        let hi = r.hi + (r.lo + o.lo);
+        Dd { hi, lo: (r.lo + o.lo) - (hi - r.hi) }
+    }
+
+    fn mul_dd(self, o: Dd) -> Dd {
+        let r = self.mul(o.hi);
+        let extra = self.hi * o.lo;
+        let hi = r.hi + (r.lo + extra);
+        Dd { hi, lo: (r.lo + extra) - (hi - r.hi) }
+    }
+
+    fn value(self) -> f64 {
+        self.hi + self.lo
+    }
 }
 
 /// Exact-to-~106-bits scan values and the error scales of a float sum or product scan.
@@ -83,26 +142,44 @@ pub struct FloatReference {
     pub scale: Vec<f64>,
 }
 
-/// Reference for float `add` and `mul` scans (other operators are exact: use [`scan`]).
+/// Reference for float `add` and `mul` scans (other operators are exact: use [`scan`]), computed
+/// in parallel chunks with double-double arithmetic.
 pub fn float_reference<T: Element>(op: Op, input: &[T], exclusive: bool, init: Option<T>) -> FloatReference {
-    let mut r = FloatReference { value: Vec::with_capacity(input.len()), scale: Vec::with_capacity(input.len()) };
     let product = op == Op::Mul;
+    let unit = Dd::new(if product { 1.0 } else { 0.0 });
+    let step = |acc: Dd, x: f64| if product { acc.mul(x) } else { acc.add(x) };
+    let join = |a: Dd, b: Dd| if product { a.mul_dd(b) } else { a.add_dd(b) };
+    // Chunk totals (value, magnitude sum), then each chunk's exact prefix.
+    let totals: Vec<(Dd, f64)> = input
+        .par_chunks(CHUNK)
+        .map(|c| c.iter().fold((unit, 0.0), |(acc, mag), &x| (step(acc, x.to_f64()), mag + x.to_f64().abs())))
+        .collect();
     let start = init.map(|v| v.to_f64());
-    let mut acc = Dd::new(start.unwrap_or(if product { 1.0 } else { 0.0 }));
-    let mut mag = start.map_or(0.0, f64::abs);
-    for &x in input {
-        let x = x.to_f64();
-        if exclusive {
-            r.value.push(acc.hi + acc.lo);
-            r.scale.push(if product { (acc.hi + acc.lo).abs() } else { mag });
-        }
-        acc = if product { acc.mul(x) } else { acc.add(x) };
-        mag += x.abs();
-        if !exclusive {
-            r.value.push(acc.hi + acc.lo);
-            r.scale.push(if product { (acc.hi + acc.lo).abs() } else { mag });
-        }
+    let mut prefix = Vec::with_capacity(totals.len());
+    let mut acc = (Dd::new(start.unwrap_or(unit.hi)), start.map_or(0.0, f64::abs));
+    for &(t, m) in &totals {
+        prefix.push(acc);
+        acc = (join(acc.0, t), acc.1 + m);
     }
+    let mut r = FloatReference { value: vec![0.0; input.len()], scale: vec![0.0; input.len()] };
+    r.value.par_chunks_mut(CHUNK).zip(r.scale.par_chunks_mut(CHUNK)).zip(input.par_chunks(CHUNK)).enumerate().for_each(
+        |(c, ((value, scale), chunk))| {
+            let (mut acc, mut mag) = prefix[c];
+            for (k, &x) in chunk.iter().enumerate() {
+                let x = x.to_f64();
+                if exclusive {
+                    value[k] = acc.value();
+                    scale[k] = if product { acc.value().abs() } else { mag };
+                }
+                acc = step(acc, x);
+                mag += x.abs();
+                if !exclusive {
+                    value[k] = acc.value();
+                    scale[k] = if product { acc.value().abs() } else { mag };
+                }
+            }
+        },
+    );
     r
 }
 
@@ -119,6 +196,23 @@ mod tests {
         assert_eq!(scan(Op::Max, &x, false, None).unwrap(), [3, 3, 7, 7, 7, 7, 7, 7]);
         assert_eq!(scan(Op::Min, &x, true, None).unwrap(), [u32::MAX, 3, 1, 1, 0, 0, 0, 0]);
         assert!(scan::<u32>(Op::Add, &[], false, None).unwrap().is_empty());
+    }
+
+    #[test]
+    fn parallel_chunks_equal_the_sequential_fold() {
+        let x = crate::input::generate::<u64>(Op::Affine, 5, 3 * CHUNK + 17);
+        for exclusive in [false, true] {
+            for init in [None, Some(scan_abi::op::Affine::pack(3, 4))] {
+                assert_eq!(
+                    scan(Op::Affine, &x, exclusive, init).unwrap(),
+                    scan_with::<u64, scan_abi::op::Affine>(&x, exclusive, init)
+                );
+            }
+        }
+        let f = crate::input::generate::<f64>(Op::Add, 5, 2 * CHUNK + 3);
+        let r = float_reference(Op::Add, &f, false, None);
+        let sequential: f64 = f.iter().sum();
+        assert!((r.value.last().unwrap() - sequential).abs() < 1e-9);
     }
 
     #[test]

@@ -19,11 +19,13 @@
 //! Integer addition and multiplication wrap around. Float min/max follow IEEE minNum/maxNum.
 //! Operators need not be commutative: elements are always combined in index order.
 
+pub mod bench;
 pub mod cpu;
 pub mod dispatch;
 pub mod element;
 pub mod error;
 pub mod input;
+mod plot;
 pub mod ptx;
 mod runtime;
 pub mod verify;

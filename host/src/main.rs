@@ -2,6 +2,7 @@
 
 use clap::builder::PossibleValue;
 use clap::{Args, Parser, Subcommand};
+use gpu_scan::bench::{self, Baseline, BenchConfig};
 use gpu_scan::{
     input, verify, with_elem_type, Algorithm, BlockAlgo, ElemType, Element, Error, Gpu, Op, Propagation, ScanOptions,
     StatusOrdering, TempStorage,
@@ -20,6 +21,70 @@ struct Cli {
 enum Command {
     /// Scan N seeded elements on the GPU, check against the CPU, print time, GB/s and PASS/FAIL.
     Scan(ScanArgs),
+    /// Sweep sizes, types and algorithms: table, CSV, JSON and PNG plot against the same-run copy
+    /// and CUB.
+    Bench(BenchArgs),
+}
+
+#[derive(Args)]
+struct BenchArgs {
+    /// Element types, comma-separated.
+    #[arg(long, default_value = "u32,f32,u64,f64", value_delimiter = ',', value_parser = type_values())]
+    types: Vec<String>,
+    /// Operators, comma-separated.
+    #[arg(long, default_value = "add", value_delimiter = ',', value_parser = op_values())]
+    ops: Vec<String>,
+    /// Algorithms, comma-separated (as for `scan --algo`).
+    #[arg(long, default_value = "single-pass,hierarchical", value_delimiter = ',', value_parser = algo_values())]
+    algos: Vec<String>,
+    /// Sizes: a range of powers of two `2^10..2^30` (every --step-th exponent) or a list `1e6,2^20`.
+    #[arg(long, default_value = "2^10..2^30")]
+    sizes: String,
+    /// Exponent step of a `2^a..2^b` size range.
+    #[arg(long, default_value_t = 2)]
+    step: u32,
+    /// Timed runs per configuration (the median is reported), after a checked warm-up run.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+    iters: u32,
+    /// Exclusive scans.
+    #[arg(long)]
+    exclusive: bool,
+    /// How the hierarchical strategy combines tile results.
+    #[arg(long, default_value = "reduce-then-scan", value_parser = ["reduce-then-scan", "scan-then-add"])]
+    propagation: String,
+    /// CSV written by ../shared/bench/cub_baseline.cu in the same run: adds CUB and the ratio.
+    #[arg(long)]
+    baseline: Option<std::path::PathBuf>,
+    /// CSV written by ../shared/bench/peers.py (torch, CuPy) in the same run: adds them to the plot.
+    #[arg(long)]
+    peers: Option<std::path::PathBuf>,
+    /// Where bench.csv, bench.json and bench.png go.
+    #[arg(long, default_value = "results")]
+    out: std::path::PathBuf,
+    /// Single-pass: memory ordering of the tile-status words.
+    #[arg(long, default_value = "relaxed", value_parser = ["relaxed", "acq-rel"])]
+    status_ordering: String,
+    /// Single-pass: nanoseconds the look-back sleeps between polls (default: tuning table).
+    #[arg(long)]
+    backoff_ns: Option<u32>,
+    /// Seed of the generated inputs.
+    #[arg(long, default_value_t = 42)]
+    seed: u64,
+}
+
+/// Parses `2^a..2^b` (every `step`-th exponent) or a comma-separated list of counts.
+fn parse_sizes(s: &str, step: u32) -> Result<Vec<u64>, String> {
+    if let Some((a, b)) = s.split_once("..") {
+        let exp = |t: &str| t.trim().strip_prefix("2^").and_then(|e| e.parse::<u32>().ok());
+        let (Some(a), Some(b)) = (exp(a), exp(b)) else {
+            return Err(format!("`{s}`: a range is written 2^a..2^b"));
+        };
+        if a > b || b > 40 || step == 0 {
+            return Err(format!("`{s}`: need a <= b <= 40 and --step >= 1"));
+        }
+        return Ok((a..=b).step_by(step as usize).map(|e| 1u64 << e).collect());
+    }
+    s.split(',').map(parse_count).collect()
 }
 
 fn type_values() -> Vec<PossibleValue> {
@@ -60,6 +125,9 @@ struct ScanArgs {
     /// Single-pass: memory ordering of the tile-status words (a tuning knob; see README).
     #[arg(long, default_value = "relaxed", value_parser = ["relaxed", "acq-rel"])]
     status_ordering: String,
+    /// Single-pass: nanoseconds the look-back sleeps between polls (default: tuning table).
+    #[arg(long)]
+    backoff_ns: Option<u32>,
     /// Scan the buffer in place (input and output the same).
     #[arg(long)]
     in_place: bool,
@@ -97,6 +165,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Scan(args) => run_scan(args),
+        Command::Bench(args) => run_bench(args),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,
@@ -160,7 +229,12 @@ fn scan_typed<T: Element>(args: &ScanArgs, op: Op, algorithm: Algorithm) -> Resu
         info.total_memory as f64 / (1u64 << 30) as f64
     );
     let ordering = StatusOrdering::parse(&args.status_ordering).expect("clap checked the ordering");
-    let opts = ScanOptions::new(op).exclusive(args.exclusive).init(init).algorithm(algorithm).status_ordering(ordering);
+    let opts = ScanOptions::new(op)
+        .exclusive(args.exclusive)
+        .init(init)
+        .algorithm(algorithm)
+        .status_ordering(ordering)
+        .backoff_ns(args.backoff_ns);
     let kind = if args.exclusive { "exclusive" } else { "inclusive" };
     println!(
         "scan: n={n} {} {} {kind}{}{}, {}",
@@ -242,6 +316,50 @@ fn scan_typed<T: Element>(args: &ScanArgs, op: Op, algorithm: Algorithm) -> Resu
     Ok(verdict.passed())
 }
 
+fn run_bench(args: BenchArgs) -> Result<bool, Error> {
+    let propagation = Propagation::parse(&args.propagation).expect("clap checked the propagation");
+    let cfg = BenchConfig {
+        types: args.types.iter().map(|t| ElemType::parse(t).expect("clap checked the type")).collect(),
+        ops: args.ops.iter().map(|o| Op::parse(o).expect("clap checked the operator")).collect(),
+        algorithms: args
+            .algos
+            .iter()
+            .map(|a| (a.clone(), Algorithm::parse(a, propagation).expect("clap checked the algorithm")))
+            .collect(),
+        sizes: parse_sizes(&args.sizes, args.step).map_err(Error::invalid)?,
+        iters: args.iters,
+        seed: args.seed,
+        exclusive: args.exclusive,
+        status_ordering: StatusOrdering::parse(&args.status_ordering).expect("clap checked the ordering"),
+        backoff_ns: args.backoff_ns,
+    };
+    let cub = args.baseline.as_deref().map(Baseline::read).transpose()?;
+    let peers = args.peers.as_deref().map(Baseline::read).transpose()?;
+    let gpu = Gpu::new(0)?;
+    let info = gpu.info();
+    println!("device: {} ({} SMs)", info.name, info.multiprocessors);
+    let bar = indicatif::ProgressBar::new(1);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {elapsed_precise} {msg}")
+            .expect("a valid progress template"),
+    );
+    let rows = bench::run(&gpu, &cfg, cub.as_ref(), |done, total, label| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+        bar.set_message(label.to_string());
+    });
+    bar.finish_and_clear();
+    let rows = rows?;
+    print!("{}", bench::table(&rows));
+    let command: Vec<String> = std::env::args().collect();
+    let title = format!("{} ({} SMs): scan GB/s vs n", info.name, info.multiprocessors);
+    for p in bench::write(&args.out, &rows, peers.as_ref(), &title)? {
+        println!("wrote {}", p.display());
+    }
+    println!("command: {}", command.join(" "));
+    Ok(rows.iter().all(|r| r.check == "PASS"))
+}
+
 fn median(v: &mut [f32]) -> f64 {
     v.sort_by(f32::total_cmp);
     v[v.len() / 2] as f64
@@ -284,5 +402,14 @@ mod tests {
         assert_eq!(parse_count("1_000"), Ok(1000));
         assert!(parse_count("abc").is_err());
         assert!(parse_count("2^99").is_err());
+    }
+
+    #[test]
+    fn sizes() {
+        use super::parse_sizes;
+        assert_eq!(parse_sizes("2^10..2^16", 2), Ok(vec![1 << 10, 1 << 12, 1 << 14, 1 << 16]));
+        assert_eq!(parse_sizes("1e3,2^4", 1), Ok(vec![1000, 16]));
+        assert!(parse_sizes("2^20..2^10", 1).is_err());
+        assert!(parse_sizes("5..9", 1).is_err());
     }
 }

@@ -87,14 +87,7 @@ impl Gpu {
             total_memory: ctx.total_mem()? as u64,
             kernel_arch,
         };
-        Ok(Gpu {
-            stream: ctx.default_stream(),
-            ctx,
-            ptx,
-            modules: Mutex::default(),
-            kernels: Mutex::default(),
-            info,
-        })
+        Ok(Gpu { stream: ctx.default_stream(), ctx, ptx, modules: Mutex::default(), kernels: Mutex::default(), info })
     }
 
     pub fn info(&self) -> &DeviceInfo {
@@ -178,6 +171,15 @@ impl Gpu {
         let bytes = std::mem::size_of_val(data) as u64;
         self.check_memory(what, bytes)?;
         stream.clone_htod(data).map_err(|e| self.oom_or(e, what, bytes))
+    }
+
+    /// Zeroes a device buffer (so that a result that skips an element cannot pass).
+    pub fn memset_zeros<T: DeviceRepr + ValidAsZeroBits>(
+        &self,
+        stream: &Arc<CudaStream>,
+        data: &mut CudaSlice<T>,
+    ) -> Result<()> {
+        Ok(stream.memset_zeros(data)?)
     }
 
     /// Copies a device buffer back.

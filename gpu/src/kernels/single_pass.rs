@@ -26,7 +26,7 @@ use scan_abi::tuning;
 ///
 /// `temp` holds the tile counter (first [`COUNTER_BYTES`]) and then one status word per tile;
 /// the host passes the counter's value before this launch (`counter_base`) and a fresh `epoch`,
-/// so neither needs clearing between calls.
+/// so neither needs clearing between calls. `backoff_ns` paces the look-back's polling.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn single_pass<T: Element, O: ScanOp<T>, const TH: u32, const V: usize, const VECS: usize>(
@@ -38,6 +38,7 @@ pub unsafe fn single_pass<T: Element, O: ScanOp<T>, const TH: u32, const V: usiz
     temp: *mut u8,
     counter_base: u32,
     epoch: u32,
+    backoff_ns: u32,
 ) {
     let mode = Mode::from_flags(flags);
     let (t, w, l) = (thread_idx(), warp_idx(), lane());
@@ -102,7 +103,7 @@ pub unsafe fn single_pass<T: Element, O: ScanOp<T>, const TH: u32, const V: usiz
             if l == 0 {
                 status.publish(tile, FLAG_AGGREGATE, tile_total);
             }
-            let prefix = status.look_back::<T, O>(tile);
+            let prefix = status.look_back::<T, O>(tile, backoff_ns);
             if l == 0 {
                 status.publish(tile, FLAG_PREFIX, O::combine(prefix, tile_total));
             }
@@ -139,13 +140,13 @@ macro_rules! single_pass_kernels {
         #[allow(clippy::too_many_arguments)]
         pub unsafe extern "ptx-kernel" fn [<single_pass_ $t _ $op:lower>](
             inp: *const $t, out: *mut $t, n: u64, init: $t, flags: u32,
-            temp: *mut u8, counter_base: u32, epoch: u32,
+            temp: *mut u8, counter_base: u32, epoch: u32, backoff_ns: u32,
         ) {
             const SIZE: usize = core::mem::size_of::<$t>();
             const SHAPE: tuning::TileShape = tuning::single_pass(ARCH, SIZE);
             const V: usize = tuning::vector_elems(SIZE) as usize;
             single_pass::<$t, crate::op::$op, { SHAPE.threads }, V, { SHAPE.items as usize / V }>(
-                inp, out, n, init, flags, temp, counter_base, epoch,
+                inp, out, n, init, flags, temp, counter_base, epoch, backoff_ns,
             )
         }
     )* } };

@@ -130,6 +130,9 @@ pub struct ScanOptions<T> {
     pub algorithm: Algorithm,
     /// Single-pass only: memory ordering of the tile-status words.
     pub status_ordering: StatusOrdering,
+    /// Single-pass only: nanoseconds the look-back sleeps between polls (default: the tuning
+    /// table's value for the element size).
+    pub backoff_ns: Option<u32>,
 }
 
 impl<T> ScanOptions<T> {
@@ -141,6 +144,7 @@ impl<T> ScanOptions<T> {
             init: None,
             algorithm: Algorithm::default(),
             status_ordering: StatusOrdering::default(),
+            backoff_ns: None,
         }
     }
 
@@ -161,6 +165,11 @@ impl<T> ScanOptions<T> {
 
     pub fn status_ordering(mut self, ordering: StatusOrdering) -> Self {
         self.status_ordering = ordering;
+        self
+    }
+
+    pub fn backoff_ns(mut self, backoff_ns: Option<u32>) -> Self {
+        self.backoff_ns = backoff_ns;
         self
     }
 }

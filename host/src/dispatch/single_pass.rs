@@ -28,9 +28,18 @@ pub(super) fn run<T: Element>(job: &Job<'_, T>, temp: &mut TempStorage) -> Resul
     if job.opts.status_ordering == StatusOrdering::AcquireRelease {
         flags |= scan_abi::flags::ACQ_REL_STATUS;
     }
+    let backoff = job.opts.backoff_ns.unwrap_or(tuning::lookback_backoff_ns(tuning::DEFAULT_ARCH, size));
     let cfg = grid(tiles, shape.threads, smem)?;
     let mut b = job.stream.launch_builder(&f);
-    b.arg(&job.input).arg(&job.output).arg(&job.n).arg(&init).arg(&flags).arg(&base).arg(&counter_base).arg(&epoch);
+    b.arg(&job.input)
+        .arg(&job.output)
+        .arg(&job.n)
+        .arg(&init)
+        .arg(&flags)
+        .arg(&base)
+        .arg(&counter_base)
+        .arg(&epoch)
+        .arg(&backoff);
     // SAFETY: the arguments match the kernel's signature (single_pass_kernels! in gpu/), the
     // buffers hold n elements and the temporary storage holds temp_bytes().
     unsafe { b.launch(cfg) }.map_err(|e| Error::kernel(&name, e))?;

@@ -189,11 +189,15 @@ pub fn build(opts: &Options) -> Result<Built, Error> {
 }
 
 /// `rustup run <toolchain> cargo` in `gpu/`, with the kernel flags and nothing inherited.
+///
+/// The raised unroll threshold makes LLVM fully unroll the per-vector loops of the larger tiles;
+/// left partly rolled, their register arrays would be indexed at run time and moved to local
+/// memory (ptxas then reports a stack frame, and the kernel runs several times slower).
 fn cargo(opts: &Options, toolchain: &str) -> Command {
     let mut c = rustup();
     c.args(["run", toolchain, "cargo"]).current_dir(&opts.gpu_dir).env("CARGO_TARGET_DIR", &opts.target_dir).env(
         "RUSTFLAGS",
-        format!("-Zunstable-options -Cpanic=immediate-abort -Ctarget-cpu={} -Ctarget-feature={PTX_FEATURE}", opts.arch),
+        format!("-Zunstable-options -Cpanic=immediate-abort -Ctarget-cpu={} -Ctarget-feature={PTX_FEATURE} -Cllvm-args=-unroll-threshold=1500", opts.arch),
     );
     c
 }
