@@ -18,7 +18,7 @@ echo "== CUB"
 nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/cub_baseline .gpu-bundle/bench/cub_baseline.cu &&
   /tmp/cub_baseline --log2 $log2 --types u32,i32,f32,u64,f64 > "$out/cub_baseline.csv"
 echo "== torch, CuPy"
-PYTHONUNBUFFERED=1 python3 .gpu-bundle/bench/peers.py --log2 $log2 > "$out/peers.csv" 2> "$out/peers.err" || tail -3 "$out/peers.err"
+PYTHONUNBUFFERED=1 python3 .gpu-bundle/bench/peers.py --log2 $log2 > "$out/peers.csv" 2> /tmp/peers.err || tail -3 /tmp/peers.err
 echo "== bench"
 $host bench --types u8,u16,u32,i32,f32,u64,i64,f64 --sizes 2^10..2^30 --step 2 \
   --baseline "$out/cub_baseline.csv" --peers "$out/peers.csv" --out "$out/bench"
