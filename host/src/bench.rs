@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::runtime::Gpu;
 use crate::{input, verify, with_elem_type};
 use cudarc::driver::CudaSlice;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -31,7 +31,7 @@ pub struct BenchConfig {
 }
 
 /// One measured configuration.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Row {
     pub algorithm: String,
     #[serde(rename = "type")]
@@ -257,6 +257,13 @@ impl<'a, T: Element> Sweep<'a, T> {
     }
 }
 
+/// Reads rows back from a `bench.csv` (to plot or tabulate them again without a GPU).
+pub fn read_csv(path: &Path) -> Result<Vec<Row>> {
+    let bad = |e: &dyn std::fmt::Display| Error::invalid(format!("{}: {e}", path.display()));
+    let mut reader = csv::Reader::from_path(path).map_err(|e| bad(&e))?;
+    reader.deserialize().map(|r| r.map_err(|e| bad(&e))).collect()
+}
+
 /// A fixed-width table of the rows.
 pub fn table(rows: &[Row]) -> String {
     let mut s = format!(
@@ -296,6 +303,12 @@ pub fn write(dir: &Path, rows: &[Row], peers: Option<&Baseline>, title: &str) ->
     let json = serde_json::to_string_pretty(rows).map_err(|e| io(&json_path, &e))?;
     std::fs::write(&json_path, json).map_err(|e| io(&json_path, &e))?;
     let png_path = dir.join("bench.png");
-    crate::plot::plot(&png_path, rows, peers, title).map_err(|e| io(&png_path, &e))?;
+    plot_png(&png_path, rows, peers, title)?;
     Ok(vec![csv_path, json_path, png_path])
+}
+
+/// Draws the plot of `rows` (and `peers`) into the PNG at `path`.
+pub fn plot_png(path: &Path, rows: &[Row], peers: Option<&Baseline>, title: &str) -> Result<()> {
+    crate::plot::plot(path, rows, peers, title)
+        .map_err(|e| Error::invalid(format!("cannot write {}: {e}", path.display())))
 }

@@ -24,6 +24,23 @@ enum Command {
     /// Sweep sizes, types and algorithms: table, CSV, JSON and PNG plot against the same-run copy
     /// and CUB.
     Bench(BenchArgs),
+    /// Redraw the table and bench.png from a bench.csv (no GPU needed).
+    Plot(PlotArgs),
+}
+
+#[derive(Args)]
+struct PlotArgs {
+    /// A bench.csv written by `bench`.
+    csv: std::path::PathBuf,
+    /// torch/CuPy CSV from the same run, to add to the plot.
+    #[arg(long)]
+    peers: Option<std::path::PathBuf>,
+    /// Where to write the PNG.
+    #[arg(long, default_value = "results/bench.png")]
+    out: std::path::PathBuf,
+    /// Plot title.
+    #[arg(long, default_value = "scan GB/s vs n")]
+    title: String,
 }
 
 #[derive(Args)]
@@ -114,7 +131,7 @@ struct ScanArgs {
     #[arg(long)]
     exclusive: bool,
     /// Initial value combined in front of the first element (default: the operator's identity).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     init: Option<String>,
     /// Algorithm. A block algorithm name selects the hierarchical strategy with that block scan.
     #[arg(long, default_value = "single-pass", value_parser = algo_values())]
@@ -166,6 +183,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Scan(args) => run_scan(args),
         Command::Bench(args) => run_bench(args),
+        Command::Plot(args) => run_plot(args),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,
@@ -358,6 +376,15 @@ fn run_bench(args: BenchArgs) -> Result<bool, Error> {
     }
     println!("command: {}", command.join(" "));
     Ok(rows.iter().all(|r| r.check == "PASS"))
+}
+
+fn run_plot(args: PlotArgs) -> Result<bool, Error> {
+    let rows = bench::read_csv(&args.csv)?;
+    let peers = args.peers.as_deref().map(Baseline::read).transpose()?;
+    print!("{}", bench::table(&rows));
+    bench::plot_png(&args.out, &rows, peers.as_ref(), &args.title)?;
+    println!("wrote {}", args.out.display());
+    Ok(true)
 }
 
 fn median(v: &mut [f32]) -> f64 {

@@ -19,6 +19,23 @@ fn register_font() {
 
 type Series = BTreeMap<String, Vec<(f64, f64)>>;
 
+/// The same series gets the same color in every panel.
+fn color(name: &str) -> RGBColor {
+    match name {
+        "device copy" => BLACK,
+        "CUB" => RGBColor(214, 39, 40),
+        "torch" => RGBColor(148, 103, 189),
+        "cupy" => RGBColor(44, 160, 44),
+        "single-pass" => RGBColor(31, 119, 180),
+        "hierarchical" => RGBColor(255, 127, 14),
+        other => {
+            let h = other.bytes().fold(7u32, |h, b| h.wrapping_mul(31).wrapping_add(b as u32));
+            let c = Palette99::pick(h as usize % 99).to_rgba();
+            RGBColor(c.0, c.1, c.2)
+        }
+    }
+}
+
 /// Plots `rows` into a PNG at `path`.
 pub fn plot(
     path: &Path,
@@ -78,9 +95,8 @@ pub fn plot(
             .y_desc("GB/s (2·n·size / time)")
             .label_style(("sans-serif", 14))
             .draw()?;
-        for (i, (name, points)) in series.iter().enumerate() {
-            let color = Palette99::pick(i).to_rgba();
-            let style = if name == "device copy" { BLACK.stroke_width(2) } else { color.stroke_width(2) };
+        for (name, points) in series.iter() {
+            let style = color(name).stroke_width(2);
             chart
                 .draw_series(LineSeries::new(points.iter().copied(), style))?
                 .label(name.as_str())
