@@ -262,3 +262,37 @@ fn user_mistakes_are_errors_not_panics() {
     assert!(e.to_string().contains("1 to 1024 elements"), "{e}");
     assert!(gpu.scan_host::<u32>(&[], &gpu_scan::ScanOptions::new(Op::Add)).unwrap().is_empty());
 }
+
+/// Float min/max follow IEEE minNum/maxNum (a NaN operand is ignored), add propagates NaN and
+/// infinities, exactly as the sequential reference does.
+#[test]
+fn nan_and_infinities_behave_as_in_the_sequential_scan() {
+    let Some(gpu) = gpu("nan_and_infinities") else { return };
+    let n = 100_003;
+    let mut failures = Vec::new();
+    let mut temp = TempStorage::new();
+    let special = |i: usize| match i % 9973 {
+        17 => Some(f64::NAN),
+        4001 => Some(f64::INFINITY),
+        8002 => Some(f64::NEG_INFINITY),
+        _ => None,
+    };
+    for op in [Op::Min, Op::Max, Op::Add] {
+        let mut d32 = gpu_scan::input::generate::<f32>(op, 1, n);
+        let mut d64 = gpu_scan::input::generate::<f64>(op, 1, n);
+        for i in 0..n {
+            if let Some(v) = special(i) {
+                d32[i] = v as f32;
+                d64[i] = v;
+            }
+        }
+        for algorithm in [Algorithm::SinglePass, hierarchical(BlockAlgo::Blelloch, Propagation::ReduceThenScan)] {
+            for exclusive in [false, true] {
+                let case = Case { exclusive, ..Case::new(op, algorithm, n) };
+                failures.extend(check::<f32>(gpu, &mut temp, case, Some(&d32)));
+                failures.extend(check::<f64>(gpu, &mut temp, case, Some(&d64)));
+            }
+        }
+    }
+    assert_none_failed(&failures);
+}
