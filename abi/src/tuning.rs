@@ -42,6 +42,13 @@ pub const fn lookback_backoff_ns(arch: u32, elem_size: usize) -> u32 {
     0
 }
 
+/// Tiles each lane of the single-pass look-back inspects per round (a round covers 32 times as
+/// many).
+pub const fn lookback_depth(arch: u32, elem_size: usize) -> usize {
+    let _ = (arch, elem_size);
+    1
+}
+
 /// Hierarchical (multi-kernel) strategy: every block algorithm scans `threads` partials.
 pub const fn hierarchical(arch: u32, elem_size: usize) -> TileShape {
     let _ = (arch, elem_size);

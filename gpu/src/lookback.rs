@@ -70,45 +70,68 @@ impl TileStatus {
     /// The exclusive prefix of `tile` (> 0): the combination of all earlier tiles, including the
     /// initial value that tile 0 folded into its inclusive prefix. Called by all 32 lanes of one
     /// warp; every lane gets the result.
-    #[inline(always)]
+    ///
+    /// Each lane inspects `D` consecutive tiles, so one round of polls covers `32 * D` tiles.
     /// `backoff_ns` is how long the warp sleeps before polling again when a predecessor has not
     /// published yet (0: poll at once), to keep the polls from crowding the memory system.
-    pub unsafe fn look_back<T: Element, O: ScanOp<T>>(self, tile: u32, backoff_ns: u32) -> T {
-        let l = lane();
+    #[inline(always)]
+    pub unsafe fn look_back<T: Element, O: ScanOp<T>, const D: usize>(self, tile: u32, backoff_ns: u32) -> T {
+        let l = lane() as i64;
+        let window = (WARP as usize * D) as i64;
         // Combination of the tiles from `end` up to `tile`, once the first window is done.
         let mut running: Option<T> = None;
         let mut end = tile as i64;
         loop {
-            // Lane 31 inspects tile end-1, lane 0 tile end-32. Lanes before tile 0 read as an
-            // inclusive prefix equal to the identity, which ends the walk there.
-            let pred = end - WARP as i64 + l as i64;
-            let (flag, value) = loop {
-                let (flag, value) =
-                    if pred >= 0 { self.read::<T>(pred as u32) } else { (FLAG_PREFIX, O::identity()) };
-                if ballot(flag == 0) == 0 {
-                    break (flag, value);
+            // Lane 31 inspects the D tiles just before `end`, lane 0 the oldest D of the window.
+            // Tiles before tile 0 read as an inclusive prefix equal to the identity, which ends
+            // the walk there.
+            let first = end - window + l * D as i64;
+            let mut words = [(FLAG_PREFIX, O::identity()); D];
+            loop {
+                let mut missing = false;
+                for (k, w) in words.iter_mut().enumerate() {
+                    let p = first + k as i64;
+                    *w = if p >= 0 { self.read::<T>(p as u32) } else { (FLAG_PREFIX, O::identity()) };
+                    missing |= w.0 == 0;
+                }
+                if ballot(missing) == 0 {
+                    break;
                 }
                 if backoff_ns > 0 {
                     nanosleep(backoff_ns);
                 }
-            };
-            let prefixes = ballot(flag == FLAG_PREFIX);
+            }
+            // This lane's part: from its last published prefix on, or all of it.
+            let mut part: Option<T> = None;
+            let mut has_prefix = false;
+            for &(flag, value) in &words {
+                if flag == FLAG_PREFIX {
+                    part = Some(value);
+                    has_prefix = true;
+                } else {
+                    part = Some(match part {
+                        Some(a) => O::combine(a, value),
+                        None => value,
+                    });
+                }
+            }
+            let part = part.unwrap_or(O::identity());
+            let prefixes = ballot(has_prefix);
             if prefixes != 0 {
-                // The nearest published prefix, then the aggregates after it, in order.
-                let nearest = WARP - 1 - prefixes.leading_zeros();
-                let v = if l >= nearest { value } else { O::identity() };
-                let found = warp::reduce::<T, O>(v);
+                // The lane with the nearest published prefix, then the lanes after it, in order.
+                let nearest = (WARP - 1 - prefixes.leading_zeros()) as i64;
+                let found = warp::reduce::<T, O>(if l >= nearest { part } else { O::identity() });
                 return match running {
                     Some(r) => O::combine(found, r),
                     None => found,
                 };
             }
-            let window = warp::reduce::<T, O>(value);
+            let window_total = warp::reduce::<T, O>(part);
             running = Some(match running {
-                Some(r) => O::combine(window, r),
-                None => window,
+                Some(r) => O::combine(window_total, r),
+                None => window_total,
             });
-            end -= WARP as i64;
+            end -= window;
         }
     }
 }

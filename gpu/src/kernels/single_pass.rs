@@ -29,7 +29,7 @@ use scan_abi::tuning;
 /// so neither needs clearing between calls. `backoff_ns` paces the look-back's polling.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn single_pass<T: Element, O: ScanOp<T>, const TH: u32, const V: usize, const VECS: usize>(
+pub unsafe fn single_pass<T: Element, O: ScanOp<T>, const TH: u32, const V: usize, const VECS: usize, const D: usize>(
     inp: *const T,
     out: *mut T,
     n: u64,
@@ -103,7 +103,7 @@ pub unsafe fn single_pass<T: Element, O: ScanOp<T>, const TH: u32, const V: usiz
             if l == 0 {
                 status.publish(tile, FLAG_AGGREGATE, tile_total);
             }
-            let prefix = status.look_back::<T, O>(tile, backoff_ns);
+            let prefix = status.look_back::<T, O, D>(tile, backoff_ns);
             if l == 0 {
                 status.publish(tile, FLAG_PREFIX, O::combine(prefix, tile_total));
             }
@@ -145,7 +145,8 @@ macro_rules! single_pass_kernels {
             const SIZE: usize = core::mem::size_of::<$t>();
             const SHAPE: tuning::TileShape = tuning::single_pass(ARCH, SIZE);
             const V: usize = tuning::vector_elems(SIZE) as usize;
-            single_pass::<$t, crate::op::$op, { SHAPE.threads }, V, { SHAPE.items as usize / V }>(
+            const D: usize = tuning::lookback_depth(ARCH, SIZE);
+            single_pass::<$t, crate::op::$op, { SHAPE.threads }, V, { SHAPE.items as usize / V }, D>(
                 inp, out, n, init, flags, temp, counter_base, epoch, backoff_ns,
             )
         }
