@@ -1,5 +1,7 @@
-//! Builds the kernels (gpu/) into PTX with the PTX builder and embeds them in the library, so the
-//! binaries run on machines without Rust. Rebuilds only when the kernel sources change.
+//! Builds the kernels (gpu/) into PTX with the PTX builder and embeds them, deflated, in the
+//! library, so the binaries run on machines without Rust. (The PTX text is about 8 MB and
+//! compresses tenfold; every test executable and binary carries it.) Rebuilds only when the
+//! kernel sources change.
 
 use std::path::PathBuf;
 
@@ -19,6 +21,7 @@ fn main() {
             std::process::exit(1);
         }
     };
-    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("kernels.ptx");
-    std::fs::copy(&built.ptx, &out).expect("copying the PTX module into OUT_DIR");
+    let ptx = std::fs::read(&built.ptx).expect("reading the PTX module");
+    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("kernels.ptx.deflate");
+    std::fs::write(&out, miniz_oxide::deflate::compress_to_vec(&ptx, 6)).expect("writing the PTX module into OUT_DIR");
 }

@@ -8,8 +8,14 @@
 
 use std::collections::BTreeMap;
 
-/// The kernels embedded at build time (see build.rs).
-pub const EMBEDDED: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"));
+/// The kernels embedded at build time, deflated (see build.rs).
+const EMBEDDED_DEFLATED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/kernels.ptx.deflate"));
+
+/// The PTX text of the embedded kernels.
+pub fn embedded() -> String {
+    let bytes = miniz_oxide::inflate::decompress_to_vec(EMBEDDED_DEFLATED).expect("the embedded PTX inflates");
+    String::from_utf8(bytes).expect("the embedded PTX is UTF-8")
+}
 
 /// A PTX module split into groups of kernels.
 #[derive(Debug)]
@@ -112,7 +118,7 @@ mod tests {
 
     #[test]
     fn the_embedded_module_has_every_strategy() {
-        let m = PtxModule::parse(EMBEDDED);
+        let m = PtxModule::parse(&embedded());
         assert_eq!(m.arch(), Some(scan_abi::tuning::DEFAULT_ARCH));
         for k in [
             "single_pass_u32_add",

@@ -2,7 +2,7 @@
 //! lookup by name, memory with clear out-of-memory errors, and CUDA-event timing.
 
 use crate::error::{Error, Result};
-use crate::ptx::{PtxModule, EMBEDDED};
+use crate::ptx::{embedded, PtxModule};
 use cudarc::driver::sys::{CUdevice_attribute, CUevent_flags, CUresult};
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, ValidAsZeroBits};
 use cudarc::nvrtc::Ptx;
@@ -66,7 +66,7 @@ impl Gpu {
                 })?;
                 PtxModule::parse(&text)
             }
-            None => PtxModule::parse(EMBEDDED),
+            None => PtxModule::parse(&embedded()),
         };
         let kernel_arch = ptx.arch().unwrap_or(scan_abi::tuning::DEFAULT_ARCH);
         let compute_capability = ctx.compute_capability()?;
