@@ -1,10 +1,33 @@
 //! The command line: help, clear one-line errors for user mistakes (before any GPU work), and a
 //! scan that either passes (GPU present) or says in one line that there is no GPU.
 
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
+/// The binary cargo built, or, where only the GPU bundle was copied (no target/ folder), the
+/// bundle's copy of it.
+fn host_binary() -> PathBuf {
+    let built = PathBuf::from(env!("CARGO_BIN_EXE_host"));
+    if built.exists() {
+        return built;
+    }
+    let bundled = PathBuf::from(".gpu-bundle/bin/host");
+    assert!(bundled.exists(), "neither {} nor {} exists", built.display(), bundled.display());
+    bundled
+}
+
+/// A file of the repository, found from the crate's source folder or the current folder.
+fn repo_file(path: &str) -> PathBuf {
+    let from_manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..").join(path);
+    if from_manifest.exists() {
+        from_manifest
+    } else {
+        PathBuf::from(path)
+    }
+}
+
 fn host(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_host")).args(args).output().expect("running the host binary")
+    Command::new(host_binary()).args(args).output().expect("running the host binary")
 }
 
 fn stderr(o: &Output) -> String {
@@ -74,9 +97,9 @@ fn scan_passes_on_a_gpu_and_says_so_in_one_line_without_one() {
 
 #[test]
 fn plot_redraws_a_bench_csv_without_a_gpu() {
-    let csv = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/results/blocks-h200.csv");
+    let csv = repo_file("docs/results/blocks-h200.csv");
     let png = std::env::temp_dir().join(format!("gpu-scan-cli-plot-{}.png", std::process::id()));
-    let o = host(&["plot", csv, "--out", png.to_str().unwrap()]);
+    let o = host(&["plot", csv.to_str().unwrap(), "--out", png.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("kogge-stone"));
     assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
