@@ -18,7 +18,12 @@ pub fn gpu(test: &str) -> Option<&'static Gpu> {
             if std::env::var(REQUIRE_DEVICE).as_deref() == Ok("1") {
                 panic!("{REQUIRE_DEVICE}=1 but no usable GPU: {e}");
             }
-            skip(&format!("GPU test `{test}`: {e} (set {REQUIRE_DEVICE}=1 to make this a failure)"));
+            static REPORTED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+            let mut reported = REPORTED.lock().unwrap_or_else(|p| p.into_inner());
+            if !reported.iter().any(|t| t == test) {
+                reported.push(test.to_string());
+                skip(&format!("GPU test `{test}`: {e} (set {REQUIRE_DEVICE}=1 to make this a failure)"));
+            }
             None
         }
     }
