@@ -44,6 +44,21 @@ impl Verdict {
     pub fn passed(&self) -> bool {
         self.wrong == 0
     }
+
+    /// The verdict on `checked` elements of which `wrong` (ascending) are wrong; `describe(i)`
+    /// gives (expected, got) for element `i`.
+    fn from_wrong(
+        checked: usize,
+        wrong: &[usize],
+        describe: impl Fn(usize) -> (String, String),
+        max_rel_error: Option<f64>,
+    ) -> Verdict {
+        let first = wrong.first().map(|&index| {
+            let (expected, got) = describe(index);
+            Mismatch { index, expected, got }
+        });
+        Verdict { checked, wrong: wrong.len(), first, max_rel_error }
+    }
 }
 
 /// Worst-case rounding count for result `i` of `n` (see the module documentation).
@@ -64,16 +79,8 @@ pub fn verify<T: Element>(
     got: &[T],
 ) -> Result<Verdict> {
     if got.len() != input.len() {
-        return Ok(Verdict {
-            checked: 0,
-            wrong: 1,
-            first: Some(Mismatch {
-                index: got.len().min(input.len()),
-                expected: format!("{} elements", input.len()),
-                got: format!("{} elements", got.len()),
-            }),
-            max_rel_error: None,
-        });
+        let describe = |_| (format!("{} elements", input.len()), format!("{} elements", got.len()));
+        return Ok(Verdict::from_wrong(0, &[got.len().min(input.len())], describe, None));
     }
     if T::TYPE.is_float() && matches!(op, Op::Add | Op::Mul) {
         return Ok(verify_float(op, algorithm, input, exclusive, init, got));
@@ -81,16 +88,7 @@ pub fn verify<T: Element>(
     let expected = cpu::scan(op, input, exclusive, init)?;
     let same = |a: T, b: T| a == b || (a.to_f64().is_nan() && b.to_f64().is_nan());
     let wrong: Vec<usize> = (0..got.len()).into_par_iter().filter(|&i| !same(got[i], expected[i])).collect();
-    Ok(Verdict {
-        checked: got.len(),
-        wrong: wrong.len(),
-        first: wrong.first().map(|&i| Mismatch {
-            index: i,
-            expected: expected[i].to_string(),
-            got: got[i].to_string(),
-        }),
-        max_rel_error: None,
-    })
+    Ok(Verdict::from_wrong(got.len(), &wrong, |i| (expected[i].to_string(), got[i].to_string()), None))
 }
 
 fn verify_float<T: Element>(
@@ -124,16 +122,8 @@ fn verify_float<T: Element>(
     };
     let results: Vec<(bool, f64)> = (0..n).into_par_iter().map(check).collect();
     let wrong: Vec<usize> = results.iter().enumerate().filter(|(_, r)| !r.0).map(|(i, _)| i).collect();
-    Verdict {
-        checked: n,
-        wrong: wrong.len(),
-        first: wrong.first().map(|&i| Mismatch {
-            index: i,
-            expected: format!("{:e}", reference.value[i]),
-            got: format!("{:e}", got[i].to_f64()),
-        }),
-        max_rel_error: Some(results.iter().map(|r| r.1).fold(0.0, f64::max)),
-    }
+    let describe = |i: usize| (format!("{:e}", reference.value[i]), format!("{:e}", got[i].to_f64()));
+    Verdict::from_wrong(n, &wrong, describe, Some(results.iter().map(|r| r.1).fold(0.0, f64::max)))
 }
 
 #[cfg(test)]

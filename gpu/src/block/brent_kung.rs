@@ -3,7 +3,7 @@
 //! subtree: 2m - 2 - log2(m) combines in 2·log2(m) - 1 rounds. Any block size works; entries at
 //! or past `m` are never touched.
 
-use super::{BlockScan, Tracer};
+use super::{finish_inclusive, BlockScan, Tracer};
 use crate::arch::{block_dim, sync_threads, thread_idx};
 use crate::op::ScanOp;
 use crate::smem::Smem;
@@ -42,9 +42,6 @@ impl BlockScan for BrentKung {
             d /= 2;
         }
 
-        let prefix = if t > 0 { Some(s.get(t - 1)) } else { None };
-        let total = s.get(m - 1);
-        sync_threads();
-        (prefix, total)
+        finish_inclusive(s)
     }
 }

@@ -1,7 +1,7 @@
 //! Kogge-Stone (Hillis-Steele): in round `d = 1, 2, 4, …` element `i` becomes
 //! `s[i-d] ⊕ s[i]`. log2(m) rounds, O(m log m) work: fast for small m, wasteful for large.
 
-use super::{BlockScan, Tracer};
+use super::{finish_inclusive, BlockScan, Tracer};
 use crate::arch::{block_dim, sync_threads, thread_idx};
 use crate::op::ScanOp;
 use crate::smem::Smem;
@@ -21,16 +21,6 @@ pub struct KoggeStoneInPlace;
 /// it). Kept only to show that; never used by default.
 pub struct KoggeStoneRacy;
 
-/// (exclusive prefix, total) from the finished inclusive scan in `s`.
-#[inline(always)]
-fn finish<T: Copy>(s: Smem<T>) -> (Option<T>, T) {
-    let (t, m) = (thread_idx(), block_dim());
-    let prefix = if t > 0 { Some(s.get(t - 1)) } else { None };
-    let total = s.get(m - 1);
-    sync_threads();
-    (prefix, total)
-}
-
 impl BlockScan for KoggeStone {
     const ALGO: BlockAlgo = BlockAlgo::KoggeStone;
 
@@ -49,8 +39,31 @@ impl BlockScan for KoggeStone {
             core::mem::swap(&mut src, &mut dst);
             d *= 2;
         }
-        finish(src)
+        finish_inclusive(src)
     }
+}
+
+/// Kogge-Stone in one buffer. With `SAFE`, every thread reads `s[i-d]` into a register and
+/// waits at a barrier before anyone writes; without it, reads and writes of one round overlap.
+#[inline(always)]
+fn in_place<T: Copy, O: ScanOp<T>, R: Tracer<T>, const SAFE: bool>(x: T, s: Smem<T>, trace: &mut R) -> (Option<T>, T) {
+    let (t, m) = (thread_idx(), block_dim());
+    s.set(t, x);
+    sync_threads();
+    let mut d = 1;
+    while d < m {
+        let earlier = if t >= d { Some(s.get(t - d)) } else { None };
+        if SAFE {
+            sync_threads();
+        }
+        if let Some(e) = earlier {
+            s.set(t, O::combine(e, s.get(t)));
+        }
+        sync_threads();
+        trace.record(phase::SCAN, d, s, m, false);
+        d *= 2;
+    }
+    finish_inclusive(s)
 }
 
 impl BlockScan for KoggeStoneInPlace {
@@ -58,21 +71,7 @@ impl BlockScan for KoggeStoneInPlace {
 
     #[inline(always)]
     fn scan<T: Copy, O: ScanOp<T>, R: Tracer<T>>(x: T, s: Smem<T>, trace: &mut R) -> (Option<T>, T) {
-        let (t, m) = (thread_idx(), block_dim());
-        s.set(t, x);
-        sync_threads();
-        let mut d = 1;
-        while d < m {
-            let earlier = if t >= d { Some(s.get(t - d)) } else { None };
-            sync_threads();
-            if let Some(e) = earlier {
-                s.set(t, O::combine(e, s.get(t)));
-            }
-            sync_threads();
-            trace.record(phase::SCAN, d, s, m, false);
-            d *= 2;
-        }
-        finish(s)
+        in_place::<T, O, R, true>(x, s, trace)
     }
 }
 
@@ -81,18 +80,6 @@ impl BlockScan for KoggeStoneRacy {
 
     #[inline(always)]
     fn scan<T: Copy, O: ScanOp<T>, R: Tracer<T>>(x: T, s: Smem<T>, trace: &mut R) -> (Option<T>, T) {
-        let (t, m) = (thread_idx(), block_dim());
-        s.set(t, x);
-        sync_threads();
-        let mut d = 1;
-        while d < m {
-            if t >= d {
-                s.set(t, O::combine(s.get(t - d), s.get(t)));
-            }
-            sync_threads();
-            trace.record(phase::SCAN, d, s, m, false);
-            d *= 2;
-        }
-        finish(s)
+        in_place::<T, O, R, false>(x, s, trace)
     }
 }

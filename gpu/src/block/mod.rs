@@ -27,6 +27,17 @@ pub trait BlockScan {
     fn scan<T: Copy, O: ScanOp<T>, R: Tracer<T>>(x: T, scratch: Smem<T>, trace: &mut R) -> (Option<T>, T);
 }
 
+/// (exclusive prefix, block total) of the calling thread once `s` holds the finished inclusive
+/// scan of the block's partials; ends with a barrier.
+#[inline(always)]
+fn finish_inclusive<T: Copy>(s: Smem<T>) -> (Option<T>, T) {
+    let (t, m) = (thread_idx(), block_dim());
+    let prefix = if t > 0 { Some(s.get(t - 1)) } else { None };
+    let total = s.get(m - 1);
+    sync_threads();
+    (prefix, total)
+}
+
 /// Observes the shared array after every round (for `--trace`); [`NoTrace`] compiles to nothing.
 pub trait Tracer<T: Copy> {
     /// Called by every thread right after a barrier. Records entries `0..width` of `s`, read

@@ -15,7 +15,7 @@ use crate::block::{
 };
 use crate::kernels::{for_each_type, rescan, Mode, ARCH};
 use crate::op::{combine_opt, ScanOp};
-use crate::smem::Carver;
+use crate::smem::{Carver, Smem};
 use crate::tile::{load_blocked, store_blocked};
 use scan_abi::block::blocked_buffer_elems;
 use scan_abi::tuning;
@@ -25,6 +25,19 @@ use scan_abi::tuning;
 fn valid_in(tile: u32, tile_elems: u32, n: u64) -> (u64, u32) {
     let base = tile as u64 * tile_elems as u64;
     (base, (n - base).min(tile_elems as u64) as u32)
+}
+
+/// Tile `block_idx()` in the blocked arrangement and this thread's combination of its items.
+/// `buf` holds `blocked_buffer_elems(block_dim() * IT)` elements.
+#[inline(always)]
+unsafe fn load_and_combine<T: Copy, O: ScanOp<T>, const IT: usize>(inp: *const T, n: u64, buf: Smem<T>) -> ([T; IT], T) {
+    let (base, valid) = valid_in(block_idx(), block_dim() * IT as u32, n);
+    let items = load_blocked::<T, IT>(inp.wrapping_add(base as usize), valid, O::identity(), buf);
+    let mut partial = items[0];
+    for x in &items[1..] {
+        partial = O::combine(partial, *x);
+    }
+    (items, partial)
 }
 
 /// Scans tile `block_idx()`. The tile's prefix is `offsets[tile]` when `offsets` is not null,
@@ -50,11 +63,7 @@ pub unsafe fn tile_scan<T: Copy, O: ScanOp<T>, B: BlockScan, const IT: usize>(
     let scratch = smem.take::<T>(B::ALGO.smem_elems(threads));
     smem.check();
 
-    let mut items = load_blocked::<T, IT>(inp.wrapping_add(base as usize), valid, O::identity(), buf);
-    let mut partial = items[0];
-    for x in &items[1..] {
-        partial = O::combine(partial, *x);
-    }
+    let (mut items, partial) = load_and_combine::<T, O, IT>(inp, n, buf);
     let (before, total) = B::scan::<T, O, _>(partial, scratch, &mut NoTrace);
     let seed = if !offsets.is_null() {
         Some(*offsets.add(tile as usize))
@@ -75,17 +84,12 @@ pub unsafe fn tile_scan<T: Copy, O: ScanOp<T>, B: BlockScan, const IT: usize>(
 pub unsafe fn tile_reduce<T: Copy, O: ScanOp<T>, const IT: usize>(inp: *const T, n: u64, sums: *mut T) {
     let threads = block_dim();
     let tile = block_idx();
-    let (base, valid) = valid_in(tile, threads * IT as u32, n);
     let mut smem = Carver::new();
     let buf = smem.take::<T>(blocked_buffer_elems(threads * IT as u32));
     let scratch = smem.take::<T>(WarpShuffle::ALGO.smem_elems(threads));
     smem.check();
 
-    let items = load_blocked::<T, IT>(inp.wrapping_add(base as usize), valid, O::identity(), buf);
-    let mut partial = items[0];
-    for x in &items[1..] {
-        partial = O::combine(partial, *x);
-    }
+    let (_, partial) = load_and_combine::<T, O, IT>(inp, n, buf);
     let (_, total) = WarpShuffle::scan::<T, O, _>(partial, scratch, &mut NoTrace);
     if thread_idx() == 0 {
         *sums.add(tile as usize) = total;
