@@ -25,6 +25,7 @@ pub mod dispatch;
 pub mod element;
 pub mod error;
 pub mod input;
+pub mod io;
 mod plot;
 pub mod ptx;
 mod runtime;

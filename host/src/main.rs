@@ -7,6 +7,7 @@ use gpu_scan::{
     input, verify, with_elem_type, Algorithm, BlockAlgo, ElemType, Element, Error, Gpu, Op, Propagation, ScanOptions,
     StatusOrdering, TempStorage,
 };
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -118,12 +119,12 @@ fn algo_values() -> Vec<PossibleValue> {
 
 #[derive(Args)]
 struct ScanArgs {
-    /// Number of elements: 100000000, 1e8 or 2^28.
+    /// Number of elements: 100000000, 1e8 or 2^28 (optional when --input gives the data).
     #[arg(value_parser = parse_count)]
-    n: u64,
-    /// Element type.
-    #[arg(long = "type", default_value = "u32", value_parser = type_values())]
-    ty: String,
+    n: Option<u64>,
+    /// Element type (default u32; a .npy input brings its own).
+    #[arg(long = "type", value_parser = type_values())]
+    ty: Option<String>,
     /// Operator.
     #[arg(long, default_value = "add", value_parser = op_values())]
     op: String,
@@ -158,9 +159,42 @@ struct ScanArgs {
     /// brent-kung and their variants; N <= 1024), read back from the GPU kernel.
     #[arg(long)]
     trace: bool,
-    /// Comma-separated input values instead of generated ones (N must match their count).
-    #[arg(long)]
+    /// Input instead of generated values: a .npy file, a raw little-endian file (with --type),
+    /// or comma-separated values. N, when given, must match its length.
+    #[arg(long, allow_hyphen_values = true)]
     input: Option<String>,
+    /// Write the result to this .npy or raw file (only once checked; atomically).
+    #[arg(long)]
+    output: Option<PathBuf>,
+    /// Replace an existing --output file.
+    #[arg(long)]
+    force: bool,
+}
+
+/// Where the scanned values come from.
+enum Source {
+    Generated,
+    List(String),
+    File(PathBuf),
+}
+
+impl Source {
+    /// `--input` names a file when one exists there or it ends in .npy/.bin/.raw; otherwise it
+    /// is a list of values.
+    fn of(input: &Option<String>) -> Source {
+        match input {
+            None => Source::Generated,
+            Some(s) => {
+                let p = PathBuf::from(s);
+                let file_like = matches!(p.extension().and_then(|e| e.to_str()), Some("npy" | "bin" | "raw"));
+                if p.is_file() || file_like {
+                    Source::File(p)
+                } else {
+                    Source::List(s.clone())
+                }
+            }
+        }
+    }
 }
 
 /// Parses `100000000`, `1e8`, `2^28` or `1_000_000`.
@@ -196,14 +230,22 @@ fn main() -> ExitCode {
 }
 
 fn run_scan(args: ScanArgs) -> Result<bool, Error> {
-    let ty = ElemType::parse(&args.ty).expect("clap checked the type");
+    let requested = args.ty.as_deref().map(|t| ElemType::parse(t).expect("clap checked the type"));
     let op = Op::parse(&args.op).expect("clap checked the operator");
     let propagation = Propagation::parse(&args.propagation).expect("clap checked the propagation");
     let algorithm = Algorithm::parse(&args.algo, propagation).expect("clap checked the algorithm");
+    let source = Source::of(&args.input);
+    let ty = match &source {
+        Source::File(path) => gpu_scan::io::input_type(path, requested)?,
+        _ => requested.unwrap_or(ElemType::U32),
+    };
     if !op.supports(ty) {
         return Err(gpu_scan::element::unsupported(op, ty));
     }
-    with_elem_type!(ty, T => scan_typed::<T>(&args, op, algorithm))
+    if let Some(out) = &args.output {
+        gpu_scan::io::check_writable(out, args.force)?;
+    }
+    with_elem_type!(ty, T => scan_typed::<T>(&args, &source, op, algorithm))
 }
 
 fn parse_init<T: Element>(s: &Option<String>) -> Result<Option<T>, Error> {
@@ -214,15 +256,22 @@ fn parse_init<T: Element>(s: &Option<String>) -> Result<Option<T>, Error> {
         .transpose()
 }
 
-fn scan_typed<T: Element>(args: &ScanArgs, op: Op, algorithm: Algorithm) -> Result<bool, Error> {
+fn scan_typed<T: Element>(args: &ScanArgs, source: &Source, op: Op, algorithm: Algorithm) -> Result<bool, Error> {
     let init = parse_init::<T>(&args.init)?;
-    let given = args.input.as_deref().map(input::parse_list::<T>).transpose().map_err(Error::invalid)?;
-    if let Some(v) = &given {
-        if v.len() as u64 != args.n {
-            return Err(Error::invalid(format!("N is {} but --input has {} values", args.n, v.len())));
+    let given: Option<Vec<T>> = match source {
+        Source::Generated => None,
+        Source::List(s) => Some(input::parse_list::<T>(s).map_err(Error::invalid)?),
+        Source::File(path) => Some(gpu_scan::io::read::<T>(path)?),
+    };
+    let n = match (&given, args.n) {
+        (Some(v), Some(n)) if v.len() as u64 != n => {
+            return Err(Error::invalid(format!("N is {n} but --input has {} values", v.len())));
         }
-    }
-    let n = usize::try_from(args.n).map_err(|_| Error::invalid("N does not fit this machine's memory"))?;
+        (Some(v), _) => v.len() as u64,
+        (None, Some(n)) => n,
+        (None, None) => return Err(Error::invalid("give N, the number of elements, or --input")),
+    };
+    let n = usize::try_from(n).map_err(|_| Error::invalid("N does not fit this machine's memory"))?;
     if args.trace {
         let block = match algorithm {
             Algorithm::Hierarchical { block, .. } => block,
@@ -324,12 +373,19 @@ fn scan_typed<T: Element>(args: &ScanArgs, op: Op, algorithm: Algorithm) -> Resu
             "check: {} elements against the CPU reference{err} (input {prep_s:.1} s, check {check_s:.1} s): PASS",
             verdict.checked
         );
+        if let Some(out) = &args.output {
+            gpu_scan::io::write(out, &got, args.force)?;
+            println!("wrote {}", out.display());
+        }
     } else {
         let f = verdict.first.as_ref().expect("a failed check names its first mismatch");
         println!(
             "check: {} of {} elements wrong, first at {}: expected {}, got {}{err}: FAIL",
             verdict.wrong, verdict.checked, f.index, f.expected, f.got
         );
+        if let Some(out) = &args.output {
+            println!("{} not written: the result failed its check", out.display());
+        }
     }
     Ok(verdict.passed())
 }

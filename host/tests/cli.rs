@@ -105,3 +105,118 @@ fn plot_redraws_a_bench_csv_without_a_gpu() {
     assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
     std::fs::remove_file(&png).unwrap();
 }
+
+fn temp_dir() -> PathBuf {
+    let d = std::env::temp_dir().join(format!("gpu-scan-cli-{}-{}", std::process::id(), line!()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn file_mistakes_are_one_line_errors_before_any_gpu_work() {
+    let d = temp_dir();
+    let path = |name: &str| d.join(name).to_str().unwrap().to_string();
+    std::fs::write(d.join("bad.npy"), b"definitely not numpy").unwrap();
+    std::fs::write(d.join("five.bin"), [0u8; 5]).unwrap();
+    gpu_scan::io::write::<f32>(&d.join("f32.npy"), &[1.0, 2.0], false).unwrap();
+    gpu_scan::io::write::<u32>(&d.join("u32.npy"), &[1, 2], false).unwrap();
+    std::fs::write(d.join("taken.npy"), b"keep me").unwrap();
+    assert_one_line_error(&["scan", "--input", &path("bad.npy")], "not a valid .npy file");
+    assert_one_line_error(&["scan", "--input", &path("five.bin")], "raw binary input needs --type");
+    assert_one_line_error(&["scan", "--input", &path("five.bin"), "--type", "u32"], "5 bytes is not a whole number");
+    assert_one_line_error(
+        &["scan", "--input", &path("f32.npy"), "--op", "xor"],
+        "operator `xor` is not defined for f32",
+    );
+    assert_one_line_error(
+        &["scan", "--input", &path("u32.npy"), "--type", "f64"],
+        "holds u32, but --type f64 was given",
+    );
+    assert_one_line_error(&["scan", "3", "--input", &path("u32.npy")], "N is 3 but --input has 2 values");
+    assert_one_line_error(&["scan", "10", "--output", &path("taken.npy")], "exists; pass --force");
+    assert_one_line_error(&["scan", "10", "--output", &path("no/such/dir/out.npy")], "does not exist");
+    assert_one_line_error(&["scan"], "give N, the number of elements, or --input");
+    assert_eq!(std::fs::read(d.join("taken.npy")).unwrap(), b"keep me");
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn npy_in_npy_out_on_a_gpu() {
+    if !gpu_scan::driver_present() {
+        return;
+    }
+    let d = temp_dir();
+    let data: Vec<i64> = (0..100_003).map(|i| (i * 7919 % 1000) - 500).collect();
+    gpu_scan::io::write(&d.join("in.npy"), &data, false).unwrap();
+    let out = d.join("out.npy");
+    let o = host(&[
+        "scan",
+        "--input",
+        d.join("in.npy").to_str().unwrap(),
+        "--exclusive",
+        "--output",
+        out.to_str().unwrap(),
+        "--iters",
+        "2",
+    ]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let got: Vec<i64> = gpu_scan::io::read(&out).unwrap();
+    assert_eq!(got, gpu_scan::cpu::scan(gpu_scan::Op::Add, &data, true, None).unwrap());
+    let again = host(&["scan", "--input", d.join("in.npy").to_str().unwrap(), "--output", out.to_str().unwrap()]);
+    assert_eq!(again.status.code(), Some(1), "an existing output must not be replaced without --force");
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// Argument fuzzing: any mix of subcommands, flags and (sometimes nonsensical) values ends in a
+/// result, a one-line error or a usage error, never a panic.
+mod fuzz {
+    use super::*;
+    use proptest::prelude::*;
+
+    // `bench` is left out: on a GPU machine a valid random `bench` would start a full sweep.
+    const TOKENS: &[&str] = &[
+        "scan",
+        "plot",
+        "7",
+        "0",
+        "1e3",
+        "2^4",
+        "-1",
+        "x",
+        "1,2,3",
+        "--type",
+        "u8",
+        "f64",
+        "i32",
+        "--op",
+        "xor",
+        "affine",
+        "max",
+        "--algo",
+        "naive",
+        "blelloch",
+        "kogge-stone-racy",
+        "--exclusive",
+        "--init",
+        "--trace",
+        "--input",
+        "--output",
+        "/nonexistent/x.npy",
+        "--iters",
+        "--force",
+        "--",
+        "--help",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+        #[test]
+        fn random_arguments_never_panic(picks in prop::collection::vec(0..TOKENS.len(), 0..8)) {
+            let args: Vec<&str> = picks.iter().map(|&i| TOKENS[i]).collect();
+            let o = host(&args);
+            let err = stderr(&o);
+            prop_assert!(!err.contains("panicked"), "{args:?}: {err}");
+            prop_assert!(matches!(o.status.code(), Some(0 | 1 | 2)), "{args:?}: {:?} {err}", o.status);
+        }
+    }
+}
