@@ -83,6 +83,11 @@ impl Algorithm {
         }
     }
 
+    /// The hierarchical strategy with its default block algorithm and propagation.
+    pub fn default_hierarchical() -> Algorithm {
+        Algorithm::Hierarchical { block: BlockAlgo::WarpShuffle, propagation: Propagation::default() }
+    }
+
     pub fn name(&self) -> String {
         match self {
             Algorithm::SinglePass => "single-pass".into(),

@@ -1,0 +1,93 @@
+//! Repetition and concurrency: 10,000 back-to-back scans on one `Gpu` leak no device memory and
+//! are all correct; two host threads scanning on their own streams at once both get correct
+//! results.
+
+mod common;
+
+use common::{assert_none_failed, check, gpu, Case};
+use gpu_scan::{input, verify, with_elem_type, Algorithm, ElemType, Gpu, Op, ScanOptions, TempStorage};
+use std::sync::Arc;
+
+const MIB: u64 = 1 << 20;
+
+#[test]
+fn ten_thousand_back_to_back_scans_are_correct_and_leak_nothing() {
+    let Some(gpu) = gpu("ten_thousand_back_to_back_scans") else { return };
+    let types = [ElemType::U8, ElemType::U32, ElemType::I64, ElemType::F32, ElemType::F64];
+    let pick = |i: u64| {
+        let b = input::bits(0x7e7, i);
+        let ty = types[(b % types.len() as u64) as usize];
+        let ops: Vec<Op> = [Op::Add, Op::Max, Op::Min].into_iter().filter(|o| o.supports(ty)).collect();
+        let op = ops[((b >> 8) % ops.len() as u64) as usize];
+        let n = ((b >> 16) % 40_000) as usize;
+        let algorithm = if (b >> 40) % 4 == 0 { Algorithm::default_hierarchical() } else { Algorithm::SinglePass };
+        (ty, Case { exclusive: (b >> 48) % 2 == 0, seed: i, ..Case::new(op, algorithm, n) })
+    };
+    // Load every module first: module code stays resident and is not a leak.
+    let mut temp = TempStorage::new();
+    for i in 0..200 {
+        let (ty, case) = pick(i);
+        with_elem_type!(ty, T => { check::<T>(gpu, &mut temp, case, None); });
+    }
+    drop(temp);
+    gpu.stream().synchronize().unwrap();
+    let (free_before, _) = gpu.memory().unwrap();
+
+    let mut temp = TempStorage::new();
+    let mut failures = Vec::new();
+    let mut capacity = 0;
+    for i in 0..10_000 {
+        let (ty, case) = pick(i);
+        with_elem_type!(ty, T => failures.extend(check::<T>(gpu, &mut temp, case, None)));
+        assert!(temp.capacity() >= capacity);
+        capacity = temp.capacity();
+    }
+    assert_none_failed(&failures);
+    drop(temp);
+    gpu.stream().synchronize().unwrap();
+    let (free_after, _) = gpu.memory().unwrap();
+    assert!(
+        free_after + 2 * MIB >= free_before,
+        "device memory leaked: {free_before} bytes free before, {free_after} after"
+    );
+}
+
+/// Scans `n` elements on `stream` with its own temporary storage and checks them.
+fn scan_on(gpu: &Gpu, stream: &Arc<gpu_scan::cudarc::driver::CudaStream>, seed: u64, n: usize) -> Option<String> {
+    let data = input::generate::<u64>(Op::Affine, seed, n);
+    let opts = ScanOptions::new(Op::Affine);
+    let mut temp = TempStorage::new();
+    let mut run = || -> gpu_scan::Result<Vec<u64>> {
+        let d_in = gpu.upload(stream, "input", &data)?;
+        let mut d_out = gpu.alloc_zeros::<u64>(stream, "output", n)?;
+        gpu.scan(stream, &d_in, &mut d_out, &opts, &mut temp)?;
+        stream.synchronize()?;
+        gpu.download(stream, &d_out)
+    };
+    match run() {
+        Err(e) => Some(format!("seed {seed}: {e}")),
+        Ok(got) => {
+            let v = verify::verify(Op::Affine, Algorithm::SinglePass, &data, false, None, &got).unwrap();
+            (!v.passed()).then(|| format!("seed {seed} n {n}: {} wrong", v.wrong))
+        }
+    }
+}
+
+#[test]
+fn two_threads_on_their_own_streams() {
+    let Some(gpu) = gpu("two_threads_on_their_own_streams") else { return };
+    let failures: Vec<String> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..2u64)
+            .map(|t| {
+                s.spawn(move || {
+                    let stream = gpu.new_stream().unwrap();
+                    (0..100u64)
+                        .filter_map(|i| scan_on(gpu, &stream, t * 1000 + i, 1000 + (i as usize * 7919) % 3_000_000))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers.into_iter().flat_map(|w| w.join().unwrap()).collect()
+    });
+    assert_none_failed(&failures);
+}
