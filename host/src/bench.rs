@@ -107,9 +107,13 @@ impl Baseline {
     }
 }
 
-fn median(v: &mut [f32]) -> f64 {
-    v.sort_by(f32::total_cmp);
-    v[v.len() / 2] as f64
+/// Times `run` (which returns the milliseconds of one run) `iters` times after one untimed
+/// warm-up run: (median, minimum) in milliseconds.
+pub fn median_ms(iters: u32, mut run: impl FnMut() -> Result<f32>) -> Result<(f64, f64)> {
+    run()?;
+    let mut t = (0..iters.max(1)).map(|_| run()).collect::<Result<Vec<f32>>>()?;
+    t.sort_by(f32::total_cmp);
+    Ok((t[t.len() / 2] as f64, t[0] as f64))
 }
 
 /// Runs every configuration of `cfg`, calling `progress(done, total, label)` before each.
@@ -189,14 +193,9 @@ impl<'a, T: Element> Sweep<'a, T> {
         let data = input::generate::<T>(op, cfg.seed, n as usize);
         let d_in = gpu.upload(&stream, "benchmark input", &data)?;
         let mut d_out: CudaSlice<T> = gpu.alloc_zeros(&stream, "benchmark output", n as usize)?;
-        let mut t = Vec::new();
-        for i in 0..=cfg.iters {
-            let ms = gpu.time_ms(&stream, || Ok(stream.memcpy_dtod(&d_in, &mut d_out)?))?;
-            if i > 0 {
-                t.push(ms);
-            }
-        }
-        Ok(Sweep { gpu, cfg, cub, op, data, d_in, d_out, copy_ms: median(&mut t) })
+        let (copy_ms, _) =
+            median_ms(cfg.iters, || gpu.time_ms(&stream, || Ok(stream.memcpy_dtod(&d_in, &mut d_out)?)))?;
+        Ok(Sweep { gpu, cfg, cub, op, data, d_in, d_out, copy_ms })
     }
 
     fn measure(&mut self, name: &str, algorithm: Algorithm, temp: &mut TempStorage) -> Result<Row> {
@@ -243,13 +242,11 @@ impl<'a, T: Element> Sweep<'a, T> {
                 format!("FAIL: {} wrong, first at {} (expected {}, got {})", verdict.wrong, f.index, f.expected, f.got);
             return Ok(row);
         }
-        let mut t = Vec::new();
-        for _ in 0..self.cfg.iters {
-            t.push(gpu.time_ms(&stream, || gpu.scan(&stream, &self.d_in, &mut self.d_out, &opts, temp))?);
-        }
-        let ms = median(&mut t);
+        let (ms, min_ms) = median_ms(self.cfg.iters, || {
+            gpu.time_ms(&stream, || gpu.scan(&stream, &self.d_in, &mut self.d_out, &opts, temp))
+        })?;
         row.ms = Some(ms);
-        row.min_ms = Some(t[0] as f64);
+        row.min_ms = Some(min_ms);
         row.gbps = Some(gbps(ms));
         row.of_copy = Some(self.copy_ms / ms);
         row.vs_cub = cub_ms.map(|c| c / ms);

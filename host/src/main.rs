@@ -44,6 +44,30 @@ struct PlotArgs {
     title: String,
 }
 
+/// How the strategies run: options shared by `scan` and `bench`.
+#[derive(Args)]
+struct StrategyArgs {
+    /// How the hierarchical strategy combines tile results.
+    #[arg(long, default_value = "reduce-then-scan", value_parser = ["reduce-then-scan", "scan-then-add"])]
+    propagation: String,
+    /// Single-pass: memory ordering of the tile-status words (a tuning knob; see README).
+    #[arg(long, default_value = "relaxed", value_parser = ["relaxed", "acq-rel"])]
+    status_ordering: String,
+    /// Single-pass: nanoseconds the look-back sleeps between polls (default: tuning table).
+    #[arg(long)]
+    backoff_ns: Option<u32>,
+}
+
+impl StrategyArgs {
+    fn propagation(&self) -> Propagation {
+        Propagation::parse(&self.propagation).expect("clap checked the propagation")
+    }
+
+    fn status_ordering(&self) -> StatusOrdering {
+        StatusOrdering::parse(&self.status_ordering).expect("clap checked the ordering")
+    }
+}
+
 #[derive(Args)]
 struct BenchArgs {
     /// Element types, comma-separated.
@@ -67,9 +91,6 @@ struct BenchArgs {
     /// Exclusive scans.
     #[arg(long)]
     exclusive: bool,
-    /// How the hierarchical strategy combines tile results.
-    #[arg(long, default_value = "reduce-then-scan", value_parser = ["reduce-then-scan", "scan-then-add"])]
-    propagation: String,
     /// CSV written by ../shared/bench/cub_baseline.cu in the same run: adds CUB and the ratio.
     #[arg(long)]
     baseline: Option<std::path::PathBuf>,
@@ -79,12 +100,8 @@ struct BenchArgs {
     /// Where bench.csv, bench.json and bench.png go.
     #[arg(long, default_value = "results")]
     out: std::path::PathBuf,
-    /// Single-pass: memory ordering of the tile-status words.
-    #[arg(long, default_value = "relaxed", value_parser = ["relaxed", "acq-rel"])]
-    status_ordering: String,
-    /// Single-pass: nanoseconds the look-back sleeps between polls (default: tuning table).
-    #[arg(long)]
-    backoff_ns: Option<u32>,
+    #[command(flatten)]
+    strategy: StrategyArgs,
     /// Seed of the generated inputs.
     #[arg(long, default_value_t = 42)]
     seed: u64,
@@ -137,15 +154,8 @@ struct ScanArgs {
     /// Algorithm. A block algorithm name selects the hierarchical strategy with that block scan.
     #[arg(long, default_value = "single-pass", value_parser = algo_values())]
     algo: String,
-    /// How the hierarchical strategy combines tile results.
-    #[arg(long, default_value = "reduce-then-scan", value_parser = ["reduce-then-scan", "scan-then-add"])]
-    propagation: String,
-    /// Single-pass: memory ordering of the tile-status words (a tuning knob; see README).
-    #[arg(long, default_value = "relaxed", value_parser = ["relaxed", "acq-rel"])]
-    status_ordering: String,
-    /// Single-pass: nanoseconds the look-back sleeps between polls (default: tuning table).
-    #[arg(long)]
-    backoff_ns: Option<u32>,
+    #[command(flatten)]
+    strategy: StrategyArgs,
     /// Scan the buffer in place (input and output the same).
     #[arg(long)]
     in_place: bool,
@@ -232,8 +242,7 @@ fn main() -> ExitCode {
 fn run_scan(args: ScanArgs) -> Result<bool, Error> {
     let requested = args.ty.as_deref().map(|t| ElemType::parse(t).expect("clap checked the type"));
     let op = Op::parse(&args.op).expect("clap checked the operator");
-    let propagation = Propagation::parse(&args.propagation).expect("clap checked the propagation");
-    let algorithm = Algorithm::parse(&args.algo, propagation).expect("clap checked the algorithm");
+    let algorithm = Algorithm::parse(&args.algo, args.strategy.propagation()).expect("clap checked the algorithm");
     let source = Source::of(&args.input);
     let ty = match &source {
         Source::File(path) => gpu_scan::io::input_type(path, requested)?,
@@ -295,13 +304,12 @@ fn scan_typed<T: Element>(args: &ScanArgs, source: &Source, op: Op, algorithm: A
         info.compute_capability.1,
         info.total_memory as f64 / (1u64 << 30) as f64
     );
-    let ordering = StatusOrdering::parse(&args.status_ordering).expect("clap checked the ordering");
     let opts = ScanOptions::new(op)
         .exclusive(args.exclusive)
         .init(init)
         .algorithm(algorithm)
-        .status_ordering(ordering)
-        .backoff_ns(args.backoff_ns);
+        .status_ordering(args.strategy.status_ordering())
+        .backoff_ns(args.strategy.backoff_ns);
     let kind = if args.exclusive { "exclusive" } else { "inclusive" };
     println!(
         "scan: n={n} {} {} {kind}{}{}, {}",
@@ -328,37 +336,23 @@ fn scan_typed<T: Element>(args: &ScanArgs, source: &Source, op: Op, algorithm: A
     let mut temp = TempStorage::new();
     let prep_s = started.elapsed().as_secs_f64();
 
-    let run = |d_out: &mut gpu_scan::cudarc::driver::CudaSlice<T>, temp: &mut TempStorage| -> Result<f32, Error> {
+    let (copy, _) =
+        bench::median_ms(args.iters, || gpu.time_ms(&stream, || Ok(stream.memcpy_dtod(&d_in, &mut d_out)?)))?;
+    let (scan, scan_min) = bench::median_ms(args.iters, || {
         if args.in_place {
-            stream.memcpy_dtod(&d_in, d_out)?;
-            gpu.time_ms(&stream, || gpu.scan_in_place(&stream, d_out, &opts, temp))
+            stream.memcpy_dtod(&d_in, &mut d_out)?;
+            gpu.time_ms(&stream, || gpu.scan_in_place(&stream, &mut d_out, &opts, &mut temp))
         } else {
-            gpu.time_ms(&stream, || gpu.scan(&stream, &d_in, d_out, &opts, temp))
+            gpu.time_ms(&stream, || gpu.scan(&stream, &d_in, &mut d_out, &opts, &mut temp))
         }
-    };
-    let mut copy_ms = Vec::new();
-    for i in 0..=args.iters {
-        let ms = gpu.time_ms(&stream, || Ok(stream.memcpy_dtod(&d_in, &mut d_out)?))?;
-        if i > 0 {
-            copy_ms.push(ms);
-        }
-    }
-    let mut scan_ms = Vec::new();
-    for i in 0..=args.iters {
-        let ms = run(&mut d_out, &mut temp)?;
-        if i > 0 {
-            scan_ms.push(ms);
-        }
-    }
+    })?;
     let got = gpu.download(&stream, &d_out)?;
 
-    let scan = median(&mut scan_ms);
-    let copy = median(&mut copy_ms);
     let gbps = |ms: f64| 2.0 * bytes as f64 / (ms * 1e-3) / 1e9;
     println!(
         "time: {scan:.4} ms (median of {}, min {:.4}), {:.1} GB/s, {:.1}% of a device copy of the same bytes ({copy:.4} ms, {:.1} GB/s)",
         args.iters,
-        scan_ms.iter().fold(f32::INFINITY, |a, &b| a.min(b)),
+        scan_min,
         gbps(scan),
         100.0 * copy / scan,
         gbps(copy)
@@ -391,7 +385,7 @@ fn scan_typed<T: Element>(args: &ScanArgs, source: &Source, op: Op, algorithm: A
 }
 
 fn run_bench(args: BenchArgs) -> Result<bool, Error> {
-    let propagation = Propagation::parse(&args.propagation).expect("clap checked the propagation");
+    let propagation = args.strategy.propagation();
     let cfg = BenchConfig {
         types: args.types.iter().map(|t| ElemType::parse(t).expect("clap checked the type")).collect(),
         ops: args.ops.iter().map(|o| Op::parse(o).expect("clap checked the operator")).collect(),
@@ -404,8 +398,8 @@ fn run_bench(args: BenchArgs) -> Result<bool, Error> {
         iters: args.iters,
         seed: args.seed,
         exclusive: args.exclusive,
-        status_ordering: StatusOrdering::parse(&args.status_ordering).expect("clap checked the ordering"),
-        backoff_ns: args.backoff_ns,
+        status_ordering: args.strategy.status_ordering(),
+        backoff_ns: args.strategy.backoff_ns,
     };
     let cub = args.baseline.as_deref().map(Baseline::read).transpose()?;
     let peers = args.peers.as_deref().map(Baseline::read).transpose()?;
@@ -441,11 +435,6 @@ fn run_plot(args: PlotArgs) -> Result<bool, Error> {
     bench::plot_png(&args.out, &rows, peers.as_ref(), &args.title)?;
     println!("wrote {}", args.out.display());
     Ok(true)
-}
-
-fn median(v: &mut [f32]) -> f64 {
-    v.sort_by(f32::total_cmp);
-    v[v.len() / 2] as f64
 }
 
 fn print_trace<T: Element>(gpu: &Gpu, block: BlockAlgo, op: Op, data: &[T]) -> Result<bool, Error> {

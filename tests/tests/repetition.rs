@@ -4,9 +4,8 @@
 
 mod common;
 
-use common::{assert_none_failed, check, gpu, Case};
-use gpu_scan::{input, verify, with_elem_type, Algorithm, ElemType, Gpu, Op, ScanOptions, TempStorage};
-use std::sync::Arc;
+use common::{assert_none_failed, check, check_on, gpu, Case};
+use gpu_scan::{input, with_elem_type, Algorithm, ElemType, Op, TempStorage};
 
 const MIB: u64 = 1 << 20;
 
@@ -52,27 +51,6 @@ fn ten_thousand_back_to_back_scans_are_correct_and_leak_nothing() {
     );
 }
 
-/// Scans `n` elements on `stream` with its own temporary storage and checks them.
-fn scan_on(gpu: &Gpu, stream: &Arc<gpu_scan::cudarc::driver::CudaStream>, seed: u64, n: usize) -> Option<String> {
-    let data = input::generate::<u64>(Op::Affine, seed, n);
-    let opts = ScanOptions::new(Op::Affine);
-    let mut temp = TempStorage::new();
-    let mut run = || -> gpu_scan::Result<Vec<u64>> {
-        let d_in = gpu.upload(stream, "input", &data)?;
-        let mut d_out = gpu.alloc_zeros::<u64>(stream, "output", n)?;
-        gpu.scan(stream, &d_in, &mut d_out, &opts, &mut temp)?;
-        stream.synchronize()?;
-        gpu.download(stream, &d_out)
-    };
-    match run() {
-        Err(e) => Some(format!("seed {seed}: {e}")),
-        Ok(got) => {
-            let v = verify::verify(Op::Affine, Algorithm::SinglePass, &data, false, None, &got).unwrap();
-            (!v.passed()).then(|| format!("seed {seed} n {n}: {} wrong", v.wrong))
-        }
-    }
-}
-
 #[test]
 fn two_threads_on_their_own_streams() {
     let Some(gpu) = gpu("two_threads_on_their_own_streams") else { return };
@@ -81,8 +59,13 @@ fn two_threads_on_their_own_streams() {
             .map(|t| {
                 s.spawn(move || {
                     let stream = gpu.new_stream().unwrap();
+                    let mut temp = TempStorage::new();
                     (0..100u64)
-                        .filter_map(|i| scan_on(gpu, &stream, t * 1000 + i, 1000 + (i as usize * 7919) % 3_000_000))
+                        .filter_map(|i| {
+                            let n = 1000 + (i as usize * 7919) % 3_000_000;
+                            let case = Case { seed: t * 1000 + i, ..Case::new(Op::Affine, Algorithm::SinglePass, n) };
+                            check_on::<u64>(gpu, &stream, &mut temp, case, None)
+                        })
                         .collect::<Vec<_>>()
                 })
             })

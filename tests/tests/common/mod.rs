@@ -2,8 +2,9 @@
 //! that runs one scan and compares it with the CPU reference.
 #![allow(dead_code)]
 
+use gpu_scan::cudarc::driver::CudaStream;
 use gpu_scan::{input, verify, Algorithm, Element, Gpu, Op, ScanOptions, TempStorage};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// Set to 1 on GPU machines: a GPU test then fails instead of skipping when it finds no device.
 pub const REQUIRE_DEVICE: &str = "GPU_SCAN_REQUIRE_DEVICE";
@@ -60,9 +61,20 @@ impl Case {
     }
 }
 
-/// Runs `case` on the GPU with `input` (generated when `None`) and returns a description of the
-/// failure, if any.
+/// Runs `case` on the GPU's default stream with `input` (generated when `None`) and returns a
+/// description of the failure, if any.
 pub fn check<T: Element>(gpu: &Gpu, temp: &mut TempStorage, case: Case, data: Option<&[T]>) -> Option<String> {
+    check_on(gpu, gpu.stream(), temp, case, data)
+}
+
+/// [`check`] on `stream`.
+pub fn check_on<T: Element>(
+    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
+    temp: &mut TempStorage,
+    case: Case,
+    data: Option<&[T]>,
+) -> Option<String> {
     let generated;
     let data = match data {
         Some(d) => d,
@@ -73,21 +85,20 @@ pub fn check<T: Element>(gpu: &Gpu, temp: &mut TempStorage, case: Case, data: Op
     };
     let init = case.with_init.then(|| input::value::<T>(case.op, case.seed ^ 0xabc, u64::MAX));
     let opts = ScanOptions::new(case.op).exclusive(case.exclusive).init(init).algorithm(case.algorithm);
-    let stream = gpu.stream().clone();
     let mut run = || -> gpu_scan::Result<Vec<T>> {
-        let d_in = gpu.upload(&stream, "input", data)?;
+        let d_in = gpu.upload(stream, "input", data)?;
         if case.in_place {
             let mut d = d_in;
-            gpu.scan_in_place(&stream, &mut d, &opts, temp)?;
+            gpu.scan_in_place(stream, &mut d, &opts, temp)?;
             stream.synchronize()?;
-            gpu.download(&stream, &d)
+            gpu.download(stream, &d)
         } else {
             // Poison the output so unwritten elements cannot pass by accident.
             let poison = vec![input::value::<T>(Op::Xor, 99, 0); data.len()];
-            let mut d_out = gpu.upload(&stream, "output", &poison)?;
-            gpu.scan(&stream, &d_in, &mut d_out, &opts, temp)?;
+            let mut d_out = gpu.upload(stream, "output", &poison)?;
+            gpu.scan(stream, &d_in, &mut d_out, &opts, temp)?;
             stream.synchronize()?;
-            gpu.download(&stream, &d_out)
+            gpu.download(stream, &d_out)
         }
     };
     let what = format!("{} {} {:?}", T::TYPE.name(), case.op.name(), case);
