@@ -74,8 +74,20 @@ impl TileStatus {
     /// Each lane inspects `D` consecutive tiles, so one round of polls covers `32 * D` tiles.
     /// `backoff_ns` is how long the warp sleeps before polling again when a predecessor has not
     /// published yet (0: poll at once), to keep the polls from crowding the memory system.
+    ///
+    /// `fixed_order` makes the result independent of timing. Every inclusive prefix is then the
+    /// left fold `I(t) = I(t-1) ⊕ a(t)` of the tile aggregates: the warp waits until its window
+    /// holds a published prefix `I(j)` (tiles are claimed in order, so one always comes) and
+    /// folds `a(j+1), …, a(t-1)` onto it one at a time, which gives the same bits whichever `j`
+    /// it found. The free order instead combines aggregates in a tree and slides the window as
+    /// far left as needed, so its float rounding depends on which tiles had finished.
     #[inline(always)]
-    pub unsafe fn look_back<T: Element, O: ScanOp<T>, const D: usize>(self, tile: u32, backoff_ns: u32) -> T {
+    pub unsafe fn look_back<T: Element, O: ScanOp<T>, const D: usize>(
+        self,
+        tile: u32,
+        backoff_ns: u32,
+        fixed_order: bool,
+    ) -> T {
         let l = lane() as i64;
         let window = (WARP as usize * D) as i64;
         // Combination of the tiles from `end` up to `tile`, once the first window is done.
@@ -94,7 +106,8 @@ impl TileStatus {
                     *w = if p >= 0 { self.read::<T>(p as u32) } else { (FLAG_PREFIX, O::identity()) };
                     missing |= w.0 == 0;
                 }
-                if ballot(missing) == 0 {
+                let has_prefix = words.iter().any(|w| w.0 == FLAG_PREFIX);
+                if ballot(missing) == 0 && (!fixed_order || ballot(has_prefix) != 0) {
                     break;
                 }
                 if backoff_ns > 0 {
@@ -120,6 +133,15 @@ impl TileStatus {
             if prefixes != 0 {
                 // The lane with the nearest published prefix, then the lanes after it, in order.
                 let nearest = (WARP - 1 - prefixes.leading_zeros()) as i64;
+                if fixed_order {
+                    let mut folded = warp::broadcast(part, nearest as u32);
+                    for src in nearest as u32 + 1..WARP {
+                        for w in &words {
+                            folded = O::combine(folded, warp::broadcast(w.1, src));
+                        }
+                    }
+                    return folded;
+                }
                 let found = warp::reduce::<T, O>(if l >= nearest { part } else { O::identity() });
                 return match running {
                     Some(r) => O::combine(found, r),

@@ -60,6 +60,13 @@ pub fn generate<T: Element>(op: Op, seed: u64, n: usize) -> Vec<T> {
     v
 }
 
+/// `n` floats uniform in `[lo, hi)` from `seed` (for error studies).
+pub fn uniform<T: Element>(seed: u64, n: usize, lo: f64, hi: f64) -> Vec<T> {
+    let mut v = Vec::with_capacity(n);
+    (0..n).into_par_iter().map(|i| from_f64::<T>(lo + (hi - lo) * unit(bits(seed, i as u64)))).collect_into_vec(&mut v);
+    v
+}
+
 /// Parses comma-separated values, e.g. `3,1,7,0`.
 pub fn parse_list<T: Element>(s: &str) -> Result<Vec<T>, String> {
     s.split(',')

@@ -17,8 +17,11 @@
 //! ```
 //!
 //! Integer addition and multiplication wrap around. Float min/max follow IEEE minNum/maxNum.
-//! Operators need not be commutative: elements are always combined in index order.
+//! Operators need not be commutative: elements are always combined in index order. With
+//! [`ScanOptions::deterministic`] float results are bitwise reproducible, and [`replica`]
+//! computes them on the CPU.
 
+pub mod accuracy;
 pub mod bench;
 pub mod cpu;
 pub mod dispatch;
@@ -28,6 +31,7 @@ pub mod input;
 pub mod io;
 mod plot;
 pub mod ptx;
+pub mod replica;
 mod runtime;
 pub mod verify;
 

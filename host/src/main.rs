@@ -2,6 +2,7 @@
 
 use clap::builder::PossibleValue;
 use clap::{Args, Parser, Subcommand};
+use gpu_scan::accuracy;
 use gpu_scan::bench::{self, Baseline, BenchConfig};
 use gpu_scan::{
     input, verify, with_elem_type, Algorithm, BlockAlgo, ElemType, Element, Error, Gpu, Op, Propagation, ScanOptions,
@@ -27,6 +28,46 @@ enum Command {
     Bench(BenchArgs),
     /// Redraw the table and bench.png from a bench.csv (no GPU needed).
     Plot(PlotArgs),
+    /// Float sum error study: worst relative error of the GPU scan (and of the sequential CPU
+    /// fold) against an exact reference, for uniform values over a sweep of sizes.
+    Accuracy(AccuracyArgs),
+}
+
+#[derive(Args)]
+struct AccuracyArgs {
+    /// Float types, comma-separated.
+    #[arg(long, default_value = "f32", value_delimiter = ',', value_parser = ["f32", "f64"])]
+    types: Vec<String>,
+    /// Sizes, as for `bench`.
+    #[arg(long, default_value = "2^10..2^30")]
+    sizes: String,
+    /// Exponent step of a `2^a..2^b` size range.
+    #[arg(long, default_value_t = 2)]
+    step: u32,
+    /// Value ranges `lo:hi` (uniform in [lo, hi)), comma-separated.
+    #[arg(long, default_value = "-1:1,0:1", value_delimiter = ',', allow_hyphen_values = true, value_parser = parse_range)]
+    ranges: Vec<(f64, f64)>,
+    /// Use the deterministic single-pass order instead of the default.
+    #[arg(long)]
+    deterministic: bool,
+    /// Seed of the generated inputs.
+    #[arg(long, default_value_t = 42)]
+    seed: u64,
+    /// Where accuracy.csv goes.
+    #[arg(long, default_value = "results")]
+    out: PathBuf,
+}
+
+/// Parses `lo:hi` with lo < hi, both finite.
+fn parse_range(s: &str) -> Result<(f64, f64), String> {
+    let bad = || format!("`{s}` is not a range lo:hi with lo < hi (example: -1:1)");
+    let (a, b) = s.split_once(':').ok_or_else(bad)?;
+    let (a, b): (f64, f64) = (a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?);
+    if a.is_finite() && b.is_finite() && a < b {
+        Ok((a, b))
+    } else {
+        Err(bad())
+    }
 }
 
 #[derive(Args)]
@@ -56,6 +97,10 @@ struct StrategyArgs {
     /// Single-pass: nanoseconds the look-back sleeps between polls (default: tuning table).
     #[arg(long)]
     backoff_ns: Option<u32>,
+    /// Single-pass: one fixed combine order, so float results are bitwise reproducible (and
+    /// checked bit for bit against the CPU replica of that order).
+    #[arg(long)]
+    deterministic: bool,
 }
 
 impl StrategyArgs {
@@ -228,6 +273,7 @@ fn main() -> ExitCode {
         Command::Scan(args) => run_scan(args),
         Command::Bench(args) => run_bench(args),
         Command::Plot(args) => run_plot(args),
+        Command::Accuracy(args) => run_accuracy(args),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,
@@ -309,15 +355,17 @@ fn scan_typed<T: Element>(args: &ScanArgs, source: &Source, op: Op, algorithm: A
         .init(init)
         .algorithm(algorithm)
         .status_ordering(args.strategy.status_ordering())
-        .backoff_ns(args.strategy.backoff_ns);
+        .backoff_ns(args.strategy.backoff_ns)
+        .deterministic(args.strategy.deterministic);
     let kind = if args.exclusive { "exclusive" } else { "inclusive" };
     println!(
-        "scan: n={n} {} {} {kind}{}{}, {}",
+        "scan: n={n} {} {} {kind}{}{}, {}{}",
         T::TYPE.name(),
         op.name(),
         init.map(|v| format!(" init={v}")).unwrap_or_default(),
         if args.in_place { " in place" } else { "" },
-        algorithm.name()
+        algorithm.name(),
+        if opts.deterministic { " (deterministic)" } else { "" }
     );
 
     let bytes = n as u64 * T::TYPE.size() as u64;
@@ -359,13 +407,21 @@ fn scan_typed<T: Element>(args: &ScanArgs, source: &Source, op: Op, algorithm: A
     );
 
     let checked = Instant::now();
-    let verdict = verify::verify(op, algorithm, &data, args.exclusive, init, &got)?;
+    let mut verdict = verify::verify(op, algorithm, &data, args.exclusive, init, &got)?;
+    let replicated = opts.deterministic && algorithm == Algorithm::SinglePass;
+    if replicated && verdict.passed() {
+        let exact = verify::verify_replica(op, &data, args.exclusive, init, &got)?;
+        if !exact.passed() {
+            verdict = verify::Verdict { max_rel_error: verdict.max_rel_error, ..exact };
+        }
+    }
     let check_s = checked.elapsed().as_secs_f64();
     let err = verdict.max_rel_error.map(|e| format!(", max error {e:.2e} of the magnitude sum")).unwrap_or_default();
     if verdict.passed() {
         println!(
-            "check: {} elements against the CPU reference{err} (input {prep_s:.1} s, check {check_s:.1} s): PASS",
-            verdict.checked
+            "check: {} elements against the CPU reference{err}{} (input {prep_s:.1} s, check {check_s:.1} s): PASS",
+            verdict.checked,
+            if replicated { ", bit-identical to the CPU replica of the deterministic order" } else { "" }
         );
         if let Some(out) = &args.output {
             gpu_scan::io::write(out, &got, args.force)?;
@@ -400,6 +456,7 @@ fn run_bench(args: BenchArgs) -> Result<bool, Error> {
         exclusive: args.exclusive,
         status_ordering: args.strategy.status_ordering(),
         backoff_ns: args.strategy.backoff_ns,
+        deterministic: args.strategy.deterministic,
     };
     let cub = args.baseline.as_deref().map(Baseline::read).transpose()?;
     let peers = args.peers.as_deref().map(Baseline::read).transpose()?;
@@ -426,6 +483,39 @@ fn run_bench(args: BenchArgs) -> Result<bool, Error> {
     }
     println!("command: {}", command.join(" "));
     Ok(rows.iter().all(|r| r.check == "PASS"))
+}
+
+fn run_accuracy(args: AccuracyArgs) -> Result<bool, Error> {
+    let sizes = parse_sizes(&args.sizes, args.step).map_err(Error::invalid)?;
+    let gpu = Gpu::new(0)?;
+    println!("device: {}", gpu.info().name);
+    println!("{}", accuracy::header());
+    let mut rows = Vec::new();
+    for ty in &args.types {
+        for &(lo, hi) in &args.ranges {
+            for &n in &sizes {
+                let n = usize::try_from(n).map_err(|_| Error::invalid("a size does not fit this machine's memory"))?;
+                let row = match ty.as_str() {
+                    "f32" => accuracy::study::<f32>(&gpu, n, lo, hi, args.seed, args.deterministic),
+                    _ => accuracy::study::<f64>(&gpu, n, lo, hi, args.seed, args.deterministic),
+                };
+                match row {
+                    Ok(r) => {
+                        println!("{}", accuracy::line(&r));
+                        rows.push(r);
+                    }
+                    Err(e @ Error::OutOfMemory { .. }) => println!("n={n}: skipped: {e}"),
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+    }
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| Error::invalid(format!("cannot create {}: {e}", args.out.display())))?;
+    let path = args.out.join("accuracy.csv");
+    accuracy::write_csv(&path, &rows)?;
+    println!("wrote {}", path.display());
+    Ok(true)
 }
 
 fn run_plot(args: PlotArgs) -> Result<bool, Error> {

@@ -87,8 +87,23 @@ pub fn verify<T: Element>(
     }
     let expected = cpu::scan(op, input, exclusive, init)?;
     let same = |a: T, b: T| a == b || (a.to_f64().is_nan() && b.to_f64().is_nan());
+    Ok(compare(&expected, got, same))
+}
+
+/// Checks `got` bit for bit against the CPU replica of the deterministic single-pass scan
+/// ([`crate::replica`]); for floats this is stricter than [`verify`]'s error bound.
+pub fn verify_replica<T: Element>(op: Op, input: &[T], exclusive: bool, init: Option<T>, got: &[T]) -> Result<Verdict> {
+    let expected = crate::replica::single_pass(op, input, exclusive, init)?;
+    Ok(compare(&expected, got, |a: T, b: T| a.to_bits() == b.to_bits()))
+}
+
+fn compare<T: Element>(expected: &[T], got: &[T], same: impl Fn(T, T) -> bool + Sync) -> Verdict {
+    if got.len() != expected.len() {
+        let describe = |_| (format!("{} elements", expected.len()), format!("{} elements", got.len()));
+        return Verdict::from_wrong(0, &[got.len().min(expected.len())], describe, None);
+    }
     let wrong: Vec<usize> = (0..got.len()).into_par_iter().filter(|&i| !same(got[i], expected[i])).collect();
-    Ok(Verdict::from_wrong(got.len(), &wrong, |i| (expected[i].to_string(), got[i].to_string()), None))
+    Verdict::from_wrong(got.len(), &wrong, |i| (expected[i].to_string(), got[i].to_string()), None)
 }
 
 fn verify_float<T: Element>(

@@ -19,8 +19,9 @@ fn ten_thousand_back_to_back_scans_are_correct_and_leak_nothing() {
         let ops: Vec<Op> = [Op::Add, Op::Max, Op::Min].into_iter().filter(|o| o.supports(ty)).collect();
         let op = ops[((b >> 8) % ops.len() as u64) as usize];
         let n = ((b >> 16) % 40_000) as usize;
-        let algorithm = if (b >> 40) % 4 == 0 { Algorithm::default_hierarchical() } else { Algorithm::SinglePass };
-        (ty, Case { exclusive: (b >> 48) % 2 == 0, seed: i, ..Case::new(op, algorithm, n) })
+        let algorithm =
+            if (b >> 40).is_multiple_of(4) { Algorithm::default_hierarchical() } else { Algorithm::SinglePass };
+        (ty, Case { exclusive: (b >> 48).is_multiple_of(2), seed: i, ..Case::new(op, algorithm, n) })
     };
     // Load every module first: module code stays resident and is not a leak.
     let mut temp = TempStorage::new();

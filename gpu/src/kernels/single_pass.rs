@@ -103,7 +103,7 @@ pub unsafe fn single_pass<T: Element, O: ScanOp<T>, const TH: u32, const V: usiz
             if l == 0 {
                 status.publish(tile, FLAG_AGGREGATE, tile_total);
             }
-            let prefix = status.look_back::<T, O, D>(tile, backoff_ns);
+            let prefix = status.look_back::<T, O, D>(tile, backoff_ns, mode.deterministic);
             if l == 0 {
                 status.publish(tile, FLAG_PREFIX, O::combine(prefix, tile_total));
             }

@@ -138,6 +138,10 @@ pub struct ScanOptions<T> {
     /// Single-pass only: nanoseconds the look-back sleeps between polls (default: the tuning
     /// table's value for the element size).
     pub backoff_ns: Option<u32>,
+    /// Single-pass: combine in one fixed order, so float results are identical run after run
+    /// and equal to [`crate::replica::single_pass`] bit for bit. The hierarchical and naive
+    /// strategies have no timing-dependent step and are always deterministic.
+    pub deterministic: bool,
 }
 
 impl<T> ScanOptions<T> {
@@ -150,6 +154,7 @@ impl<T> ScanOptions<T> {
             algorithm: Algorithm::default(),
             status_ordering: StatusOrdering::default(),
             backoff_ns: None,
+            deterministic: false,
         }
     }
 
@@ -175,6 +180,11 @@ impl<T> ScanOptions<T> {
 
     pub fn backoff_ns(mut self, backoff_ns: Option<u32>) -> Self {
         self.backoff_ns = backoff_ns;
+        self
+    }
+
+    pub fn deterministic(mut self, deterministic: bool) -> Self {
+        self.deterministic = deterministic;
         self
     }
 }

@@ -28,6 +28,9 @@ pub(super) fn run<T: Element>(job: &Job<'_, T>, temp: &mut TempStorage) -> Resul
     if job.opts.status_ordering == StatusOrdering::AcquireRelease {
         flags |= scan_abi::flags::ACQ_REL_STATUS;
     }
+    if job.opts.deterministic {
+        flags |= scan_abi::flags::DETERMINISTIC;
+    }
     let backoff = job.opts.backoff_ns.unwrap_or(tuning::lookback_backoff_ns(tuning::DEFAULT_ARCH, size));
     let cfg = grid(tiles, shape.threads, smem)?;
     let mut b = job.stream.launch_builder(&f);
