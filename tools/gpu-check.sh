@@ -39,8 +39,12 @@ for step in $steps; do
             done
           done
         done
-        r=$($cs --tool racecheck --error-exitcode 9 "$host" scan 4096 --algo kogge-stone-racy --iters 1 2>&1)
-        echo "racecheck kogge-stone-racy n=4096 exit=$? $(echo "$r" | grep -E 'RACECHECK SUMMARY|ERROR SUMMARY|PASS|FAIL' | tr '\n' ' ')"
+        # The racy teaching variant must be reported; the traced one-block kernel is where the
+        # race is on shared memory that racecheck watches, next to the two correct forms.
+        for a in kogge-stone-racy kogge-stone kogge-stone-in-place; do
+          r=$($cs --tool racecheck --error-exitcode 9 "$host" scan 1024 --algo $a --trace 2>&1)
+          echo "racecheck traced [$a] n=1024 exit=$? $(echo "$r" | grep -E 'Race reported|RACECHECK SUMMARY|ERROR SUMMARY' | sort -u | tr '\n' ' ')"
+        done
       } 2>&1 | tee "$out/sanitize.log" ;;
     accuracy)
       { "$host" accuracy --types f32 --sizes 2^10..2^30 --out "$out" &&

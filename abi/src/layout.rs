@@ -9,9 +9,13 @@ pub const fn smem_window(elems: u32, elem_size: u32) -> u32 {
     (elems * elem_size).next_multiple_of(16)
 }
 
-/// Single-pass kernel: the tile index, then warp totals and warp prefixes.
-pub const fn single_pass_smem(threads: u32, elem_size: u32) -> u32 {
-    smem_window(1, 4) + 2 * smem_window(threads / 32, elem_size)
+/// Single-pass kernel: the tile index, warp totals, warp prefixes, and the windows the
+/// deterministic look-back holds.
+pub const fn single_pass_smem(arch: u32, elem_size: usize) -> u32 {
+    let threads = crate::tuning::single_pass(arch, elem_size).threads;
+    let held =
+        32 * crate::tuning::lookback_depth(arch, elem_size) * crate::tuning::lookback_fixed_windows(arch, elem_size);
+    smem_window(1, 4) + 2 * smem_window(threads / 32, elem_size as u32) + smem_window(held as u32, elem_size as u32)
 }
 
 /// Hierarchical tile scan: the transposing tile buffer, then the block algorithm's scratch.

@@ -28,7 +28,4 @@ pub mod flags {
     /// Single-pass: publish and read tile-status words with release/acquire ordering instead of
     /// relaxed atomics (see `status`).
     pub const ACQ_REL_STATUS: u32 = 4;
-    /// Single-pass: fold each tile's prefix strictly left to right (`I(t) = I(t-1) ⊕ a(t)`), so
-    /// float results do not depend on timing (see `gpu/src/lookback.rs`).
-    pub const DETERMINISTIC: u32 = 8;
 }

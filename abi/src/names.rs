@@ -3,6 +3,8 @@
 
 pub const NAIVE: &str = "naive";
 pub const SINGLE_PASS: &str = "single_pass";
+/// Single-pass with the fixed-order look-back, for order-sensitive (type, operator) pairs.
+pub const SINGLE_PASS_DET: &str = "single_pass_det";
 /// Hierarchical tile scan; followed by `_<block algorithm token>`.
 pub const HIER_TILE: &str = "hier";
 pub const HIER_REDUCE: &str = "hier_reduce";

@@ -62,6 +62,13 @@ impl Op {
             Op::Affine => matches!(ty, ElemType::U64),
         }
     }
+
+    /// Whether the result depends on how the combines are grouped (float sums and products
+    /// round differently in different orders). Only these need the deterministic single-pass
+    /// kernels; every other scan is exact whatever the order.
+    pub const fn order_sensitive(self, ty: ElemType) -> bool {
+        ty.is_float() && matches!(self, Op::Add | Op::Mul)
+    }
 }
 
 /// An associative operator with an identity, over elements of type `T`.

@@ -57,6 +57,14 @@ pub const fn lookback_depth(arch: u32, elem_size: usize) -> usize {
     1
 }
 
+/// Windows of `32 * depth` tiles whose aggregates the deterministic look-back holds while it
+/// slides left before it waits for a prefix (in shared memory). On the H200 (2^28 f32),
+/// waiting in the first window ran at 39% of copy.
+pub const fn lookback_fixed_windows(arch: u32, elem_size: usize) -> usize {
+    let _ = (arch, elem_size);
+    8
+}
+
 /// Hierarchical (multi-kernel) strategy: every block algorithm scans `threads` partials.
 pub const fn hierarchical(arch: u32, elem_size: usize) -> TileShape {
     let _ = (arch, elem_size);

@@ -53,6 +53,12 @@ pub fn sync_threads() {
     unsafe { nvptx::_syncthreads() }
 }
 
+/// Barrier for the 32 lanes of the warp; also orders their shared-memory accesses.
+#[inline(always)]
+pub fn sync_warp() {
+    unsafe { asm!("bar.warp.sync {m};", m = in(reg32) FULL_MASK) }
+}
+
 /// Aborts the kernel; the host sees a launch failure.
 #[inline(always)]
 pub fn trap() -> ! {

@@ -9,10 +9,11 @@
 //! only ever waits on tiles that have already started: no deadlock, whatever the scheduling.
 
 use crate::arch::{
-    ballot, lane, load_acquire_u128, nanosleep, load_acquire_u64, load_relaxed_u128, load_relaxed_u64, store_relaxed_u128,
+    ballot, lane, sync_warp, load_acquire_u128, nanosleep, load_acquire_u64, load_relaxed_u128, load_relaxed_u64, store_relaxed_u128,
     store_relaxed_u64, store_release_u128, store_release_u64, WARP,
 };
 use crate::op::{Element, ScanOp};
+use crate::smem::Smem;
 use crate::warp;
 use core::mem::size_of;
 use scan_abi::status::{status, FLAG_PREFIX};
@@ -76,23 +77,29 @@ impl TileStatus {
     /// published yet (0: poll at once), to keep the polls from crowding the memory system.
     ///
     /// `fixed_order` makes the result independent of timing. Every inclusive prefix is then the
-    /// left fold `I(t) = I(t-1) ⊕ a(t)` of the tile aggregates: the warp waits until its window
-    /// holds a published prefix `I(j)` (tiles are claimed in order, so one always comes) and
-    /// folds `a(j+1), …, a(t-1)` onto it one at a time, which gives the same bits whichever `j`
-    /// it found. The free order instead combines aggregates in a tree and slides the window as
-    /// far left as needed, so its float rounding depends on which tiles had finished.
+    /// left fold `I(t) = I(t-1) ⊕ a(t)` of the tile aggregates: the warp finds a published
+    /// prefix `I(j)` and folds `a(j+1), …, a(t-1)` onto it one at a time, which gives the same
+    /// bits whichever `j` it found. It keeps the aggregates of up to `K` windows in `held`
+    /// (shared memory, `K * 32 * D` elements; registers would cost the tile's occupancy) while it
+    /// slides left, and folds them last, newest last; with `K` windows held it waits in the
+    /// oldest for a prefix instead (tiles are claimed in order, so one always comes).
+    /// The free order instead combines aggregates in a tree and slides the window as far left as
+    /// needed, so its float rounding depends on which tiles had finished.
     #[inline(always)]
-    pub unsafe fn look_back<T: Element, O: ScanOp<T>, const D: usize>(
+    pub unsafe fn look_back<T: Element, O: ScanOp<T>, const D: usize, const K: usize>(
         self,
         tile: u32,
         backoff_ns: u32,
         fixed_order: bool,
+        held: Smem<T>,
     ) -> T {
         let l = lane() as i64;
         let window = (WARP as usize * D) as i64;
         // Combination of the tiles from `end` up to `tile`, once the first window is done.
         let mut running: Option<T> = None;
         let mut end = tile as i64;
+        // Fixed order: windows passed so far, their aggregates in `held`, newest first.
+        let mut windows = 0;
         loop {
             // Lane 31 inspects the D tiles just before `end`, lane 0 the oldest D of the window.
             // Tiles before tile 0 read as an inclusive prefix equal to the identity, which ends
@@ -107,7 +114,7 @@ impl TileStatus {
                     missing |= w.0 == 0;
                 }
                 let has_prefix = words.iter().any(|w| w.0 == FLAG_PREFIX);
-                if ballot(missing) == 0 && (!fixed_order || ballot(has_prefix) != 0) {
+                if ballot(missing) == 0 && (!fixed_order || windows < K as u32 || ballot(has_prefix) != 0) {
                     break;
                 }
                 if backoff_ns > 0 {
@@ -130,18 +137,33 @@ impl TileStatus {
             }
             let part = part.unwrap_or(O::identity());
             let prefixes = ballot(has_prefix);
+            if fixed_order {
+                // Window `windows` of `held` is this one; the fold reads it back in tile order.
+                let slot = |k: u32, i: u32| k * window as u32 + i;
+                for (d, w) in words.iter().enumerate() {
+                    held.set(slot(windows, l as u32 * D as u32 + d as u32), w.1);
+                }
+                if prefixes == 0 {
+                    windows += 1;
+                    end -= window;
+                    continue;
+                }
+                sync_warp();
+                let nearest = WARP - 1 - prefixes.leading_zeros();
+                let mut folded = warp::broadcast(part, nearest);
+                for i in (nearest + 1) * D as u32..window as u32 {
+                    folded = O::combine(folded, held.get(slot(windows, i)));
+                }
+                for k in (0..windows).rev() {
+                    for i in 0..window as u32 {
+                        folded = O::combine(folded, held.get(slot(k, i)));
+                    }
+                }
+                return folded;
+            }
             if prefixes != 0 {
                 // The lane with the nearest published prefix, then the lanes after it, in order.
                 let nearest = (WARP - 1 - prefixes.leading_zeros()) as i64;
-                if fixed_order {
-                    let mut folded = warp::broadcast(part, nearest as u32);
-                    for src in nearest as u32 + 1..WARP {
-                        for w in &words {
-                            folded = O::combine(folded, warp::broadcast(w.1, src));
-                        }
-                    }
-                    return folded;
-                }
                 let found = warp::reduce::<T, O>(if l >= nearest { part } else { O::identity() });
                 return match running {
                     Some(r) => O::combine(found, r),

@@ -106,15 +106,16 @@ fn plot_redraws_a_bench_csv_without_a_gpu() {
     std::fs::remove_file(&png).unwrap();
 }
 
-fn temp_dir() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("gpu-scan-cli-{}-{}", std::process::id(), line!()));
+/// A fresh folder for one test (tests run in parallel, so each names its own).
+fn temp_dir(test: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("gpu-scan-cli-{}-{test}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
     d
 }
 
 #[test]
 fn file_mistakes_are_one_line_errors_before_any_gpu_work() {
-    let d = temp_dir();
+    let d = temp_dir("file-mistakes");
     let path = |name: &str| d.join(name).to_str().unwrap().to_string();
     std::fs::write(d.join("bad.npy"), b"definitely not numpy").unwrap();
     std::fs::write(d.join("five.bin"), [0u8; 5]).unwrap();
@@ -143,9 +144,15 @@ fn file_mistakes_are_one_line_errors_before_any_gpu_work() {
 #[test]
 fn npy_in_npy_out_on_a_gpu() {
     if !gpu_scan::driver_present() {
+        assert_ne!(
+            std::env::var("GPU_SCAN_REQUIRE_DEVICE").as_deref(),
+            Ok("1"),
+            "GPU_SCAN_REQUIRE_DEVICE=1 but no CUDA driver"
+        );
+        eprintln!("SKIPPED GPU test `npy_in_npy_out_on_a_gpu`: no CUDA driver");
         return;
     }
-    let d = temp_dir();
+    let d = temp_dir("npy");
     let data: Vec<i64> = (0..100_003).map(|i| (i * 7919 % 1000) - 500).collect();
     gpu_scan::io::write(&d.join("in.npy"), &data, false).unwrap();
     let out = d.join("out.npy");

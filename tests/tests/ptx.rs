@@ -26,6 +26,9 @@ fn expected_kernels() -> Vec<String> {
         for op in Op::ALL.into_iter().filter(|o| o.supports(ty)) {
             let suffix = format!("{}_{}", ty.name(), op.name());
             names.push(format!("single_pass_{suffix}"));
+            if op.order_sensitive(ty) {
+                names.push(format!("single_pass_det_{suffix}"));
+            }
             names.push(format!("naive_{suffix}"));
             names.push(format!("hier_reduce_{suffix}"));
             names.push(format!("hier_add_{suffix}"));

@@ -32,7 +32,6 @@ pub struct Mode {
     pub exclusive: bool,
     pub has_init: bool,
     pub acq_rel_status: bool,
-    pub deterministic: bool,
 }
 
 impl Mode {
@@ -42,7 +41,6 @@ impl Mode {
             exclusive: flags & scan_abi::flags::EXCLUSIVE != 0,
             has_init: flags & scan_abi::flags::HAS_INIT != 0,
             acq_rel_status: flags & scan_abi::flags::ACQ_REL_STATUS != 0,
-            deterministic: flags & scan_abi::flags::DETERMINISTIC != 0,
         }
     }
 }

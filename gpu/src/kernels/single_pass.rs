@@ -29,7 +29,16 @@ use scan_abi::tuning;
 /// so neither needs clearing between calls. `backoff_ns` paces the look-back's polling.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn single_pass<T: Element, O: ScanOp<T>, const TH: u32, const V: usize, const VECS: usize, const D: usize>(
+pub unsafe fn single_pass<
+    T: Element,
+    O: ScanOp<T>,
+    const TH: u32,
+    const V: usize,
+    const VECS: usize,
+    const D: usize,
+    const K: usize,
+    const FIXED: bool,
+>(
     inp: *const T,
     out: *mut T,
     n: u64,
@@ -50,6 +59,7 @@ pub unsafe fn single_pass<T: Element, O: ScanOp<T>, const TH: u32, const V: usiz
     let tile_slot = smem.take::<u32>(1);
     let warp_totals = smem.take::<T>(warps);
     let warp_prefixes = smem.take::<T>(warps);
+    let held = smem.take::<T>((K * D) as u32 * WARP);
     smem.check();
 
     let vectors = (inp as usize | out as usize) % tuning::VECTOR_BYTES == 0;
@@ -103,7 +113,7 @@ pub unsafe fn single_pass<T: Element, O: ScanOp<T>, const TH: u32, const V: usiz
             if l == 0 {
                 status.publish(tile, FLAG_AGGREGATE, tile_total);
             }
-            let prefix = status.look_back::<T, O, D>(tile, backoff_ns, mode.deterministic);
+            let prefix = status.look_back::<T, O, D, K>(tile, backoff_ns, FIXED, held);
             if l == 0 {
                 status.publish(tile, FLAG_PREFIX, O::combine(prefix, tile_total));
             }
@@ -134,11 +144,14 @@ pub unsafe fn single_pass<T: Element, O: ScanOp<T>, const TH: u32, const V: usiz
     store_striped::<T, V, VECS>(out.wrapping_add(offset), valid, vals, vectors);
 }
 
-macro_rules! single_pass_kernels {
-    ($t:ident, [$($op:ident),*]) => { paste::paste! { $(
+/// One kernel per (type, operator): `single_pass_<t>_<op>`, and `single_pass_det_<t>_<op>` with
+/// the fixed-order look-back where the order matters (float add and mul). Separate kernels keep
+/// the free-order kernel's registers, and so its occupancy, as they are.
+macro_rules! single_pass_kernel {
+    ($name:ident, $t:ident, $op:ident, $fixed:expr) => {
         #[no_mangle]
         #[allow(clippy::too_many_arguments)]
-        pub unsafe extern "ptx-kernel" fn [<single_pass_ $t _ $op:lower>](
+        pub unsafe extern "ptx-kernel" fn $name(
             inp: *const $t, out: *mut $t, n: u64, init: $t, flags: u32,
             temp: *mut u8, counter_base: u32, epoch: u32, backoff_ns: u32,
         ) {
@@ -146,10 +159,25 @@ macro_rules! single_pass_kernels {
             const SHAPE: tuning::TileShape = tuning::single_pass(ARCH, SIZE);
             const V: usize = tuning::vector_elems(SIZE) as usize;
             const D: usize = tuning::lookback_depth(ARCH, SIZE);
-            single_pass::<$t, crate::op::$op, { SHAPE.threads }, V, { SHAPE.items as usize / V }, D>(
+            const K: usize = tuning::lookback_fixed_windows(ARCH, SIZE);
+            single_pass::<$t, crate::op::$op, { SHAPE.threads }, V, { SHAPE.items as usize / V }, D, K, $fixed>(
                 inp, out, n, init, flags, temp, counter_base, epoch, backoff_ns,
             )
         }
+    };
+}
+
+macro_rules! single_pass_kernels {
+    ($t:ident, [$($op:ident),*]) => { paste::paste! { $(
+        single_pass_kernel!([<single_pass_ $t _ $op:lower>], $t, $op, false);
     )* } };
 }
 for_each_type!(single_pass_kernels);
+
+macro_rules! single_pass_det_kernels {
+    ($($t:ident),*) => { paste::paste! { $(
+        single_pass_kernel!([<single_pass_det_ $t _add>], $t, Add, true);
+        single_pass_kernel!([<single_pass_det_ $t _mul>], $t, Mul, true);
+    )* } };
+}
+single_pass_det_kernels!(f32, f64);

@@ -18,18 +18,16 @@ pub(super) fn run<T: Element>(job: &Job<'_, T>, temp: &mut TempStorage) -> Resul
     let size = std::mem::size_of::<T>();
     let shape = shape(size);
     let tiles = job.n.div_ceil(shape.tile() as u64);
-    let name = kernel_name(names::SINGLE_PASS, T::TYPE, job.opts.op);
+    let fixed = job.opts.deterministic && job.opts.op.order_sensitive(T::TYPE);
+    let name = kernel_name(if fixed { names::SINGLE_PASS_DET } else { names::SINGLE_PASS }, T::TYPE, job.opts.op);
     let f = job.gpu.kernel(&name)?;
-    let smem = layout::single_pass_smem(shape.threads, size as u32);
+    let smem = layout::single_pass_smem(tuning::DEFAULT_ARCH, size);
     let tiles32 = u32::try_from(tiles).map_err(|_| Error::invalid(format!("{} elements are too many tiles", job.n)))?;
     let (base, epoch, counter_base) = temp.single_pass(job.gpu, job.stream, temp_bytes(size, job.n), tiles32)?;
     let init = job.opts.init.unwrap_or(T::identity(job.opts.op)?);
     let mut flags = kernel_flags(job.opts.exclusive, job.opts.init.is_some());
     if job.opts.status_ordering == StatusOrdering::AcquireRelease {
         flags |= scan_abi::flags::ACQ_REL_STATUS;
-    }
-    if job.opts.deterministic {
-        flags |= scan_abi::flags::DETERMINISTIC;
     }
     let backoff = job.opts.backoff_ns.unwrap_or(tuning::lookback_backoff_ns(tuning::DEFAULT_ARCH, size));
     let cfg = grid(tiles, shape.threads, smem)?;
