@@ -64,7 +64,7 @@ impl ElemType {
 }
 
 /// A value the kernels can scan. Implemented for the primitive types of [`ElemType`].
-pub trait Element: Copy + PartialEq + Default + Send + Sync + 'static {
+pub trait Element: Copy + PartialEq + PartialOrd + Default + Send + Sync + 'static {
     const TYPE: ElemType;
     /// Wrapping for integers.
     fn add(a: Self, b: Self) -> Self;

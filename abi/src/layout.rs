@@ -18,6 +18,12 @@ pub const fn single_pass_smem(arch: u32, elem_size: usize) -> u32 {
     smem_window(1, 4) + 2 * smem_window(threads / 32, elem_size as u32) + smem_window(held as u32, elem_size as u32)
 }
 
+/// Compaction: the tile index, per-warp counts (u32) and per-warp output offsets (u64).
+pub const fn compact_smem(arch: u32, elem_size: usize) -> u32 {
+    let warps = crate::tuning::single_pass(arch, elem_size).threads / 32;
+    smem_window(1, 4) + smem_window(warps, 4) + smem_window(warps, 8)
+}
+
 /// Hierarchical tile scan: the transposing tile buffer, then the block algorithm's scratch.
 pub const fn tile_scan_smem(algo: BlockAlgo, threads: u32, items: u32, elem_size: u32) -> u32 {
     smem_window(blocked_buffer_elems(threads * items), elem_size) + smem_window(algo.smem_elems(threads), elem_size)

@@ -19,6 +19,16 @@ pub use element::{ElemType, Element, IntElement};
 pub use layout::smem_window;
 pub use op::{Op, ScanOp};
 
+/// Which elements a compaction keeps (its `pred` argument).
+pub mod predicate {
+    /// `x > threshold` (false for NaN).
+    pub const GREATER: u32 = 0;
+    /// `x != 0` (for floats, `-0.0` counts as zero and NaN as non-zero).
+    pub const NONZERO: u32 = 1;
+    /// `flags[i] != 0`, from a separate array of bytes.
+    pub const FLAGS: u32 = 2;
+}
+
 /// Bits of the `flags` argument every scan kernel takes.
 pub mod flags {
     /// Write the exclusive scan (element i gets the combination of elements 0..i).

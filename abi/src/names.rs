@@ -9,6 +9,8 @@ pub const SINGLE_PASS_DET: &str = "single_pass_det";
 pub const HIER_TILE: &str = "hier";
 pub const HIER_REDUCE: &str = "hier_reduce";
 pub const HIER_ADD: &str = "hier_add";
+/// Stream compaction: `compact_<type>` (no operator; one group for all types).
+pub const COMPACT: &str = "compact";
 /// One-block traced scan; followed by `_<block algorithm token>`.
 pub const TRACE: &str = "trace";
 

@@ -67,6 +67,24 @@ pub fn uniform<T: Element>(seed: u64, n: usize, lo: f64, hi: f64) -> Vec<T> {
     v
 }
 
+/// `n` values `(i * 2654435761) mod 7`: the input of ../shared/bench/cub_baseline.cu, so that
+/// our timings and CUB's are of the same data.
+pub fn cub_pattern<T: Element>(n: usize) -> Vec<T> {
+    let mut v = Vec::with_capacity(n);
+    (0..n)
+        .into_par_iter()
+        .map(|i| {
+            let k = (i as u64).wrapping_mul(2_654_435_761) % 7;
+            if T::TYPE.is_float() {
+                from_f64::<T>(k as f64)
+            } else {
+                T::from_bits(k)
+            }
+        })
+        .collect_into_vec(&mut v);
+    v
+}
+
 /// Parses comma-separated values, e.g. `3,1,7,0`.
 pub fn parse_list<T: Element>(s: &str) -> Result<Vec<T>, String> {
     s.split(',')

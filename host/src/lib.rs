@@ -22,6 +22,7 @@
 //! computes them on the CPU.
 
 pub mod accuracy;
+pub mod apps;
 pub mod bench;
 pub mod cpu;
 pub mod dispatch;

@@ -9,6 +9,8 @@ use gpu_scan::{
     StatusOrdering, TempStorage,
 };
 use std::path::PathBuf;
+
+mod app_commands;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -31,6 +33,30 @@ enum Command {
     /// Float sum error study: worst relative error of the GPU scan (and of the sequential CPU
     /// fold) against an exact reference, for uniform values over a sweep of sizes.
     Accuracy(AccuracyArgs),
+    /// Stream compaction: keep the elements above a threshold, the non-zero ones, or those with a
+    /// non-zero flag; check against the CPU; time against the same-run copy (and CUB's
+    /// DeviceSelect::If with --baseline).
+    Compact(CompactArgs),
+}
+
+#[derive(Args)]
+pub(crate) struct CompactArgs {
+    /// Number of elements (100000000, 1e8, 2^28). Values follow CUB's benchmark: (i * 2654435761) mod 7.
+    #[arg(value_parser = parse_count)]
+    pub n: u64,
+    #[arg(long = "type", default_value = "u32", value_parser = type_values())]
+    pub ty: String,
+    /// What to keep: `gt:<threshold>`, `nonzero`, or `flags` (a random byte array, half set).
+    #[arg(long, default_value = "gt:3", allow_hyphen_values = true)]
+    pub keep: String,
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// Timed runs (the median is reported), after one warm-up.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+    pub iters: u32,
+    /// CSV from ../shared/bench/cub_baseline.cu (same run): adds CUB's select_if_gt3 time.
+    #[arg(long)]
+    pub baseline: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -253,7 +279,7 @@ impl Source {
 }
 
 /// Parses `100000000`, `1e8`, `2^28` or `1_000_000`.
-fn parse_count(s: &str) -> Result<u64, String> {
+pub(crate) fn parse_count(s: &str) -> Result<u64, String> {
     let t = s.trim().replace('_', "");
     let bad = || format!("`{s}` is not a count (examples: 100000000, 1e8, 2^28)");
     if let Some((b, e)) = t.split_once('^') {
@@ -274,6 +300,10 @@ fn main() -> ExitCode {
         Command::Bench(args) => run_bench(args),
         Command::Plot(args) => run_plot(args),
         Command::Accuracy(args) => run_accuracy(args),
+        Command::Compact(args) => {
+            let ty = ElemType::parse(&args.ty).expect("clap checked the type");
+            with_elem_type!(ty, T => app_commands::compact::<T>(&args))
+        }
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

@@ -2,6 +2,10 @@
 //! body and a macro that stamps out one `extern "ptx-kernel"` function per (element type,
 //! operator), named `<strategy>_<type>_<op>` (see `scan_abi::names`).
 
+use crate::arch::{atomic_add_u32, block_idx, sync_threads, thread_idx};
+use crate::smem::Smem;
+
+pub mod compact;
 pub mod hierarchical;
 pub mod naive;
 pub mod single_pass;
@@ -43,6 +47,27 @@ impl Mode {
             acq_rel_status: flags & scan_abi::flags::ACQ_REL_STATUS != 0,
         }
     }
+}
+
+/// Takes this block's tile index from the counter at `temp` (its value before this launch was
+/// `counter_base`) and returns it with `load(tile)`.
+///
+/// The counter's answer takes a round trip to L2. Blocks are almost always handed out in
+/// `block_idx()` order, so `load` starts on tile `block_idx()` at once and only runs again when
+/// the counter names another tile: the round trip overlaps the loads instead of preceding them.
+#[inline(always)]
+pub unsafe fn claim_tile<R>(temp: *mut u8, counter_base: u32, slot: Smem<u32>, load: impl Fn(u32) -> R) -> (u32, R) {
+    let guess = block_idx();
+    let mut loaded = load(guess);
+    if thread_idx() == 0 {
+        slot.set(0, atomic_add_u32(temp as *mut u32, 1).wrapping_sub(counter_base));
+    }
+    sync_threads();
+    let tile = slot.get(0);
+    if tile != guess {
+        loaded = load(tile);
+    }
+    (tile, loaded)
 }
 
 /// Scans `items` in place (inclusive or exclusive) after `prefix`, left to right.

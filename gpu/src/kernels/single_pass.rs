@@ -6,14 +6,12 @@
 //! the tile aggregate, looks back for its exclusive prefix (see [`crate::lookback`]), publishes
 //! its inclusive prefix, and stores the finished tile.
 //!
-//! The counter's answer takes a round trip to L2. Blocks are almost always handed out in
-//! `block_idx()` order, so each block starts loading tile `block_idx()` at once and only reloads
-//! when the counter names another tile: the round trip overlaps the loads instead of preceding
-//! them. (A persistent grid that asks for its next tile early was measured slower: successors
+//! Tiles are claimed with [`claim_tile`], which overlaps the counter's round trip with the
+//! loads. (A persistent grid that asks for its next tile early was measured slower: successors
 //! then wait on tiles that are claimed but not yet loaded.)
 
-use crate::arch::{atomic_add_u32, block_idx, lane, sync_threads, thread_idx, warp_idx, WARP};
-use crate::kernels::{for_each_type, Mode, ARCH};
+use crate::arch::{lane, sync_threads, warp_idx, WARP};
+use crate::kernels::{claim_tile, for_each_type, Mode, ARCH};
 use crate::lookback::TileStatus;
 use crate::op::{combine_after, combine_opt, Element, ScanOp};
 use crate::smem::Carver;
@@ -50,7 +48,7 @@ pub unsafe fn single_pass<
     backoff_ns: u32,
 ) {
     let mode = Mode::from_flags(flags);
-    let (t, w, l) = (thread_idx(), warp_idx(), lane());
+    let (w, l) = (warp_idx(), lane());
     let warps = TH / WARP;
     let segment = WARP * (V * VECS) as u32;
     let tile_elems = TH as u64 * (V * VECS) as u64;
@@ -69,18 +67,10 @@ pub unsafe fn single_pass<
         let valid = ((n - base).min(tile_elems) as u32).saturating_sub(w * segment);
         ((base + (w * segment) as u64) as usize, valid)
     };
-    let guess = block_idx();
-    let (mut offset, mut valid) = place(guess);
-    let mut vals = load_striped::<T, V, VECS>(inp.wrapping_add(offset), valid, O::identity(), vectors);
-    if t == 0 {
-        tile_slot.set(0, atomic_add_u32(temp as *mut u32, 1).wrapping_sub(counter_base));
-    }
-    sync_threads();
-    let tile = tile_slot.get(0);
-    if tile != guess {
-        (offset, valid) = place(tile);
-        vals = load_striped::<T, V, VECS>(inp.wrapping_add(offset), valid, O::identity(), vectors);
-    }
+    let (tile, (offset, valid, mut vals)) = claim_tile(temp, counter_base, tile_slot, |tile| {
+        let (offset, valid) = place(tile);
+        (offset, valid, load_striped::<T, V, VECS>(inp.wrapping_add(offset), valid, O::identity(), vectors))
+    });
 
     // Each vector: inclusive scan in the thread, then across the warp's 32 vectors.
     let mut lane_prefix = [None; VECS];

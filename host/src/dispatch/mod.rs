@@ -4,7 +4,7 @@
 
 mod hierarchical;
 mod naive;
-mod single_pass;
+pub(crate) mod single_pass;
 mod trace;
 
 pub use trace::{Trace, TraceStep};
@@ -241,6 +241,12 @@ impl TempStorage {
             return Ok(0);
         }
         Ok(grow(&mut self.scratch, gpu, stream, bytes)?.0)
+    }
+
+    /// The first 8 scratch bytes as a buffer (for a count the host reads back).
+    pub(crate) fn scratch_word(&mut self, gpu: &Gpu, stream: &Arc<CudaStream>) -> Result<&mut CudaSlice<u8>> {
+        grow(&mut self.scratch, gpu, stream, 8)?;
+        Ok(self.scratch.as_mut().expect("allocated above"))
     }
 
     /// Single-pass state for a launch needing `bytes` bytes that advances the tile counter by

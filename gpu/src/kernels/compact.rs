@@ -1,0 +1,140 @@
+//! Stream compaction in one pass: keep the elements that satisfy a predicate, in order.
+//!
+//! The single-pass scan's structure with counts in place of values: each tile loads its elements
+//! (warp-striped 16-byte vectors, tile shape of the single-pass scan), counts the kept ones per
+//! lane, scans the counts across the warp and the block, finds how many earlier tiles kept with
+//! the decoupled look-back (u64 counts, so any n), and writes its kept elements to consecutive
+//! places. The last tile writes the total.
+
+use crate::arch::{lane, sync_threads, warp_idx, WARP};
+use crate::kernels::{claim_tile, ARCH};
+use crate::lookback::TileStatus;
+use crate::op::{Add, Element};
+use crate::smem::Carver;
+use crate::tile::load_striped;
+use crate::warp;
+use scan_abi::predicate;
+use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
+use scan_abi::tuning;
+
+/// Copies the elements `x` of `inp[..n]` that satisfy `pred` (`scan_abi::predicate`, with
+/// `threshold`, or `flags[i] != 0`) to `out` in order and writes their number to `count`.
+/// `temp`, `counter_base` and `epoch` are the single-pass scan's tile state.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn compact<T: Element, const TH: u32, const V: usize, const VECS: usize>(
+    inp: *const T,
+    flags: *const u8,
+    out: *mut T,
+    count: *mut u64,
+    n: u64,
+    pred: u32,
+    threshold: T,
+    temp: *mut u8,
+    counter_base: u32,
+    epoch: u32,
+) {
+    let (w, l) = (warp_idx(), lane());
+    let warps = TH / WARP;
+    let segment = WARP * (V * VECS) as u32;
+    let tile_elems = TH as u64 * (V * VECS) as u64;
+
+    let mut smem = Carver::new();
+    let tile_slot = smem.take::<u32>(1);
+    let warp_counts = smem.take::<u32>(warps);
+    let warp_offsets = smem.take::<u64>(warps);
+    let no_windows = smem.take::<u64>(0);
+    smem.check();
+
+    let vectors = inp as usize % tuning::VECTOR_BYTES == 0;
+    let (tile, (offset, valid, vals)) = claim_tile(temp, counter_base, tile_slot, |tile| {
+        let base = tile as u64 * tile_elems;
+        let valid = ((n - base).min(tile_elems) as u32).saturating_sub(w * segment);
+        let offset = (base + (w * segment) as u64) as usize;
+        (offset, valid, load_striped::<T, V, VECS>(inp.wrapping_add(offset), valid, T::zero(), vectors))
+    });
+
+    // Kept elements per vector, then each lane's place among the warp's kept elements.
+    let mut keep = [[false; V]; VECS];
+    let mut lane_before = [0u32; VECS];
+    let mut warp_kept = 0u32;
+    for j in 0..VECS {
+        let mut c = 0;
+        for k in 0..V {
+            let i = (j as u32 * WARP + l) * V as u32 + k as u32;
+            keep[j][k] = i < valid
+                && match pred {
+                    predicate::GREATER => vals[j][k] > threshold,
+                    predicate::NONZERO => vals[j][k] != T::zero(),
+                    _ => *flags.add(offset + i as usize) != 0,
+                };
+            c += keep[j][k] as u32;
+        }
+        let (before, through) = warp::scan::<u32, Add>(c);
+        lane_before[j] = warp_kept + before.unwrap_or(0);
+        warp_kept += warp::broadcast(through, WARP - 1);
+    }
+    if l == 0 {
+        warp_counts.set(w, warp_kept);
+    }
+    sync_threads();
+
+    if w == 0 {
+        let c = if l < warps { warp_counts.get(l) as u64 } else { 0 };
+        let (before, through) = warp::scan::<u64, Add>(c);
+        let total = warp::broadcast(through, warps - 1);
+        let status = TileStatus { words: temp.add(COUNTER_BYTES), epoch, acq_rel: false };
+        let prefix = if tile == 0 {
+            if l == 0 {
+                status.publish(0, FLAG_PREFIX, total);
+            }
+            0
+        } else {
+            if l == 0 {
+                status.publish(tile, FLAG_AGGREGATE, total);
+            }
+            let p = status.look_back::<u64, Add, 1, 0>(tile, 0, false, no_windows);
+            if l == 0 {
+                status.publish(tile, FLAG_PREFIX, p + total);
+            }
+            p
+        };
+        if l < warps {
+            warp_offsets.set(l, prefix + before.unwrap_or(0));
+        }
+        if l == 0 && (tile as u64 + 1) * tile_elems >= n {
+            *count = prefix + total;
+        }
+    }
+    sync_threads();
+
+    let base = warp_offsets.get(w);
+    for j in 0..VECS {
+        let mut at = base + lane_before[j] as u64;
+        for k in 0..V {
+            if keep[j][k] {
+                *out.add(at as usize) = vals[j][k];
+                at += 1;
+            }
+        }
+    }
+}
+
+macro_rules! compact_kernels {
+    ($($t:ident),*) => { paste::paste! { $(
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn [<compact_ $t>](
+            inp: *const $t, flags: *const u8, out: *mut $t, count: *mut u64, n: u64, pred: u32,
+            threshold: $t, temp: *mut u8, counter_base: u32, epoch: u32,
+        ) {
+            const SIZE: usize = core::mem::size_of::<$t>();
+            const SHAPE: tuning::TileShape = tuning::single_pass(ARCH, SIZE);
+            const V: usize = tuning::vector_elems(SIZE) as usize;
+            compact::<$t, { SHAPE.threads }, V, { SHAPE.items as usize / V }>(
+                inp, flags, out, count, n, pred, threshold, temp, counter_base, epoch,
+            )
+        }
+    )* } };
+}
+compact_kernels!(u8, u16, u32, i32, u64, i64, f32, f64);

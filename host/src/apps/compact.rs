@@ -1,0 +1,147 @@
+//! Stream compaction: keep the elements that satisfy a predicate, stable, and count them.
+//!
+//! One pass on the GPU (see `gpu/src/kernels/compact.rs`): the kept elements of each tile are
+//! counted, the counts are scanned (within the tile, then across tiles by the single-pass
+//! scan's decoupled look-back, in u64), and each kept element goes to its offset.
+
+use crate::dispatch::{grid, single_pass, TempStorage};
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::runtime::Gpu;
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, PushKernelArg};
+use scan_abi::{layout, names, predicate, tuning};
+use std::sync::Arc;
+
+/// Which elements to keep.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Keep<T> {
+    /// `x > threshold` (false for NaN).
+    Greater(T),
+    /// `x != 0` (for floats `-0.0` is zero, NaN is not).
+    NonZero,
+    /// `flags[i] != 0`, from a separate array of bytes.
+    Flags,
+}
+
+impl<T: Element> Keep<T> {
+    /// Whether `x` (with flag `flag`) is kept: the CPU reference of the predicate.
+    pub fn keeps(&self, x: T, flag: u8) -> bool {
+        match *self {
+            Keep::Greater(t) => x > t,
+            Keep::NonZero => x != T::zero(),
+            Keep::Flags => flag != 0,
+        }
+    }
+
+    fn code(&self) -> (u32, T) {
+        match *self {
+            Keep::Greater(t) => (predicate::GREATER, t),
+            Keep::NonZero => (predicate::NONZERO, T::zero()),
+            Keep::Flags => (predicate::FLAGS, T::zero()),
+        }
+    }
+}
+
+/// The CPU reference: the kept elements in order.
+pub fn reference<T: Element>(input: &[T], flags: Option<&[u8]>, keep: Keep<T>) -> Vec<T> {
+    input.iter().enumerate().filter(|&(i, &x)| keep.keeps(x, flags.map_or(0, |f| f[i]))).map(|(_, &x)| x).collect()
+}
+
+impl Gpu {
+    /// Copies the elements of `input` that `keep` selects to the front of `output`, in order, and
+    /// returns how many there are (this waits for the stream). `flags` is required by
+    /// [`Keep::Flags`] and must be as long as `input`; `output` must be as long as `input`.
+    pub fn compact<T: Element>(
+        &self,
+        stream: &Arc<CudaStream>,
+        input: &CudaSlice<T>,
+        flags: Option<&CudaSlice<u8>>,
+        keep: Keep<T>,
+        output: &mut CudaSlice<T>,
+        temp: &mut TempStorage,
+    ) -> Result<u64> {
+        self.compact_async(stream, input, flags, keep, output, temp)?;
+        if input.is_empty() {
+            return Ok(0);
+        }
+        let mut word = [0u8; 8];
+        let count = temp.scratch_word(self, stream)?;
+        stream.memcpy_dtoh(&count.slice(0..8), &mut word)?;
+        stream.synchronize()?;
+        Ok(u64::from_le_bytes(word))
+    }
+
+    /// [`Gpu::compact`] without waiting: the count stays on the device, in `temp` (what a
+    /// benchmark times, like CUB's DeviceSelect).
+    pub fn compact_async<T: Element>(
+        &self,
+        stream: &Arc<CudaStream>,
+        input: &CudaSlice<T>,
+        flags: Option<&CudaSlice<u8>>,
+        keep: Keep<T>,
+        output: &mut CudaSlice<T>,
+        temp: &mut TempStorage,
+    ) -> Result<()> {
+        let n = input.len() as u64;
+        if (output.len() as u64) < n {
+            return Err(Error::invalid(format!("the output holds {} elements, the input {n}", output.len())));
+        }
+        let flags_ptr = match (keep, flags) {
+            (Keep::Flags, None) => return Err(Error::invalid("keeping by flags needs a flags array")),
+            (Keep::Flags, Some(f)) if (f.len() as u64) < n => {
+                return Err(Error::invalid(format!("the flags array holds {} bytes, the input {n} elements", f.len())));
+            }
+            (_, Some(f)) => f.device_ptr(stream).0,
+            (_, None) => 0,
+        };
+        if n == 0 {
+            return Ok(());
+        }
+        let size = std::mem::size_of::<T>();
+        let shape = tuning::single_pass(tuning::DEFAULT_ARCH, size);
+        let tiles = n.div_ceil(shape.tile() as u64);
+        let tiles32 = u32::try_from(tiles).map_err(|_| Error::invalid(format!("{n} elements are too many tiles")))?;
+        let (base, epoch, counter_base) = temp.single_pass(self, stream, single_pass::temp_bytes(size, n), tiles32)?;
+        let count_ptr = temp.scratch_word(self, stream)?.device_ptr_mut(stream).0;
+        let name = format!("{}_{}", names::COMPACT, T::TYPE.name());
+        let f = self.kernel(&name)?;
+        let (pred, threshold) = keep.code();
+        let (i, _r) = input.device_ptr(stream);
+        let (o, _w) = output.device_ptr_mut(stream);
+        let cfg = grid(tiles, shape.threads, layout::compact_smem(tuning::DEFAULT_ARCH, size))?;
+        let mut b = stream.launch_builder(&f);
+        b.arg(&i)
+            .arg(&flags_ptr)
+            .arg(&o)
+            .arg(&count_ptr)
+            .arg(&n)
+            .arg(&pred)
+            .arg(&threshold)
+            .arg(&base)
+            .arg(&counter_base)
+            .arg(&epoch);
+        // SAFETY: the arguments match compact_kernels! in gpu/; input, flags and output hold n
+        // elements, the tile state temp_bytes(), the count 8 bytes.
+        if let Err(e) = unsafe { b.launch(cfg) } {
+            temp.poison();
+            return Err(Error::kernel(&name, e));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reference_keeps_in_order() {
+        let x = [3u32, 5, 0, 7, 1, 4];
+        assert_eq!(reference(&x, None, Keep::Greater(3)), [5, 7, 4]);
+        assert_eq!(reference(&x, None, Keep::NonZero), [3, 5, 7, 1, 4]);
+        assert_eq!(reference(&x, Some(&[1, 0, 0, 1, 0, 1]), Keep::Flags), [3, 7, 4]);
+        let f = [-0.0f32, f32::NAN, 2.0];
+        assert_eq!(reference(&f, None, Keep::Greater(1.0)), [2.0]);
+        assert_eq!(reference(&f, None, Keep::NonZero).len(), 2);
+    }
+}
