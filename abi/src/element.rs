@@ -84,6 +84,12 @@ pub trait Element: Copy + PartialEq + PartialOrd + Default + Send + Sync + 'stat
     fn to_bits(self) -> u64;
     /// Inverse of [`Element::to_bits`]; higher bits are ignored.
     fn from_bits(bits: u64) -> Self;
+    /// The value as an f64 (rounded for 64-bit integers beyond 2^53).
+    fn as_f64(self) -> f64;
+    /// Unsigned bits whose order is the value's: signed integers with the sign bit flipped;
+    /// floats with negatives inverted and positives' sign bit set, so `-0.0` sorts before `+0.0`,
+    /// and every NaN as all ones, after `+inf`.
+    fn order_key(self) -> u64;
 }
 
 /// Integer elements, which also support the bitwise operators.
@@ -103,6 +109,8 @@ macro_rules! int_element {
             #[inline(always)] fn max_identity() -> Self { Bounded::min_value() }
             #[inline(always)] fn to_bits(self) -> u64 { self as u64 & (u64::MAX >> (64 - 8 * core::mem::size_of::<$t>())) }
             #[inline(always)] fn from_bits(bits: u64) -> Self { bits as $t }
+            #[inline(always)] fn as_f64(self) -> f64 { self as f64 }
+            #[inline(always)] fn order_key(self) -> u64 { self.wrapping_sub(<$t>::MIN).to_bits() }
         }
         impl IntElement for $t {}
     )*};
@@ -123,6 +131,12 @@ macro_rules! float_element {
             #[inline(always)] fn max_identity() -> Self { <$t>::NEG_INFINITY }
             #[inline(always)] fn to_bits(self) -> u64 { <$t>::to_bits(self) as u64 }
             #[inline(always)] fn from_bits(bits: u64) -> Self { <$t>::from_bits(bits as $bits) }
+            #[inline(always)] fn as_f64(self) -> f64 { self as f64 }
+            #[inline(always)] fn order_key(self) -> u64 {
+                const SIGN: $bits = 1 << (<$bits>::BITS - 1);
+                let b = <$t>::to_bits(self);
+                (if self.is_nan() { <$bits>::MAX } else if b & SIGN != 0 { !b } else { b | SIGN }) as u64
+            }
         }
     )*};
 }

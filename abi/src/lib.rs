@@ -12,6 +12,7 @@ pub mod element;
 pub mod layout;
 pub mod names;
 pub mod op;
+pub mod partition;
 pub mod status;
 pub mod tuning;
 

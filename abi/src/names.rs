@@ -11,6 +11,12 @@ pub const HIER_REDUCE: &str = "hier_reduce";
 pub const HIER_ADD: &str = "hier_add";
 /// Stream compaction: `compact_<type>` (no operator; one group for all types).
 pub const COMPACT: &str = "compact";
+/// Partition pass: `partition_count_<type>`, `partition_scatter_<type>`.
+pub const PARTITION_COUNT: &str = "partition_count";
+pub const PARTITION_SCATTER: &str = "partition_scatter";
+/// COO/CSR conversions: `csr_count_u32`, `csr_heads_u32`.
+pub const CSR_COUNT: &str = "csr_count";
+pub const CSR_HEADS: &str = "csr_heads";
 /// One-block traced scan; followed by `_<block algorithm token>`.
 pub const TRACE: &str = "trace";
 

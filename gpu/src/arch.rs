@@ -134,6 +134,14 @@ pub fn ballot(pred: bool) -> u32 {
     r
 }
 
+/// The lanes whose `v` equals this lane's. All 32 lanes must call it together.
+#[inline(always)]
+pub fn match_any(v: u32) -> u32 {
+    let r: u32;
+    unsafe { asm!("match.any.sync.b32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) v, m = in(reg32) FULL_MASK) }
+    r
+}
+
 /// True when the predicate holds on every lane.
 #[inline(always)]
 pub fn all_lanes(pred: bool) -> bool {
@@ -250,6 +258,14 @@ pub unsafe fn store_relaxed_u128(p: *mut [u64; 2], lo: u64, hi: u64) {
         hi = in(reg64) hi,
         p = in(reg64) p,
     );
+}
+
+/// Atomic add at block scope (relaxed), for counters in shared memory; returns the old value.
+#[inline(always)]
+pub unsafe fn atomic_add_block_u32(p: *mut u32, v: u32) -> u32 {
+    let r: u32;
+    asm!("atom.relaxed.cta.add.u32 {r}, [{p}], {v};", r = out(reg32) r, p = in(reg64) p, v = in(reg32) v);
+    r
 }
 
 /// Atomic add at GPU scope (relaxed); returns the old value.

@@ -23,6 +23,12 @@ impl<T: Copy> Smem<T> {
         unsafe { *self.ptr.add(i as usize) = v }
     }
 
+    /// Address of element `i` (for atomics).
+    #[inline(always)]
+    pub fn at(self, i: u32) -> *mut T {
+        unsafe { self.ptr.add(i as usize) }
+    }
+
     /// The window starting `elems` elements further on.
     #[inline(always)]
     pub fn offset(self, elems: u32) -> Smem<T> {

@@ -1,9 +1,10 @@
-//! The application subcommands (`compact`, ...): generate an input, run the library function on
+//! The application subcommands (`compact`, `sort`, `histogram`, `csr`): generate an input, run the library function on
 //! the GPU, time it against a same-run device copy (and CUB where it has the same operation),
 //! and check it against the CPU.
 
-use crate::CompactArgs;
+use crate::{CompactArgs, CsrArgs, HistogramArgs, SortArgs};
 use gpu_scan::apps::compact::{self, Keep};
+use gpu_scan::apps::{csr, histogram, sort};
 use gpu_scan::bench::{median_ms, Baseline};
 use gpu_scan::{input, Element, Error, Gpu, TempStorage};
 
@@ -101,4 +102,139 @@ pub fn compact<T: Element>(args: &CompactArgs) -> Result<bool, Error> {
     println!("kept: {kept} of {n}");
     let want = compact::reference(&data, flags.as_deref(), keep);
     Ok(report_check(&format!("{kept} kept elements"), first_difference(&got[..kept.min(n)], &want)))
+}
+
+/// Random keys: the order-key bits are uniform, so every radix digit is busy (floats include
+/// both zeros, infinities and NaNs now and then).
+fn random_keys<T: Element>(seed: u64, n: usize) -> Vec<T> {
+    (0..n as u64).map(|i| T::from_bits(input::bits(seed, i))).collect()
+}
+
+pub fn sort<T: Element>(args: &SortArgs) -> Result<bool, Error> {
+    let n = usize::try_from(args.n).map_err(|_| Error::invalid("N does not fit this machine's memory"))?;
+    let cub = args.baseline.as_deref().map(Baseline::read).transpose()?;
+    let gpu = open_gpu()?;
+    let size = T::TYPE.size() as u64 + if args.values { 4 } else { 0 };
+    gpu.check_memory("the keys, values and sort buffers", args.n * size * 3)?;
+    println!("sort: n={n} {} keys{}", T::TYPE.name(), if args.values { " with u32 values" } else { "" });
+    let keys = random_keys::<T>(args.seed, n);
+    let values: Option<Vec<u32>> = args.values.then(|| (0..n as u32).collect());
+    let stream = gpu.stream().clone();
+    let d_keys = gpu.upload(&stream, "keys", &keys)?;
+    let d_values = values.as_deref().map(|v| gpu.upload(&stream, "values", v)).transpose()?;
+    let mut work = d_keys.clone();
+    let mut work_values = d_values.clone();
+    gpu.sort(&stream, &mut work, work_values.as_mut())?;
+    let got = gpu.download(&stream, &work)?;
+    let got_values = work_values.as_ref().map(|v| gpu.download(&stream, v)).transpose()?;
+    let times = median_ms(args.iters, || {
+        stream.memcpy_dtod(&d_keys, &mut work)?;
+        if let (Some(src), Some(dst)) = (d_values.as_ref(), work_values.as_mut()) {
+            stream.memcpy_dtod(src, dst)?;
+        }
+        gpu.time_ms(&stream, || gpu.sort(&stream, &mut work, work_values.as_mut()))
+    })?;
+    let cub_ms =
+        if args.values { None } else { cub.as_ref().and_then(|c| c.get("radix_sort_keys", T::TYPE.name(), args.n)) };
+    report_time(times, args.iters, 2 * args.n * size, copy_ms(&gpu, n * T::TYPE.size(), args.iters)?, cub_ms);
+    let (want, want_values) = sort::reference(&keys, values.as_deref());
+    let bits = |v: &[T]| v.iter().map(|x| x.to_bits()).collect::<Vec<u64>>();
+    let mut wrong = first_difference(&bits(&got), &bits(&want));
+    if wrong.is_none() {
+        wrong = match (got_values, want_values) {
+            (Some(g), Some(w)) => first_difference(&g, &w).map(|d| format!("values: {d}")),
+            _ => None,
+        };
+    }
+    Ok(report_check(&format!("{n} keys sorted, stable"), wrong))
+}
+
+pub fn histogram<T: Element>(args: &HistogramArgs) -> Result<bool, Error> {
+    let n = usize::try_from(args.n).map_err(|_| Error::invalid("N does not fit this machine's memory"))?;
+    let gpu = open_gpu()?;
+    gpu.check_memory("the values and the permutation", args.n * (2 * T::TYPE.size() as u64 + 12))?;
+    let (lo, hi) = (args.lo, args.hi);
+    let pad = 0.05 * (hi - lo);
+    let data: Vec<T> = input::uniform::<f64>(args.seed, n, lo - pad, hi + pad)
+        .into_iter()
+        .map(|x| {
+            if T::TYPE.is_float() {
+                T::from_bits(if T::TYPE.size() == 4 { (x as f32).to_bits() as u64 } else { x.to_bits() })
+            } else {
+                T::from_bits(x.floor() as i64 as u64)
+            }
+        })
+        .collect();
+    println!("histogram: n={n} {} in {} bins over [{lo}, {hi})", T::TYPE.name(), args.bins);
+    let stream = gpu.stream().clone();
+    let d = gpu.upload(&stream, "histogram input", &data)?;
+    let h = gpu.histogram(&stream, &d, args.bins, lo, hi)?;
+    let times =
+        median_ms(args.iters, || gpu.time_ms(&stream, || gpu.histogram(&stream, &d, args.bins, lo, hi).map(|_| ())))?;
+    report_time(
+        times,
+        args.iters,
+        args.n * (2 * T::TYPE.size() as u64 + 4),
+        copy_ms(&gpu, n * T::TYPE.size(), args.iters)?,
+        None,
+    );
+    let show = |v: &[u64]| v.iter().take(8).map(u64::to_string).collect::<Vec<_>>().join(", ");
+    println!(
+        "counts: [{}{}], outside the range: {}",
+        show(&h.counts),
+        if h.counts.len() > 8 { ", ..." } else { "" },
+        h.outside
+    );
+    println!("starts: [{}{}]", show(&h.starts), if h.starts.len() > 8 { ", ..." } else { "" });
+    let want = histogram::reference(&data, args.bins, lo, hi)?;
+    let wrong = if h.counts != want.counts || h.outside != want.outside {
+        Some("counts differ".to_string())
+    } else if h.starts != want.starts {
+        Some("bin starts differ".to_string())
+    } else {
+        first_difference(&h.permutation, &want.permutation).map(|d| format!("permutation: {d}"))
+    };
+    Ok(report_check("counts, starts and the stable permutation", wrong))
+}
+
+/// A sorted COO row index array over `nrows` rows with about 2% of the rows empty.
+pub fn sparse_rows(seed: u64, nnz: usize, nrows: u32) -> Vec<u32> {
+    let mut rows: Vec<u32> = (0..nnz as u64)
+        .map(|i| {
+            let r = (input::bits(seed, i) % nrows as u64) as u32;
+            if r % 50 == 7 {
+                (r + 1) % nrows
+            } else {
+                r
+            }
+        })
+        .collect();
+    rows.sort_unstable();
+    rows
+}
+
+pub fn csr(args: &CsrArgs) -> Result<bool, Error> {
+    let nnz = usize::try_from(args.nnz).map_err(|_| Error::invalid("NNZ does not fit this machine's memory"))?;
+    let nrows = args.rows.unwrap_or((args.nnz / 4).clamp(1, u32::MAX as u64 - 1) as u32);
+    if nrows == 0 {
+        return Err(Error::invalid("--rows must be at least 1"));
+    }
+    let gpu = open_gpu()?;
+    let rows = sparse_rows(args.seed, nnz, nrows);
+    println!("csr: {nnz} nonzeros in {nrows} rows");
+    let stream = gpu.stream().clone();
+    let d_rows = gpu.upload(&stream, "row indices", &rows)?;
+    let offsets = gpu.coo_to_csr(&stream, &d_rows, nrows)?;
+    let back = gpu.csr_to_coo(&stream, &offsets)?;
+    let times = median_ms(args.iters, || gpu.time_ms(&stream, || gpu.coo_to_csr(&stream, &d_rows, nrows).map(|_| ())))?;
+    report_time(times, args.iters, 4 * (args.nnz + nrows as u64), copy_ms(&gpu, 4 * nnz, args.iters)?, None);
+    let got = gpu.download(&stream, &offsets)?;
+    let want = csr::offsets_reference(&rows, nrows);
+    let empty = want.windows(2).filter(|w| w[0] == w[1]).count();
+    println!("row offsets: {} entries, {empty} empty rows", got.len());
+    let round_trip = gpu.download(&stream, &back)?;
+    let wrong = first_difference(&got, &want)
+        .map(|d| format!("offsets: {d}"))
+        .or_else(|| first_difference(&round_trip, &rows).map(|d| format!("round trip: {d}")));
+    Ok(report_check("row offsets and the round trip back to COO", wrong))
 }

@@ -37,6 +37,68 @@ enum Command {
     /// non-zero flag; check against the CPU; time against the same-run copy (and CUB's
     /// DeviceSelect::If with --baseline).
     Compact(CompactArgs),
+    /// LSD radix sort of random keys (u32, i32, u64, i64, f32, f64), optionally with u32 values;
+    /// checked against a stable CPU sort, timed against CUB's DeviceRadixSort with --baseline.
+    Sort(SortArgs),
+    /// Histogram of N uniform values in B bins over [lo, hi): counts, bin starts and the stable
+    /// counting-sort permutation, checked against the CPU.
+    Histogram(HistogramArgs),
+    /// COO -> CSR row offsets of a generated sparse matrix with empty rows, and back to COO.
+    Csr(CsrArgs),
+}
+
+#[derive(Args)]
+pub(crate) struct SortArgs {
+    /// Number of keys (2^28, 1e6, ...).
+    #[arg(value_parser = parse_count)]
+    pub n: u64,
+    #[arg(long = "type", default_value = "u32", value_parser = ["u32", "i32", "u64", "i64", "f32", "f64"])]
+    pub ty: String,
+    /// Carry u32 values (the keys' input positions) along.
+    #[arg(long)]
+    pub values: bool,
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    pub iters: u32,
+    /// CSV from ../shared/bench/cub_baseline.cu (same run): adds CUB's radix_sort_keys time.
+    #[arg(long)]
+    pub baseline: Option<PathBuf>,
+}
+
+#[derive(Args)]
+pub(crate) struct HistogramArgs {
+    #[arg(value_parser = parse_count)]
+    pub n: u64,
+    #[arg(long = "type", default_value = "f32", value_parser = ["u32", "i32", "u64", "i64", "f32", "f64"])]
+    pub ty: String,
+    /// Number of bins (1 to 1024).
+    #[arg(long, default_value_t = 256)]
+    pub bins: u32,
+    /// Lower end of the binned range.
+    #[arg(long, default_value_t = 0.0, allow_hyphen_values = true)]
+    pub lo: f64,
+    /// Upper end (exclusive). Values are drawn from [lo - 5%, hi + 5%), so some fall outside.
+    #[arg(long, default_value_t = 1.0, allow_hyphen_values = true)]
+    pub hi: f64,
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    pub iters: u32,
+}
+
+#[derive(Args)]
+pub(crate) struct CsrArgs {
+    /// Number of nonzeros.
+    #[arg(value_parser = parse_count)]
+    pub nnz: u64,
+    /// Number of rows (default nnz / 4; about 2% of rows are left empty on purpose).
+    #[arg(long)]
+    pub rows: Option<u32>,
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    pub iters: u32,
 }
 
 #[derive(Args)]
@@ -304,6 +366,15 @@ fn main() -> ExitCode {
             let ty = ElemType::parse(&args.ty).expect("clap checked the type");
             with_elem_type!(ty, T => app_commands::compact::<T>(&args))
         }
+        Command::Sort(args) => {
+            let ty = ElemType::parse(&args.ty).expect("clap checked the type");
+            with_elem_type!(ty, T => app_commands::sort::<T>(&args))
+        }
+        Command::Histogram(args) => {
+            let ty = ElemType::parse(&args.ty).expect("clap checked the type");
+            with_elem_type!(ty, T => app_commands::histogram::<T>(&args))
+        }
+        Command::Csr(args) => app_commands::csr(&args),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

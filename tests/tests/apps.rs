@@ -77,3 +77,153 @@ fn compaction_mistakes_are_errors() {
     assert!(e.to_string().contains("flags array holds 1"), "{e}");
     assert_eq!(gpu.compact(&stream, &d_in, None, Keep::Greater(1), &mut out, &mut temp).unwrap(), 2);
 }
+
+fn random_keys<T: Element>(seed: u64, n: usize) -> Vec<T> {
+    (0..n as u64).map(|i| T::from_bits(input::bits(seed, i))).collect()
+}
+
+#[test]
+fn radix_sort_matches_a_stable_cpu_sort() {
+    let Some(gpu) = gpu("radix_sort_matches_a_stable_cpu_sort") else { return };
+    let stream = gpu.stream().clone();
+    let mut failures = Vec::new();
+    macro_rules! each {
+        ($($t:ty),*) => {$(
+            for n in [0usize, 1, 31, 33, 2047, 2048, 2049, 100_003, (1 << 20) + 7, 5_000_011] {
+                // Few distinct keys at some sizes, so stability is visible through the values.
+                let mut keys = random_keys::<$t>(n as u64, n);
+                if n % 2 == 1 {
+                    keys = keys.into_iter().map(|k| <$t as scan_abi::Element>::from_bits(scan_abi::Element::to_bits(k) & 0x8000_0000_0000_0007)).collect();
+                }
+                let values: Vec<u32> = (0..n as u32).collect();
+                let mut d_keys = gpu.upload(&stream, "keys", &keys).unwrap();
+                let mut d_values = gpu.upload(&stream, "values", &values).unwrap();
+                gpu.sort(&stream, &mut d_keys, Some(&mut d_values)).unwrap();
+                let (want, want_values) = gpu_scan::apps::sort::reference(&keys, Some(&values));
+                let got = gpu.download(&stream, &d_keys).unwrap();
+                let bits = |v: &[$t]| v.iter().map(|&x| scan_abi::Element::to_bits(x)).collect::<Vec<u64>>();
+                if bits(&got) != bits(&want) || gpu.download(&stream, &d_values).unwrap() != want_values.unwrap() {
+                    failures.push(format!("sort {} n={n}", stringify!($t)));
+                }
+            }
+        )*};
+    }
+    each!(u32, i32, u64, i64, f32, f64);
+    let keys = random_keys::<u32>(1, 1 << 28);
+    let mut d = gpu.upload(&stream, "keys", &keys).unwrap();
+    gpu.sort(&stream, &mut d, None).unwrap();
+    let mut want = keys;
+    want.sort_unstable();
+    if gpu.download(&stream, &d).unwrap() != want {
+        failures.push("sort u32 n=2^28".into());
+    }
+    assert_none_failed(&failures);
+}
+
+#[test]
+fn float_keys_sort_with_negative_zero_first_and_nans_last() {
+    let Some(gpu) = gpu("float_keys_sort_order") else { return };
+    let stream = gpu.stream().clone();
+    let keys = [f32::NAN, 1.0, 0.0, -0.0, f32::NEG_INFINITY, -f32::NAN, f32::INFINITY, -1.0];
+    let mut d = gpu.upload(&stream, "keys", &keys).unwrap();
+    gpu.sort(&stream, &mut d, None).unwrap();
+    let got = gpu.download(&stream, &d).unwrap();
+    assert_eq!(
+        &got[..6].iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+        &[f32::NEG_INFINITY, -1.0, -0.0, 0.0, 1.0, f32::INFINITY].map(f32::to_bits)
+    );
+    assert!(got[6].is_nan() && got[7].is_nan());
+}
+
+#[test]
+fn histogram_counts_starts_and_permutation() {
+    let Some(gpu) = gpu("histogram_counts_starts_and_permutation") else { return };
+    let stream = gpu.stream().clone();
+    let mut failures = Vec::new();
+    for n in [0usize, 1, 33, 2049, 100_003, 3_000_017] {
+        for bins in [1u32, 7, 256, 1024] {
+            let mut data: Vec<f32> = input::uniform::<f32>(n as u64, n, -0.1, 1.1);
+            if n > 10 {
+                data[3] = f32::NAN;
+                data[5] = 1.0;
+            }
+            let d = gpu.upload(&stream, "data", &data).unwrap();
+            let got = gpu.histogram(&stream, &d, bins, 0.0, 1.0).unwrap();
+            if got != gpu_scan::apps::histogram::reference(&data, bins, 0.0, 1.0).unwrap() {
+                failures.push(format!("histogram n={n} bins={bins}"));
+            }
+        }
+    }
+    let ints: Vec<i64> = (0..1_000_003).map(|i| (input::bits(3, i) % 2000) as i64 - 500).collect();
+    let d = gpu.upload(&stream, "ints", &ints).unwrap();
+    if gpu.histogram(&stream, &d, 100, 0.0, 1000.0).unwrap()
+        != gpu_scan::apps::histogram::reference(&ints, 100, 0.0, 1000.0).unwrap()
+    {
+        failures.push("histogram i64".into());
+    }
+    assert_none_failed(&failures);
+    let e = gpu.histogram(&stream, &d, 0, 0.0, 1.0).unwrap_err();
+    assert!(e.to_string().contains("0 bins"), "{e}");
+    let e = gpu.histogram(&stream, &d, 10, 1.0, 1.0).unwrap_err();
+    assert!(e.to_string().contains("empty"), "{e}");
+}
+
+#[test]
+fn coo_to_csr_and_back() {
+    let Some(gpu) = gpu("coo_to_csr_and_back") else { return };
+    let stream = gpu.stream().clone();
+    let mut failures = Vec::new();
+    for (nnz, nrows) in
+        [(0usize, 1u32), (1, 1), (1, 5), (1000, 7), (100_003, 40_000), (10_000_000, 3_000_000), (1 << 28, 1 << 26)]
+    {
+        let mut rows: Vec<u32> =
+            (0..nnz as u64).map(|i| (input::bits(9, i) % nrows as u64) as u32).filter(|r| r % 50 != 7).collect();
+        rows.sort_unstable();
+        let d = gpu.upload(&stream, "rows", &rows).unwrap();
+        let offsets = gpu.coo_to_csr(&stream, &d, nrows).unwrap();
+        if gpu.download(&stream, &offsets).unwrap() != gpu_scan::apps::csr::offsets_reference(&rows, nrows) {
+            failures.push(format!("offsets nnz={nnz} rows={nrows}"));
+        }
+        if gpu.download(&stream, &gpu.csr_to_coo(&stream, &offsets).unwrap()).unwrap() != rows {
+            failures.push(format!("round trip nnz={nnz} rows={nrows}"));
+        }
+    }
+    assert_none_failed(&failures);
+    let d = gpu.upload(&stream, "rows", &[0u32, 3, 9]).unwrap();
+    let e = gpu.coo_to_csr(&stream, &d, 5).unwrap_err();
+    assert!(e.to_string().contains("1 of 3 row indices are not below 5"), "{e}");
+}
+
+/// The lecture's compaction vectors.
+#[test]
+fn compaction_lecture_vectors() {
+    let Some(gpu) = gpu("compaction_lecture_vectors") else { return };
+    let v = common::vectors();
+    let stream = gpu.stream().clone();
+    let mut temp = TempStorage::new();
+    for case in v["compaction"].as_array().unwrap() {
+        let input: Vec<i32> = serde_json::from_value(case["input"].clone()).unwrap();
+        let flags: Vec<u8> = serde_json::from_value(case["flags"].clone()).unwrap();
+        let want: Vec<i32> = serde_json::from_value(case["output"].clone()).unwrap();
+        let threshold = case["keep_if_greater_than"].as_i64().unwrap() as i32;
+        let d_in = gpu.upload(&stream, "in", &input).unwrap();
+        let d_flags = gpu.upload(&stream, "flags", &flags).unwrap();
+        for keep in [Keep::Greater(threshold), Keep::Flags] {
+            let mut d_out = gpu.alloc_zeros::<i32>(&stream, "out", input.len()).unwrap();
+            let kept = gpu.compact(&stream, &d_in, Some(&d_flags), keep, &mut d_out, &mut temp).unwrap() as usize;
+            assert_eq!(&gpu.download(&stream, &d_out).unwrap()[..kept], &want[..], "{}", case["name"]);
+        }
+        let scan: Vec<u32> = serde_json::from_value(case["flag_exclusive_scan"].clone()).unwrap();
+        let flags32: Vec<u32> = flags.iter().map(|&f| f as u32).collect();
+        let opts = gpu_scan::ScanOptions::new(gpu_scan::Op::Add).exclusive(true);
+        assert_eq!(gpu.scan_host(&flags32, &opts).unwrap(), scan);
+    }
+    let large = &v["compaction_large"];
+    let n = large["n"].as_u64().unwrap() as usize;
+    let input: Vec<i32> = (0..n as i32).map(|i| (i % 10) - 5).collect();
+    let d_in = gpu.upload(&stream, "in", &input).unwrap();
+    let mut d_out = gpu.alloc_zeros::<i32>(&stream, "out", n).unwrap();
+    let kept = gpu.compact(&stream, &d_in, None, Keep::Greater(0), &mut d_out, &mut temp).unwrap();
+    assert_eq!(kept, large["kept_count"].as_u64().unwrap());
+    assert_eq!(&gpu.download(&stream, &d_out).unwrap()[..kept as usize], &[1, 2, 3, 4].repeat(100)[..]);
+}

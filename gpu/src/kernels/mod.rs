@@ -6,6 +6,8 @@ use crate::arch::{atomic_add_u32, block_idx, sync_threads, thread_idx};
 use crate::smem::Smem;
 
 pub mod compact;
+pub mod csr;
+pub mod partition;
 pub mod hierarchical;
 pub mod naive;
 pub mod single_pass;

@@ -1,4 +1,8 @@
 //! What scans are for, built on the scan kernels and their tile machinery: stream compaction,
-//! histograms with counting-sort permutations, CSR row offsets and lecture demos.
+//! radix sort and histograms (through a stable partition pass), and COO ↔ CSR conversion.
 
 pub mod compact;
+pub mod csr;
+pub mod histogram;
+pub mod partition;
+pub mod sort;

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine, from the repository root, after ../shared/tools/gpu-bundle: CUB's
+# select and sort, then our applications at 2^28 (ratios from the same run), the lecture demos,
+# and the deterministic-scan cost. Logs go to $RESULTS_DIR (default .gpu-bundle/results).
+#   bash tools/gpu-apps.sh
+set -u
+out="${RESULTS_DIR:-.gpu-bundle/results}"
+mkdir -p "$out"
+host=.gpu-bundle/bin/host
+status=0
+{
+  echo "== CUB select and sort (same run)"
+  nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/cub_baseline .gpu-bundle/bench/cub_baseline.cu &&
+    /tmp/cub_baseline --ops scan,select,sort --log2 20,24,28 --types u32,f32,u64,f64 > "$out/cub-apps.csv"
+  cat "$out/cub-apps.csv"
+  for t in u32 f32 u64 f64; do
+    for n in 2^20 2^24 2^28; do
+      "$host" compact $n --type $t --baseline "$out/cub-apps.csv" || status=1
+    done
+  done
+  "$host" compact 2^28 --keep nonzero || status=1
+  "$host" compact 2^28 --keep flags || status=1
+  for t in u32 f32 u64 f64; do
+    "$host" sort 2^28 --type $t --baseline "$out/cub-apps.csv" || status=1
+  done
+  "$host" sort 2^24 --type i32 --values || status=1
+  "$host" histogram 2^28 --bins 256 || status=1
+  "$host" histogram 1e8 --type i32 --bins 1000 --lo -100 --hi 900 || status=1
+  "$host" csr 2^28 || status=1
+  "$host" csr 0 --rows 3 || status=1
+  for e in sandwich brackets flag_to_address; do
+    echo "== example $e"
+    ".gpu-bundle/bin/$e" || status=1
+  done
+  echo "== deterministic vs default single-pass (same run)"
+  for mode in "" --deterministic; do
+    # shellcheck disable=SC2086
+    "$host" bench --types f32,f64 --algos single-pass --sizes 2^20..2^30 --step 2 --out /tmp/bench$mode $mode | grep -v '^wrote' || status=1
+  done
+} 2>&1 | tee "$out/apps.log"
+exit $status
