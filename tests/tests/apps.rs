@@ -23,7 +23,7 @@ fn compact_case<T: Element>(gpu: &Gpu, temp: &mut TempStorage, n: usize, keep: K
         Keep::Greater(_) => input::cub_pattern::<T>(n).into_iter().zip(&data).map(|(c, _)| c).collect(),
         _ => data.iter().enumerate().map(|(i, &x)| if i % 3 == 0 { T::zero() } else { x }).collect(),
     };
-    let flags: Vec<u8> = (0..n as u64).map(|i| (input::bits(7, i) % 3 == 0) as u8).collect();
+    let flags: Vec<u8> = (0..n as u64).map(|i| input::bits(7, i).is_multiple_of(3) as u8).collect();
     let stream = gpu.stream().clone();
     let d_in = gpu.upload(&stream, "in", &data).unwrap();
     let d_flags = gpu.upload(&stream, "flags", &flags).unwrap();

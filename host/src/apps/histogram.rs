@@ -7,6 +7,7 @@ use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::runtime::Gpu;
 use cudarc::driver::{CudaSlice, CudaStream};
+use rayon::prelude::*;
 use scan_abi::partition::{bin_of, MAX_BINS, TILE};
 use std::sync::Arc;
 
@@ -47,7 +48,7 @@ pub fn reference<T: Element>(input: &[T], bins: u32, lo: f64, hi: f64) -> Result
         at += c;
     }
     let mut idx: Vec<u32> = (0..input.len() as u32).collect();
-    idx.sort_by_key(|&i| bin[i as usize]);
+    idx.par_sort_by_key(|&i| bin[i as usize]);
     Ok(Histogram { outside: all[bins as usize], counts: all[..bins as usize].to_vec(), starts, permutation: idx })
 }
 

@@ -7,6 +7,7 @@ use crate::element::{ElemType, Element};
 use crate::error::{Error, Result};
 use crate::runtime::Gpu;
 use cudarc::driver::{CudaSlice, CudaStream};
+use rayon::prelude::*;
 use scan_abi::partition::RADIX_BITS;
 use std::sync::Arc;
 
@@ -17,7 +18,7 @@ pub const KEY_TYPES: [ElemType; 6] =
 /// The CPU reference: a stable sort by `order_key`, values alongside.
 pub fn reference<T: Element>(keys: &[T], values: Option<&[u32]>) -> (Vec<T>, Option<Vec<u32>>) {
     let mut idx: Vec<usize> = (0..keys.len()).collect();
-    idx.sort_by_key(|&i| keys[i].order_key());
+    idx.par_sort_by_key(|&i| keys[i].order_key());
     (idx.iter().map(|&i| keys[i]).collect(), values.map(|v| idx.iter().map(|&i| v[i]).collect()))
 }
 

@@ -4,7 +4,7 @@
 
 mod hierarchical;
 mod naive;
-pub(crate) mod single_pass;
+mod single_pass;
 mod trace;
 
 pub use trace::{Trace, TraceStep};

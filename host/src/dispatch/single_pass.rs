@@ -10,7 +10,7 @@ fn shape(elem_size: usize) -> tuning::TileShape {
     tuning::single_pass(tuning::DEFAULT_ARCH, elem_size)
 }
 
-pub(crate) fn temp_bytes(elem_size: usize, n: u64) -> u64 {
+pub(super) fn temp_bytes(elem_size: usize, n: u64) -> u64 {
     status::temp_bytes(n.div_ceil(shape(elem_size).tile() as u64), elem_size)
 }
 
