@@ -10,11 +10,11 @@ pub const fn smem_window(elems: u32, elem_size: u32) -> u32 {
 }
 
 /// Single-pass kernel: the tile index, warp totals, warp prefixes, and the windows the
-/// deterministic look-back holds.
+/// deterministic look-back holds (the ones it passed and the one it is in).
 pub const fn single_pass_smem(arch: u32, elem_size: usize) -> u32 {
     let threads = crate::tuning::single_pass(arch, elem_size).threads;
-    let held =
-        32 * crate::tuning::lookback_depth(arch, elem_size) * crate::tuning::lookback_fixed_windows(arch, elem_size);
+    let windows = crate::tuning::lookback_fixed_windows(arch, elem_size) + 1;
+    let held = 32 * crate::tuning::lookback_depth(arch, elem_size) * windows;
     smem_window(1, 4) + 2 * smem_window(threads / 32, elem_size as u32) + smem_window(held as u32, elem_size as u32)
 }
 

@@ -51,10 +51,10 @@ pub fn radix_digit(order_key: u64, shift: u32) -> u32 {
 }
 
 /// Shared memory of the partition kernels: counting keeps one counter per digit; the scatter
-/// one per warp and digit.
+/// one per warp and digit (windows as the kernels carve them).
 pub const fn count_smem(digits: u32) -> u32 {
-    digits * 4
+    crate::layout::smem_window(digits, 4)
 }
 pub const fn scatter_smem(digits: u32) -> u32 {
-    (THREADS / 32) * digits * 4
+    crate::layout::smem_window((THREADS / 32) * digits, 4)
 }

@@ -79,8 +79,9 @@ impl TileStatus {
     /// `fixed_order` makes the result independent of timing. Every inclusive prefix is then the
     /// left fold `I(t) = I(t-1) ⊕ a(t)` of the tile aggregates: the warp finds a published
     /// prefix `I(j)` and folds `a(j+1), …, a(t-1)` onto it one at a time, which gives the same
-    /// bits whichever `j` it found. It keeps the aggregates of up to `K` windows in `held`
-    /// (shared memory, `K * 32 * D` elements; registers would cost the tile's occupancy) while it
+    /// bits whichever `j` it found. It keeps the aggregates of up to `K` windows, and of the one
+    /// it is in, in `held` (shared memory, `(K + 1) * 32 * D` elements; registers would cost the
+    /// tile's occupancy) while it
     /// slides left, and folds them last, newest last; with `K` windows held it waits in the
     /// oldest for a prefix instead (tiles are claimed in order, so one always comes).
     /// The free order instead combines aggregates in a tree and slides the window as far left as

@@ -57,7 +57,7 @@ pub unsafe fn single_pass<
     let tile_slot = smem.take::<u32>(1);
     let warp_totals = smem.take::<T>(warps);
     let warp_prefixes = smem.take::<T>(warps);
-    let held = smem.take::<T>((K * D) as u32 * WARP);
+    let held = smem.take::<T>(((K + 1) * D) as u32 * WARP);
     smem.check();
 
     let vectors = (inp as usize | out as usize) % tuning::VECTOR_BYTES == 0;
