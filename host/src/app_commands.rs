@@ -168,9 +168,10 @@ pub fn histogram<T: Element>(args: &HistogramArgs) -> Result<bool, Error> {
     println!("histogram: n={n} {} in {} bins over [{lo}, {hi})", T::TYPE.name(), args.bins);
     let stream = gpu.stream().clone();
     let d = gpu.upload(&stream, "histogram input", &data)?;
-    let h = gpu.histogram(&stream, &d, args.bins, lo, hi)?;
-    let times =
-        median_ms(args.iters, || gpu.time_ms(&stream, || gpu.histogram(&stream, &d, args.bins, lo, hi).map(|_| ())))?;
+    let mut bufs = gpu.histogram_buffers::<T>(&stream, args.n, args.bins, lo, hi)?;
+    gpu.histogram_async(&stream, &d, &mut bufs)?;
+    let h = gpu.histogram_read(&stream, &bufs)?;
+    let times = median_ms(args.iters, || gpu.time_ms(&stream, || gpu.histogram_async(&stream, &d, &mut bufs)))?;
     report_time(
         times,
         args.iters,

@@ -129,9 +129,17 @@ impl Gpu {
                         .ptx
                         .group_source(group)
                         .ok_or_else(|| Error::invalid(format!("no kernel {name} in the PTX module")))?;
+                    // Only these results mean the driver refused the PTX itself; any other (a
+                    // sticky fault of an earlier kernel, for one) is reported as it is.
                     let m = self.ctx.load_module(Ptx::from_src(src)).map_err(|e| match e.0 {
-                        CUresult::CUDA_ERROR_OUT_OF_MEMORY => Error::Driver(e),
-                        _ => Error::PtxRejected { module: group.to_string(), source: e },
+                        CUresult::CUDA_ERROR_INVALID_PTX
+                        | CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION
+                        | CUresult::CUDA_ERROR_NO_BINARY_FOR_GPU
+                        | CUresult::CUDA_ERROR_INVALID_IMAGE
+                        | CUresult::CUDA_ERROR_JIT_COMPILER_NOT_FOUND => {
+                            Error::PtxRejected { module: group.to_string(), source: e }
+                        }
+                        _ => Error::Driver(e),
                     })?;
                     modules.insert(group.to_string(), m.clone());
                     m
