@@ -44,6 +44,43 @@ pub fn bin_of(x: f64, lo: f64, hi: f64, bins: u32) -> u32 {
     }
 }
 
+/// Which digit an element has in one pass: a radix digit of its order key, or its bin.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Digit {
+    pub mode: u32,
+    pub shift: u32,
+    pub bins: u32,
+    pub lo: f64,
+    pub hi: f64,
+}
+
+impl Digit {
+    /// Bits `shift .. shift + RADIX_BITS` of the order key.
+    pub const fn radix(shift: u32) -> Digit {
+        Digit { mode: MODE_RADIX, shift, bins: 0, lo: 0.0, hi: 0.0 }
+    }
+
+    /// `bins` equal-width bins over `[lo, hi)`, and one more for everything else.
+    pub const fn bins(bins: u32, lo: f64, hi: f64) -> Digit {
+        Digit { mode: MODE_BINS, shift: 0, bins, lo, hi }
+    }
+
+    /// How many digits there are.
+    pub const fn count(&self) -> u32 {
+        digits(self.mode, self.bins)
+    }
+
+    /// The digit of `x`.
+    #[inline(always)]
+    pub fn of<T: crate::Element>(&self, x: T) -> u32 {
+        if self.mode == MODE_RADIX {
+            radix_digit(x.order_key(), self.shift)
+        } else {
+            bin_of(x.as_f64(), self.lo, self.hi, self.bins)
+        }
+    }
+}
+
 /// The digit of a radix pass.
 #[inline(always)]
 pub fn radix_digit(order_key: u64, shift: u32) -> u32 {

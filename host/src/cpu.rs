@@ -67,20 +67,39 @@ pub fn scan_parallel_with<T: Copy + Send + Sync, O: ScanOp<T>>(
     out
 }
 
-/// The scan of `input` with the runtime operator `op` (in parallel; see [`scan_parallel_with`]).
-pub fn scan<T: Element>(op: Op, input: &[T], exclusive: bool, init: Option<T>) -> Result<Vec<T>> {
-    struct Visit<'a, T> {
+/// A CPU scan generic over the operator, callable with a runtime [`Op`] through [`run_with_op`].
+pub trait ScanFn {
+    fn scan<T: Copy + Send + Sync, O: ScanOp<T>>(input: &[T], exclusive: bool, init: Option<T>) -> Vec<T>;
+}
+
+/// Runs `F` with the operator type of `op`.
+pub fn run_with_op<T: Element, F: ScanFn>(op: Op, input: &[T], exclusive: bool, init: Option<T>) -> Result<Vec<T>> {
+    struct Visit<'a, T, F> {
         input: &'a [T],
         exclusive: bool,
         init: Option<T>,
+        f: std::marker::PhantomData<F>,
     }
-    impl<T: Element> OpVisitor<T> for Visit<'_, T> {
+    impl<T: Element, F: ScanFn> OpVisitor<T> for Visit<'_, T, F> {
         type Output = Vec<T>;
         fn visit<O: ScanOp<T>>(self) -> Vec<T> {
-            scan_parallel_with::<T, O>(self.input, self.exclusive, self.init)
+            F::scan::<T, O>(self.input, self.exclusive, self.init)
         }
     }
-    T::visit_op(op, Visit { input, exclusive, init })
+    T::visit_op(op, Visit::<T, F> { input, exclusive, init, f: std::marker::PhantomData })
+}
+
+struct Parallel;
+
+impl ScanFn for Parallel {
+    fn scan<T: Copy + Send + Sync, O: ScanOp<T>>(input: &[T], exclusive: bool, init: Option<T>) -> Vec<T> {
+        scan_parallel_with::<T, O>(input, exclusive, init)
+    }
+}
+
+/// The scan of `input` with the runtime operator `op` (in parallel; see [`scan_parallel_with`]).
+pub fn scan<T: Element>(op: Op, input: &[T], exclusive: bool, init: Option<T>) -> Result<Vec<T>> {
+    run_with_op::<T, Parallel>(op, input, exclusive, init)
 }
 
 /// A double-double number: `hi + lo` with `|lo| <= ulp(hi)/2`.

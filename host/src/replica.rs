@@ -20,7 +20,8 @@
 //! 5. Element values: `((tile prefix ⊕ warp prefix) ⊕ lane prefix) ⊕ own fold`, where an
 //!    absent term (nothing before it) is skipped rather than combined as an identity.
 
-use crate::element::{Element, OpVisitor};
+use crate::cpu::{run_with_op, ScanFn};
+use crate::element::Element;
 use crate::error::Result;
 use rayon::prelude::*;
 use scan_abi::tuning;
@@ -150,20 +151,17 @@ pub fn single_pass_with<T: Copy + Send + Sync, O: ScanOp<T>>(input: &[T], exclus
     out
 }
 
+struct Replica;
+
+impl ScanFn for Replica {
+    fn scan<T: Copy + Send + Sync, O: ScanOp<T>>(input: &[T], exclusive: bool, init: Option<T>) -> Vec<T> {
+        single_pass_with::<T, O>(input, exclusive, init)
+    }
+}
+
 /// [`single_pass_with`] for the runtime operator `op`.
 pub fn single_pass<T: Element>(op: Op, input: &[T], exclusive: bool, init: Option<T>) -> Result<Vec<T>> {
-    struct Visit<'a, T> {
-        input: &'a [T],
-        exclusive: bool,
-        init: Option<T>,
-    }
-    impl<T: Element> OpVisitor<T> for Visit<'_, T> {
-        type Output = Vec<T>;
-        fn visit<O: ScanOp<T>>(self) -> Vec<T> {
-            single_pass_with::<T, O>(self.input, self.exclusive, self.init)
-        }
-    }
-    T::visit_op(op, Visit { input, exclusive, init })
+    run_with_op::<T, Replica>(op, input, exclusive, init)
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 //! places. The last tile writes the total.
 
 use crate::arch::{lane, sync_threads, warp_idx, WARP};
-use crate::kernels::{claim_tile, ARCH};
+use crate::kernels::{claim_tile, warp_part, ARCH};
 use crate::lookback::TileStatus;
 use crate::op::{Add, Element};
 use crate::smem::Carver;
@@ -48,9 +48,7 @@ pub unsafe fn compact<T: Element, const TH: u32, const V: usize, const VECS: usi
 
     let vectors = inp as usize % tuning::VECTOR_BYTES == 0;
     let (tile, (offset, valid, vals)) = claim_tile(temp, counter_base, tile_slot, |tile| {
-        let base = tile as u64 * tile_elems;
-        let valid = ((n - base).min(tile_elems) as u32).saturating_sub(w * segment);
-        let offset = (base + (w * segment) as u64) as usize;
+        let (offset, valid) = warp_part(tile, w, n, tile_elems, segment);
         (offset, valid, load_striped::<T, V, VECS>(inp.wrapping_add(offset), valid, T::zero(), vectors))
     });
 

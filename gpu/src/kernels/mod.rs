@@ -72,6 +72,15 @@ pub unsafe fn claim_tile<R>(temp: *mut u8, counter_base: u32, slot: Smem<u32>, l
     (tile, loaded)
 }
 
+/// Warp `w`'s part of tile `tile` in the warp-striped arrangement (`segment` elements per warp,
+/// `tile_elems` per tile, `n` in all): where it starts and how many of its elements exist.
+#[inline(always)]
+pub fn warp_part(tile: u32, w: u32, n: u64, tile_elems: u64, segment: u32) -> (usize, u32) {
+    let base = tile as u64 * tile_elems;
+    let valid = ((n - base).min(tile_elems) as u32).saturating_sub(w * segment);
+    ((base + (w * segment) as u64) as usize, valid)
+}
+
 /// Scans `items` in place (inclusive or exclusive) after `prefix`, left to right.
 #[inline(always)]
 pub fn rescan<T: Copy, O: crate::op::ScanOp<T>>(items: &mut [T], prefix: Option<T>, exclusive: bool) {

@@ -14,33 +14,7 @@
 use crate::arch::{atomic_add_block_u32, block_idx, lane, match_any, sync_threads, sync_warp, thread_idx, warp_idx, WARP};
 use crate::op::Element;
 use crate::smem::Carver;
-use scan_abi::partition::{bin_of, digits, radix_digit, ITEMS, MODE_RADIX, THREADS};
-
-/// Which digit an element has (see `scan_abi::partition`).
-#[derive(Clone, Copy)]
-pub struct Digit {
-    pub mode: u32,
-    pub shift: u32,
-    pub bins: u32,
-    pub lo: f64,
-    pub hi: f64,
-}
-
-impl Digit {
-    #[inline(always)]
-    fn of<T: Element>(&self, x: T) -> u32 {
-        if self.mode == MODE_RADIX {
-            radix_digit(x.order_key(), self.shift)
-        } else {
-            bin_of(x.as_f64(), self.lo, self.hi, self.bins)
-        }
-    }
-
-    #[inline(always)]
-    fn count(&self) -> u32 {
-        digits(self.mode, self.bins)
-    }
-}
+use scan_abi::partition::{Digit, ITEMS, THREADS};
 
 /// Index of this thread's `r`-th element: warp-striped, so a warp's 32 lanes read 32
 /// consecutive elements per step.

@@ -11,7 +11,7 @@
 //! then wait on tiles that are claimed but not yet loaded.)
 
 use crate::arch::{lane, sync_threads, warp_idx, WARP};
-use crate::kernels::{claim_tile, for_each_type, Mode, ARCH};
+use crate::kernels::{claim_tile, for_each_type, warp_part, Mode, ARCH};
 use crate::lookback::TileStatus;
 use crate::op::{combine_after, combine_opt, Element, ScanOp};
 use crate::smem::Carver;
@@ -61,14 +61,8 @@ pub unsafe fn single_pass<
     smem.check();
 
     let vectors = (inp as usize | out as usize) % tuning::VECTOR_BYTES == 0;
-    // Where tile `tile`'s part for this warp starts, and how many of its elements exist.
-    let place = |tile: u32| {
-        let base = tile as u64 * tile_elems;
-        let valid = ((n - base).min(tile_elems) as u32).saturating_sub(w * segment);
-        ((base + (w * segment) as u64) as usize, valid)
-    };
     let (tile, (offset, valid, mut vals)) = claim_tile(temp, counter_base, tile_slot, |tile| {
-        let (offset, valid) = place(tile);
+        let (offset, valid) = warp_part(tile, w, n, tile_elems, segment);
         (offset, valid, load_striped::<T, V, VECS>(inp.wrapping_add(offset), valid, O::identity(), vectors))
     });
 

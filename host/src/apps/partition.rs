@@ -7,33 +7,10 @@ use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::runtime::Gpu;
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, PushKernelArg};
-use scan_abi::partition::{count_smem, digits, scatter_smem, THREADS, TILE};
+pub use scan_abi::partition::Digit;
+use scan_abi::partition::{count_smem, scatter_smem, THREADS, TILE};
 use scan_abi::{names, Op};
 use std::sync::Arc;
-
-/// The digit of a pass (mirrors the kernels' `Digit`).
-#[derive(Clone, Copy, Debug)]
-pub struct Digit {
-    pub mode: u32,
-    pub shift: u32,
-    pub bins: u32,
-    pub lo: f64,
-    pub hi: f64,
-}
-
-impl Digit {
-    pub fn radix(shift: u32) -> Digit {
-        Digit { mode: scan_abi::partition::MODE_RADIX, shift, bins: 0, lo: 0.0, hi: 0.0 }
-    }
-
-    pub fn bins(bins: u32, lo: f64, hi: f64) -> Digit {
-        Digit { mode: scan_abi::partition::MODE_BINS, shift: 0, bins, lo, hi }
-    }
-
-    pub fn count(&self) -> u32 {
-        digits(self.mode, self.bins)
-    }
-}
 
 /// Device buffers a pass needs beyond its input and output: the count matrix and its scan.
 pub struct PassBuffers {
