@@ -9,8 +9,8 @@
 //! only ever waits on tiles that have already started: no deadlock, whatever the scheduling.
 
 use crate::arch::{
-    ballot, lane, sync_warp, load_acquire_u128, nanosleep, load_acquire_u64, load_relaxed_u128, load_relaxed_u64, store_relaxed_u128,
-    store_relaxed_u64, store_release_u128, store_release_u64, WARP,
+    ballot, lane, load_acquire_u128, load_acquire_u64, load_relaxed_u128, load_relaxed_u64, nanosleep,
+    store_relaxed_u128, store_relaxed_u64, store_release_u128, store_release_u64, sync_warp, WARP,
 };
 use crate::op::{Element, ScanOp};
 use crate::smem::Smem;

@@ -12,7 +12,7 @@
 //! Elements past the end of the input are filled with the identity, so partial tiles scan like
 //! full ones; stores skip them.
 
-use crate::arch::{block_dim, load_vec16, lane, store_vec16, sync_threads, thread_idx, WARP};
+use crate::arch::{block_dim, lane, load_vec16, store_vec16, sync_threads, thread_idx, WARP};
 use crate::smem::Smem;
 use scan_abi::block::padded;
 

@@ -10,8 +10,7 @@
 
 use crate::arch::{block_dim, block_idx, thread_idx};
 use crate::block::{
-    BlockScan, Blelloch, BlellochNoPad, BrentKung, KoggeStone, KoggeStoneInPlace, KoggeStoneRacy, NoTrace,
-    WarpShuffle,
+    Blelloch, BlellochNoPad, BlockScan, BrentKung, KoggeStone, KoggeStoneInPlace, KoggeStoneRacy, NoTrace, WarpShuffle,
 };
 use crate::kernels::{for_each_type, rescan, Mode, ARCH};
 use crate::op::{combine_opt, ScanOp};
@@ -30,7 +29,11 @@ fn valid_in(tile: u32, tile_elems: u32, n: u64) -> (u64, u32) {
 /// Tile `block_idx()` in the blocked arrangement and this thread's combination of its items.
 /// `buf` holds `blocked_buffer_elems(block_dim() * IT)` elements.
 #[inline(always)]
-unsafe fn load_and_combine<T: Copy, O: ScanOp<T>, const IT: usize>(inp: *const T, n: u64, buf: Smem<T>) -> ([T; IT], T) {
+unsafe fn load_and_combine<T: Copy, O: ScanOp<T>, const IT: usize>(
+    inp: *const T,
+    n: u64,
+    buf: Smem<T>,
+) -> ([T; IT], T) {
     let (base, valid) = valid_in(block_idx(), block_dim() * IT as u32, n);
     let items = load_blocked::<T, IT>(inp.wrapping_add(base as usize), valid, O::identity(), buf);
     let mut partial = items[0];

@@ -7,9 +7,9 @@ use crate::smem::Smem;
 
 pub mod compact;
 pub mod csr;
-pub mod partition;
 pub mod hierarchical;
 pub mod naive;
+pub mod partition;
 pub mod single_pass;
 pub mod trace;
 

@@ -11,7 +11,9 @@
 //!    scanned across the warps, and every element goes to its place. Equal digits keep their
 //!    input order: the pass is stable.
 
-use crate::arch::{atomic_add_block_u32, block_idx, lane, match_any, sync_threads, sync_warp, thread_idx, warp_idx, WARP};
+use crate::arch::{
+    atomic_add_block_u32, block_idx, lane, match_any, sync_threads, sync_warp, thread_idx, warp_idx, WARP,
+};
 use crate::op::Element;
 use crate::smem::Carver;
 use scan_abi::partition::{Digit, ITEMS, THREADS};

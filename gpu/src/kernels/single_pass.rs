@@ -136,8 +136,15 @@ macro_rules! single_pass_kernel {
         #[no_mangle]
         #[allow(clippy::too_many_arguments)]
         pub unsafe extern "ptx-kernel" fn $name(
-            inp: *const $t, out: *mut $t, n: u64, init: $t, flags: u32,
-            temp: *mut u8, counter_base: u32, epoch: u32, backoff_ns: u32,
+            inp: *const $t,
+            out: *mut $t,
+            n: u64,
+            init: $t,
+            flags: u32,
+            temp: *mut u8,
+            counter_base: u32,
+            epoch: u32,
+            backoff_ns: u32,
         ) {
             const SIZE: usize = core::mem::size_of::<$t>();
             const SHAPE: tuning::TileShape = tuning::single_pass(ARCH, SIZE);
@@ -145,7 +152,15 @@ macro_rules! single_pass_kernel {
             const D: usize = tuning::lookback_depth(ARCH, SIZE);
             const K: usize = tuning::lookback_fixed_windows(ARCH, SIZE);
             single_pass::<$t, crate::op::$op, { SHAPE.threads }, V, { SHAPE.items as usize / V }, D, K, $fixed>(
-                inp, out, n, init, flags, temp, counter_base, epoch, backoff_ns,
+                inp,
+                out,
+                n,
+                init,
+                flags,
+                temp,
+                counter_base,
+                epoch,
+                backoff_ns,
             )
         }
     };

@@ -2,7 +2,9 @@
 //! states printed are the kernel's own, read back from the GPU.
 
 use crate::arch::{block_dim, thread_idx};
-use crate::block::{BlockScan, Blelloch, BlellochNoPad, BrentKung, GlobalTrace, KoggeStone, KoggeStoneInPlace, KoggeStoneRacy};
+use crate::block::{
+    Blelloch, BlellochNoPad, BlockScan, BrentKung, GlobalTrace, KoggeStone, KoggeStoneInPlace, KoggeStoneRacy,
+};
 use crate::kernels::for_each_type;
 use crate::op::{combine_after, ScanOp};
 use crate::smem::Carver;
