@@ -4,7 +4,7 @@
 mod common;
 
 use common::{check, gpu, Case};
-use gpu_scan::{cpu, temp_bytes, Algorithm, BlockAlgo, ElemType, Op, Propagation, TempStorage};
+use gpu_scan::{cpu, replica, temp_bytes, Algorithm, BlockAlgo, ElemType, Op, Propagation, TempStorage};
 use proptest::prelude::*;
 use scan_abi::op::{Add, Affine, Max};
 use scan_abi::{status, tuning};
@@ -41,6 +41,41 @@ proptest! {
         prop_assert_eq!(cpu::scan(Op::Affine, &v, exclusive, init).unwrap(), cpu::scan_with::<u64, Affine>(&v, exclusive, init));
         prop_assert_eq!(cpu::scan(Op::Max, &v, exclusive, init).unwrap(), cpu::scan_with::<u64, Max>(&v, exclusive, init));
         prop_assert_eq!(cpu::scan(Op::Add, &v, exclusive, init).unwrap(), cpu::scan_with::<u64, Add>(&v, exclusive, init));
+    }
+
+    /// The deterministic scan's CPU replica is a scan: for exact operators it equals the
+    /// sequential fold, for any size (tile and warp bookkeeping included).
+    #[test]
+    fn replica_is_a_scan(v in prop::collection::vec(any::<u32>(), 0..100_000), exclusive: bool, init: Option<u32>) {
+        let w: Vec<u64> = v.iter().map(|&x| x as u64 * 0x9e37_79b9 + 1).collect();
+        prop_assert_eq!(replica::single_pass(Op::Add, &v, exclusive, init).unwrap(), cpu::scan_with::<u32, Add>(&v, exclusive, init));
+        prop_assert_eq!(replica::single_pass(Op::Affine, &w, exclusive, None).unwrap(), cpu::scan_with::<u64, Affine>(&w, exclusive, None));
+    }
+
+    /// Sort keys order like the values: `order_key` is monotone, with -0.0 before +0.0 and NaN
+    /// after everything.
+    #[test]
+    fn order_keys_are_monotone(a: f64, b: f64, i: i32, j: i32) {
+        use scan_abi::Element as _;
+        if a < b { prop_assert!(a.order_key() < b.order_key()); }
+        if i < j { prop_assert!(i.order_key() < j.order_key()); }
+        prop_assert!((-0.0f32).order_key() < 0.0f32.order_key());
+        prop_assert!(f64::INFINITY.order_key() < f64::NAN.order_key() && (-f64::NAN).order_key() == f64::NAN.order_key());
+    }
+
+    /// Bins: every finite value in range lands in a bin whose interval holds it (up to rounding
+    /// at the edges), everything else in the outside bin.
+    #[test]
+    fn bins_hold_their_values(x: f64, bins in 1u32..5000, lo in -1e6f64..1e6, width in 1e-3f64..1e6) {
+        let hi = lo + width;
+        let b = scan_abi::partition::bin_of(x, lo, hi, bins);
+        if x >= lo && x < hi {
+            prop_assert!(b < bins);
+            let step = width / bins as f64;
+            prop_assert!(x >= lo + step * b as f64 - step * 1e-9 && x < lo + step * (b + 1) as f64 + step * 1e-9);
+        } else {
+            prop_assert_eq!(b, bins);
+        }
     }
 }
 
