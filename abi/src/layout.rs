@@ -24,6 +24,14 @@ pub const fn compact_smem(arch: u32, elem_size: usize) -> u32 {
     smem_window(1, 4) + smem_window(warps, 4) + smem_window(warps, 8)
 }
 
+/// Segmented scan: the tile index, then per-warp (head, value) totals and prefixes; a pair
+/// takes twice the larger of the element and 4 bytes.
+pub const fn segmented_smem(arch: u32, elem_size: usize) -> u32 {
+    let warps = crate::tuning::single_pass(arch, elem_size).threads / 32;
+    let pair = 2 * if elem_size > 4 { elem_size } else { 4 };
+    smem_window(1, 4) + 2 * smem_window(warps, pair as u32)
+}
+
 /// Hierarchical tile scan: the transposing tile buffer, then the block algorithm's scratch.
 pub const fn tile_scan_smem(algo: BlockAlgo, threads: u32, items: u32, elem_size: u32) -> u32 {
     smem_window(blocked_buffer_elems(threads * items), elem_size) + smem_window(algo.smem_elems(threads), elem_size)

@@ -17,6 +17,8 @@ pub const PARTITION_SCATTER: &str = "partition_scatter";
 /// COO/CSR conversions: `csr_count_u32`, `csr_heads_u32`.
 pub const CSR_COUNT: &str = "csr_count";
 pub const CSR_HEADS: &str = "csr_heads";
+/// Segmented scan: `segmented_<type>_<op>` (add, mul, min, max on 32- and 64-bit types).
+pub const SEGMENTED: &str = "segmented";
 /// One-block traced scan; followed by `_<block algorithm token>`.
 pub const TRACE: &str = "trace";
 

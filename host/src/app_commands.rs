@@ -2,8 +2,9 @@
 //! the GPU, time it against a same-run device copy (and CUB where it has the same operation),
 //! and check it against the CPU.
 
-use crate::{CompactArgs, CsrArgs, HistogramArgs, SortArgs};
+use crate::{CompactArgs, CsrArgs, HistogramArgs, SegmentedArgs, SortArgs};
 use gpu_scan::apps::compact::{self, Keep};
+use gpu_scan::apps::segmented::{self, Segments};
 use gpu_scan::apps::{csr, histogram, sort};
 use gpu_scan::bench::{median_ms, Baseline};
 use gpu_scan::{input, Element, Error, Gpu, TempStorage};
@@ -238,4 +239,82 @@ pub fn csr(args: &CsrArgs) -> Result<bool, Error> {
         .map(|d| format!("offsets: {d}"))
         .or_else(|| first_difference(&round_trip, &rows).map(|d| format!("round trip: {d}")));
     Ok(report_check("row offsets and the round trip back to COO", wrong))
+}
+
+pub fn segmented<T: Element>(args: &SegmentedArgs) -> Result<bool, Error> {
+    let op = gpu_scan::Op::parse(&args.op).expect("clap checked the operator");
+    let n = usize::try_from(args.n).map_err(|_| Error::invalid("N does not fit this machine's memory"))?;
+    if let Some(cols) = args.rows_of {
+        if !args.n.is_multiple_of(cols) {
+            return Err(Error::invalid(format!("{n} elements are not whole rows of {cols}")));
+        }
+    }
+    let gpu = open_gpu()?;
+    let size = T::TYPE.size() as u64;
+    gpu.check_memory("the input, heads and output", args.n * (2 * size + 1))?;
+    let heads: Vec<u8> = match args.rows_of {
+        Some(_) => Vec::new(),
+        None => (0..args.n).map(|i| input::bits(args.seed ^ 0x5e9, i).is_multiple_of(args.mean_length) as u8).collect(),
+    };
+    let what = match args.rows_of {
+        Some(c) => format!("{} rows of {c}", args.n / c),
+        None => format!("{} segments (mean length {})", heads.iter().filter(|&&h| h != 0).count(), args.mean_length),
+    };
+    println!(
+        "segmented: n={n} {} {} {}, {what}",
+        T::TYPE.name(),
+        op.name(),
+        if args.exclusive { "exclusive" } else { "inclusive" }
+    );
+    let data = input::generate::<T>(op, args.seed, n);
+    let stream = gpu.stream().clone();
+    let d_in = gpu.upload(&stream, "segmented input", &data)?;
+    let d_heads = gpu.upload(&stream, "segment heads", &heads)?;
+    let mut d_out = gpu.alloc_zeros::<T>(&stream, "segmented output", n)?;
+    let mut temp = TempStorage::new();
+    let mut run = |d_out: &mut gpu_scan::cudarc::driver::CudaSlice<T>| {
+        let segments = match args.rows_of {
+            Some(c) => Segments::Every(c),
+            None => Segments::Heads(&d_heads),
+        };
+        gpu.segmented_scan(&stream, &d_in, segments, d_out, op, args.exclusive, &mut temp)
+    };
+    run(&mut d_out)?;
+    let got = gpu.download(&stream, &d_out)?;
+    let times = median_ms(args.iters, || gpu.time_ms(&stream, || run(&mut d_out)))?;
+    let head_bytes = heads.len() as u64;
+    report_time(times, args.iters, 2 * args.n * size + head_bytes, copy_ms(&gpu, n * size as usize, args.iters)?, None);
+    let want = match args.rows_of {
+        Some(c) => segmented::reference(op, &data, |i| (i as u64).is_multiple_of(c), args.exclusive)?,
+        None => segmented::reference(op, &data, |i| heads[i] != 0, args.exclusive)?,
+    };
+    let wrong = if op.order_sensitive(T::TYPE) {
+        // Float sums and products round differently in the GPU's order. Bound: 64 roundings of
+        // the segment's sum of magnitudes (sums), or 2·eps per factor of the product (products),
+        // against the sequential per-segment result.
+        let eps = if T::TYPE.size() == 4 { f32::EPSILON as f64 } else { f64::EPSILON };
+        let head = |i: usize| match args.rows_of {
+            Some(c) => (i as u64).is_multiple_of(c),
+            None => heads[i] != 0,
+        };
+        let (mut mag, mut len) = (0.0f64, 0.0f64);
+        let mut bad = None;
+        for i in 0..n {
+            if head(i) {
+                (mag, len) = (0.0, 0.0);
+            }
+            mag += data[i].to_f64().abs();
+            len += 1.0;
+            let (g, w) = (got[i].to_f64(), want[i].to_f64());
+            let bound = if op == gpu_scan::Op::Add { 64.0 * eps * mag } else { 2.0 * eps * len * w.abs() };
+            if !(g == w || (g - w).abs() <= bound || (g.is_nan() && w.is_nan())) {
+                bad = Some(format!("element {i}: expected {} within {bound:e}, got {}", want[i], got[i]));
+                break;
+            }
+        }
+        bad
+    } else {
+        first_difference(&got, &want)
+    };
+    Ok(report_check(&format!("{n} elements, every segment on its own"), wrong))
 }

@@ -45,6 +45,31 @@ enum Command {
     Histogram(HistogramArgs),
     /// COO -> CSR row offsets of a generated sparse matrix with empty rows, and back to COO.
     Csr(CsrArgs),
+    /// Segmented scan of N elements with random segment heads (or rows of --rows-of elements:
+    /// the batched scan along the rows of a row-major matrix), checked against the CPU.
+    Segmented(SegmentedArgs),
+}
+
+#[derive(Args)]
+pub(crate) struct SegmentedArgs {
+    #[arg(value_parser = parse_count)]
+    pub n: u64,
+    #[arg(long = "type", default_value = "f32", value_parser = ["u32", "i32", "u64", "i64", "f32", "f64"])]
+    pub ty: String,
+    #[arg(long, default_value = "add", value_parser = ["add", "mul", "min", "max"])]
+    pub op: String,
+    #[arg(long)]
+    pub exclusive: bool,
+    /// Mean segment length of the random heads.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub mean_length: u64,
+    /// Fixed segments of this many elements instead (N must be a multiple): the row-wise batched scan.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub rows_of: Option<u64>,
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+    pub iters: u32,
 }
 
 #[derive(Args)]
@@ -375,6 +400,10 @@ fn main() -> ExitCode {
             with_elem_type!(ty, T => app_commands::histogram::<T>(&args))
         }
         Command::Csr(args) => app_commands::csr(&args),
+        Command::Segmented(args) => {
+            let ty = ElemType::parse(&args.ty).expect("clap checked the type");
+            with_elem_type!(ty, T => app_commands::segmented::<T>(&args))
+        }
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

@@ -227,3 +227,115 @@ fn compaction_lecture_vectors() {
     assert_eq!(kept, large["kept_count"].as_u64().unwrap());
     assert_eq!(&gpu.download(&stream, &d_out).unwrap()[..kept as usize], &[1, 2, 3, 4].repeat(100)[..]);
 }
+
+/// Segmented scans against the per-segment CPU scan: heads at random (sparse and dense), from
+/// offsets, and fixed-length rows; every operator; inclusive and exclusive.
+#[test]
+fn segmented_scans_match_the_cpu() {
+    use gpu_scan::apps::segmented::{self, Segments, OPS};
+    let Some(gpu) = gpu("segmented_scans_match_the_cpu") else { return };
+    let stream = gpu.stream().clone();
+    let mut temp = TempStorage::new();
+    let mut failures = Vec::new();
+    macro_rules! each {
+        ($($t:ty),*) => {$(
+            for n in [0usize, 1, 33, 1023, 4097, 100_003] {
+                for mean in [1u64, 3, 50, 5000, 1 << 40] {
+                    let heads: Vec<u8> = (0..n as u64).map(|i| (input::bits(mean, i) % mean == 0) as u8).collect();
+                    let d_heads = gpu.upload(&stream, "heads", &heads).unwrap();
+                    for op in OPS {
+                        // Exact operators only: float sums and products round differently per order.
+                        if <$t as scan_abi::Element>::TYPE.is_float() && op.order_sensitive(<$t as scan_abi::Element>::TYPE) {
+                            continue;
+                        }
+                        let data: Vec<$t> = input::generate::<$t>(op, n as u64 ^ mean, n);
+                        let d_in = gpu.upload(&stream, "in", &data).unwrap();
+                        for exclusive in [false, true] {
+                            let mut d_out = gpu.alloc_zeros::<$t>(&stream, "out", n).unwrap();
+                            gpu.segmented_scan(&stream, &d_in, Segments::Heads(&d_heads), &mut d_out, op, exclusive, &mut temp).unwrap();
+                            let want = segmented::reference(op, &data, |i| heads[i] != 0, exclusive).unwrap();
+                            let got = gpu.download(&stream, &d_out).unwrap();
+                            if got.iter().zip(&want).any(|(g, w)| scan_abi::Element::to_bits(*g) != scan_abi::Element::to_bits(*w)) {
+                                failures.push(format!("segmented {} {} n={n} mean={mean} exclusive={exclusive}", stringify!($t), op.name()));
+                            }
+                            let cols = (mean as usize).clamp(1, 1000);
+                            if n % cols == 0 {
+                                gpu.scan_rows(&stream, &d_in, cols as u64, &mut d_out, op, exclusive, &mut temp).unwrap();
+                                let want = segmented::reference(op, &data, |i| i % cols == 0, exclusive).unwrap();
+                                let got = gpu.download(&stream, &d_out).unwrap();
+                                if got.iter().zip(&want).any(|(g, w)| scan_abi::Element::to_bits(*g) != scan_abi::Element::to_bits(*w)) {
+                                    failures.push(format!("rows {} {} n={n} cols={cols} exclusive={exclusive}", stringify!($t), op.name()));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        )*};
+    }
+    each!(u32, i32, u64, i64, f32, f64);
+
+    // The shape torch.cumsum is slow on: (1048576, 8) along the rows; and long segments.
+    for (n, cols) in [(8usize << 20, 8u64), ((1 << 24) + 7, 1 << 22)] {
+        let data: Vec<i32> = input::generate::<i32>(gpu_scan::Op::Add, 5, n);
+        let d_in = gpu.upload(&stream, "in", &data).unwrap();
+        let mut d_out = gpu.alloc_zeros::<i32>(&stream, "out", n).unwrap();
+        gpu.segmented_scan(&stream, &d_in, Segments::Every(cols), &mut d_out, gpu_scan::Op::Add, false, &mut temp)
+            .unwrap();
+        let want = segmented::reference(gpu_scan::Op::Add, &data, |i| (i as u64).is_multiple_of(cols), false).unwrap();
+        if gpu.download(&stream, &d_out).unwrap() != want {
+            failures.push(format!("rows of {cols}, n={n}"));
+        }
+    }
+
+    // Offsets, and a float sum checked against an f64 sum per segment.
+    let n = 1_000_003usize;
+    let starts: Vec<u64> = (0..n as u64).step_by(97).chain([5, 6, 7]).collect();
+    let d_offsets = gpu.upload(&stream, "offsets", &starts).unwrap();
+    let d_heads = gpu.heads_from_offsets(&stream, &d_offsets, n as u64).unwrap();
+    let data = input::uniform::<f32>(3, n, -1.0, 1.0);
+    let d_in = gpu.upload(&stream, "in", &data).unwrap();
+    let mut d_out = gpu.alloc_zeros::<f32>(&stream, "out", n).unwrap();
+    gpu.segmented_scan(&stream, &d_in, Segments::Heads(&d_heads), &mut d_out, gpu_scan::Op::Add, false, &mut temp)
+        .unwrap();
+    let got = gpu.download(&stream, &d_out).unwrap();
+    let is_start: std::collections::HashSet<u64> = starts.iter().copied().collect();
+    let (mut sum, mut mag) = (0f64, 0f64);
+    for i in 0..n {
+        if is_start.contains(&(i as u64)) {
+            (sum, mag) = (0.0, 0.0);
+        }
+        sum += data[i] as f64;
+        mag += data[i].abs() as f64;
+        if (got[i] as f64 - sum).abs() > 64.0 * f32::EPSILON as f64 * mag {
+            failures.push(format!("f32 segmented sum by offsets: element {i}: {} vs {sum}", got[i]));
+            break;
+        }
+    }
+    assert_none_failed(&failures);
+}
+
+#[test]
+fn segmented_mistakes_are_errors() {
+    use gpu_scan::apps::segmented::Segments;
+    let Some(gpu) = gpu("segmented_mistakes_are_errors") else { return };
+    let stream = gpu.stream().clone();
+    let mut temp = TempStorage::new();
+    let d_in = gpu.upload(&stream, "in", &[1u32, 2, 3, 4]).unwrap();
+    let mut out = gpu.alloc_zeros::<u32>(&stream, "out", 4).unwrap();
+    let short = gpu.upload(&stream, "heads", &[1u8]).unwrap();
+    let e = gpu
+        .segmented_scan(&stream, &d_in, Segments::Heads(&short), &mut out, gpu_scan::Op::Add, false, &mut temp)
+        .unwrap_err();
+    assert!(e.to_string().contains("head flags hold 1"), "{e}");
+    let e = gpu
+        .segmented_scan(&stream, &d_in, Segments::Every(0), &mut out, gpu_scan::Op::Add, false, &mut temp)
+        .unwrap_err();
+    assert!(e.to_string().contains("length 0"), "{e}");
+    let e = gpu
+        .segmented_scan(&stream, &d_in, Segments::Every(2), &mut out, gpu_scan::Op::Xor, false, &mut temp)
+        .unwrap_err();
+    assert!(e.to_string().contains("not xor on u32"), "{e}");
+    let e = gpu.scan_rows(&stream, &d_in, 3, &mut out, gpu_scan::Op::Add, false, &mut temp).unwrap_err();
+    assert!(e.to_string().contains("not whole rows of 3"), "{e}");
+}

@@ -10,6 +10,7 @@ pub mod csr;
 pub mod hierarchical;
 pub mod naive;
 pub mod partition;
+pub mod segmented;
 pub mod single_pass;
 pub mod trace;
 

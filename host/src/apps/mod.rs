@@ -1,8 +1,10 @@
 //! What scans are for, built on the scan kernels and their tile machinery: stream compaction,
-//! radix sort and histograms (through a stable partition pass), and COO ↔ CSR conversion.
+//! radix sort and histograms (through a stable partition pass), COO ↔ CSR conversion, and
+//! segmented and row-batched scans.
 
 pub mod compact;
 pub mod csr;
 pub mod histogram;
 pub mod partition;
+pub mod segmented;
 pub mod sort;

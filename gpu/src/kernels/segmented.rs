@@ -1,0 +1,200 @@
+//! Segmented scan in one pass: every segment (started by a head flag, or every `seg_len`
+//! elements, which makes it the row-wise batched scan of a row-major matrix) is scanned on its
+//! own, with any operator.
+//!
+//! It is the single-pass scan over (head, value) pairs with the segmented operator
+//! `(fa, a) ⊕ (fb, b) = (fa | fb, fb ? b : a ⊕ b)`, with one change to the look-back: a tile that
+//! contains a head already knows what it passes on (the value since its last head), so it
+//! publishes that as its inclusive prefix at once, and look-backs stop there. The look-back
+//! itself stays the plain one over values.
+
+use crate::arch::{lane, sync_threads, warp_idx, WARP};
+use crate::kernels::{claim_tile, warp_part, Mode, ARCH};
+use crate::lookback::TileStatus;
+use crate::op::{Add, Element, Max, Min, Mul, ScanOp};
+use crate::smem::Carver;
+use crate::tile::{load_striped, store_striped};
+use crate::warp;
+use core::marker::PhantomData;
+use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
+use scan_abi::{tuning, Op};
+
+/// A value and whether a segment starts within what it covers.
+#[derive(Clone, Copy, Default)]
+#[repr(C)]
+pub struct Seg<T> {
+    pub head: u32,
+    pub v: T,
+}
+
+/// The segmented form of `O`: a head on the right discards what came before it.
+#[derive(Clone, Copy, Default)]
+pub struct SegOp<O>(PhantomData<O>);
+
+impl<T: Element, O: ScanOp<T>> ScanOp<Seg<T>> for SegOp<O> {
+    const OP: Op = O::OP;
+    #[inline(always)]
+    fn identity() -> Seg<T> {
+        Seg { head: 0, v: O::identity() }
+    }
+    #[inline(always)]
+    fn combine(a: Seg<T>, b: Seg<T>) -> Seg<T> {
+        Seg { head: a.head | b.head, v: if b.head != 0 { b.v } else { O::combine(a.v, b.v) } }
+    }
+}
+
+/// Scans `inp[..n]` segment by segment into `out`. Segments start where `heads[i] != 0`, or,
+/// when `heads` is null, at every multiple of `seg_len`. `flags`: `scan_abi::flags::EXCLUSIVE`
+/// (a segment's first element then gets the identity). The tile state is the single-pass scan's.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn segmented<T: Element, O: ScanOp<T>, const TH: u32, const V: usize, const VECS: usize>(
+    inp: *const T,
+    heads: *const u8,
+    seg_len: u64,
+    out: *mut T,
+    n: u64,
+    flags: u32,
+    temp: *mut u8,
+    counter_base: u32,
+    epoch: u32,
+) {
+    let mode = Mode::from_flags(flags);
+    let (w, l) = (warp_idx(), lane());
+    let warps = TH / WARP;
+    let segment = WARP * (V * VECS) as u32;
+    let tile_elems = TH as u64 * (V * VECS) as u64;
+    let none = SegOp::<O>::identity();
+
+    let mut smem = Carver::new();
+    let tile_slot = smem.take::<u32>(1);
+    let warp_totals = smem.take::<Seg<T>>(warps);
+    let warp_prefixes = smem.take::<Seg<T>>(warps);
+    let no_windows = smem.take::<T>(0);
+    smem.check();
+
+    let vectors = (inp as usize | out as usize) % tuning::VECTOR_BYTES == 0;
+    let (tile, (offset, valid, mut vals)) = claim_tile(temp, counter_base, tile_slot, |tile| {
+        let (offset, valid) = warp_part(tile, w, n, tile_elems, segment);
+        (offset, valid, load_striped::<T, V, VECS>(inp.wrapping_add(offset), valid, O::identity(), vectors))
+    });
+
+    let mut head = [[false; V]; VECS];
+    for (j, hv) in head.iter_mut().enumerate() {
+        for (k, h) in hv.iter_mut().enumerate() {
+            let i = (j as u32 * WARP + l) * V as u32 + k as u32;
+            if i < valid {
+                let g = offset + i as usize;
+                *h = if heads.is_null() { g as u64 % seg_len == 0 } else { *heads.add(g) != 0 };
+            }
+        }
+    }
+
+    // Each vector: segmented scan in the thread, then across the warp's 32 vectors.
+    let mut lane_in = [none; VECS];
+    let mut running = none;
+    for j in 0..VECS {
+        let v = &mut vals[j];
+        let mut any = head[j][0];
+        for k in 1..V {
+            if !head[j][k] {
+                v[k] = O::combine(v[k - 1], v[k]);
+            }
+            any |= head[j][k];
+        }
+        let (before, through) = warp::scan::<Seg<T>, SegOp<O>>(Seg { head: any as u32, v: v[V - 1] });
+        lane_in[j] = SegOp::<O>::combine(running, before.unwrap_or(none));
+        running = SegOp::<O>::combine(running, warp::broadcast(through, WARP - 1));
+    }
+    if l == 0 {
+        warp_totals.set(w, running);
+    }
+    sync_threads();
+
+    if w == 0 {
+        let total = if l < warps { warp_totals.get(l) } else { none };
+        let (warp_before, through) = warp::scan::<Seg<T>, SegOp<O>>(total);
+        let tile_total = warp::broadcast(through, warps - 1);
+        let status = TileStatus { words: temp.add(COUNTER_BYTES), epoch, acq_rel: false };
+        let carry = if tile == 0 {
+            if l == 0 {
+                status.publish(0, FLAG_PREFIX, tile_total.v);
+            }
+            O::identity()
+        } else {
+            let headed = tile_total.head != 0;
+            if l == 0 {
+                status.publish(tile, if headed { FLAG_PREFIX } else { FLAG_AGGREGATE }, tile_total.v);
+            }
+            let p = status.look_back::<T, O, 1, 0>(tile, 0, false, no_windows);
+            if l == 0 && !headed {
+                status.publish(tile, FLAG_PREFIX, O::combine(p, tile_total.v));
+            }
+            p
+        };
+        if l < warps {
+            let tile_in = Seg { head: 0, v: carry };
+            warp_prefixes.set(l, SegOp::<O>::combine(tile_in, warp_before.unwrap_or(none)));
+        }
+    }
+    sync_threads();
+
+    // The carry reaches a vector's elements up to its first head.
+    let warp_in = warp_prefixes.get(w);
+    for j in 0..VECS {
+        let incoming = SegOp::<O>::combine(warp_in, lane_in[j]).v;
+        let v = &mut vals[j];
+        let mut seen = false;
+        let mut prev = incoming;
+        for k in 0..V {
+            seen |= head[j][k];
+            let inclusive = if seen { v[k] } else { O::combine(incoming, v[k]) };
+            v[k] = if !mode.exclusive {
+                inclusive
+            } else if head[j][k] {
+                O::identity()
+            } else {
+                prev
+            };
+            prev = inclusive;
+        }
+    }
+    store_striped::<T, V, VECS>(out.wrapping_add(offset), valid, vals, vectors);
+}
+
+macro_rules! segmented_kernels {
+    ($($t:ident),*) => { paste::paste! { $(
+        segmented_kernels!(@one $t, Add);
+        segmented_kernels!(@one $t, Mul);
+        segmented_kernels!(@one $t, Min);
+        segmented_kernels!(@one $t, Max);
+    )* } };
+    (@one $t:ident, $op:ident) => { paste::paste! {
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn [<segmented_ $t _ $op:lower>](
+            inp: *const $t, heads: *const u8, seg_len: u64, out: *mut $t, n: u64, flags: u32,
+            temp: *mut u8, counter_base: u32, epoch: u32,
+        ) {
+            const SIZE: usize = core::mem::size_of::<$t>();
+            const SHAPE: tuning::TileShape = tuning::single_pass(ARCH, SIZE);
+            const V: usize = tuning::vector_elems(SIZE) as usize;
+            segmented::<$t, $op, { SHAPE.threads }, V, { SHAPE.items as usize / V }>(
+                inp, heads, seg_len, out, n, flags, temp, counter_base, epoch,
+            )
+        }
+    } };
+}
+segmented_kernels!(u32, i32, u64, i64, f32, f64);
+
+/// `heads[offsets[s]] = 1` for each segment start `offsets[s] < n` (`heads` zeroed first).
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn segmented_heads_u64(offsets: *const u64, count: u64, n: u64, heads: *mut u8) {
+    let s = crate::arch::block_idx() as u64 * crate::arch::block_dim() as u64 + crate::arch::thread_idx() as u64;
+    if s < count {
+        let at = *offsets.add(s as usize);
+        if at < n {
+            *heads.add(at as usize) = 1;
+        }
+    }
+}
