@@ -30,6 +30,8 @@ status=0
   "$host" segmented 2^28 --type f32 --mean-length 3 || status=1
   "$host" segmented 2^23 --type f32 --rows-of 8 || status=1
   "$host" segmented 2^28 --type u32 --op max --rows-of 4096 --exclusive || status=1
+  "$host" recurrence 2^28 --x0 1.5 || status=1
+  "$host" recurrence 1e6 --factors=-1:1 || status=1
   "$host" csr 2^28 || status=1
   "$host" csr 0 --rows 3 || status=1
   for e in sandwich brackets flag_to_address; do
@@ -39,7 +41,7 @@ status=0
   echo "== compute-sanitizer on the application kernels"
   for tool in memcheck racecheck synccheck; do
     for c in "compact 70001 --type u8" "compact 70001 --keep flags" "sort 70001 --type f64 --values" "histogram 70001 --bins 1000" "csr 70001" \
-             "segmented 70001 --mean-length 7" "segmented 70002 --type f64 --rows-of 3 --exclusive"; do
+             "segmented 70001 --mean-length 7" "segmented 70002 --type f64 --rows-of 3 --exclusive" "recurrence 70001"; do
       # shellcheck disable=SC2086
       r=$(compute-sanitizer --tool $tool --error-exitcode 9 "$host" $c --iters 1 2>&1)
       echo "$tool [$c] exit=$? $(echo "$r" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|PASS|FAIL' | tr '\n' ' ')"

@@ -19,6 +19,8 @@ pub const CSR_COUNT: &str = "csr_count";
 pub const CSR_HEADS: &str = "csr_heads";
 /// Segmented scan: `segmented_<type>_<op>` (add, mul, min, max on 32- and 64-bit types).
 pub const SEGMENTED: &str = "segmented";
+/// Linear recurrence over f32 (single-pass scan of packed affine maps).
+pub const RECURRENCE_F32: &str = "recurrence_f32";
 /// One-block traced scan; followed by `_<block algorithm token>`.
 pub const TRACE: &str = "trace";
 

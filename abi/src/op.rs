@@ -73,7 +73,6 @@ impl Op {
 
 /// An associative operator with an identity, over elements of type `T`.
 pub trait ScanOp<T>: Copy + Default + Send + Sync + 'static {
-    const OP: Op;
     fn identity() -> T;
     /// `a` is the earlier operand.
     fn combine(a: T, b: T) -> T;
@@ -84,7 +83,6 @@ macro_rules! op {
         #[derive(Clone, Copy, Debug, Default)]
         pub struct $name;
         impl<T: $bound> ScanOp<T> for $name {
-            const OP: Op = Op::$name;
             #[inline(always)]
             fn identity() -> T {
                 $id
@@ -118,7 +116,6 @@ impl Affine {
 }
 
 impl ScanOp<u64> for Affine {
-    const OP: Op = Op::Affine;
     #[inline(always)]
     fn identity() -> u64 {
         Affine::pack(1, 0)
@@ -128,5 +125,36 @@ impl ScanOp<u64> for Affine {
         let (fa, fb) = (f as u32, (f >> 32) as u32);
         let (ga, gb) = (g as u32, (g >> 32) as u32);
         Affine::pack(fa.wrapping_mul(ga), ga.wrapping_mul(fb).wrapping_add(gb))
+    }
+}
+
+/// Composition of affine maps `x -> a*x + b` over f32, packed as `a | b << 32` (their bits):
+/// the operator of the linear recurrence `x[t] = a[t]*x[t-1] + b[t]`. `combine(f, g)` is "f, then
+/// g", as for [`Affine`]. Float rounding makes it associative only approximately, like float
+/// addition.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AffineF32;
+
+impl AffineF32 {
+    #[inline(always)]
+    pub fn pack(a: f32, b: f32) -> u64 {
+        a.to_bits() as u64 | (b.to_bits() as u64) << 32
+    }
+
+    #[inline(always)]
+    pub fn unpack(m: u64) -> (f32, f32) {
+        (f32::from_bits(m as u32), f32::from_bits((m >> 32) as u32))
+    }
+}
+
+impl ScanOp<u64> for AffineF32 {
+    #[inline(always)]
+    fn identity() -> u64 {
+        AffineF32::pack(1.0, 0.0)
+    }
+    #[inline(always)]
+    fn combine(f: u64, g: u64) -> u64 {
+        let ((fa, fb), (ga, gb)) = (AffineF32::unpack(f), AffineF32::unpack(g));
+        AffineF32::pack(fa * ga, ga * fb + gb)
     }
 }

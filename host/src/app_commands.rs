@@ -2,10 +2,10 @@
 //! the GPU, time it against a same-run device copy (and CUB where it has the same operation),
 //! and check it against the CPU.
 
-use crate::{CompactArgs, CsrArgs, HistogramArgs, SegmentedArgs, SortArgs};
+use crate::{CompactArgs, CsrArgs, HistogramArgs, RecurrenceArgs, SegmentedArgs, SortArgs};
 use gpu_scan::apps::compact::{self, Keep};
 use gpu_scan::apps::segmented::{self, Segments};
-use gpu_scan::apps::{csr, histogram, sort};
+use gpu_scan::apps::{csr, histogram, recurrence, sort};
 use gpu_scan::bench::{median_ms, Baseline};
 use gpu_scan::{input, Element, Error, Gpu, TempStorage};
 
@@ -317,4 +317,36 @@ pub fn segmented<T: Element>(args: &SegmentedArgs) -> Result<bool, Error> {
         first_difference(&got, &want)
     };
     Ok(report_check(&format!("{n} elements, every segment on its own"), wrong))
+}
+
+pub fn recurrence(args: &RecurrenceArgs) -> Result<bool, Error> {
+    use scan_abi::op::AffineF32;
+    let n = usize::try_from(args.n).map_err(|_| Error::invalid("N does not fit this machine's memory"))?;
+    let gpu = open_gpu()?;
+    gpu.check_memory("the maps and the output", args.n * 16)?;
+    let (lo, hi) = args.factors;
+    println!("recurrence: n={n} f32, x[t] = a[t]*x[t-1] + b[t], a in [{lo}, {hi}), b in [-1, 1), x0 = {}", args.x0);
+    let a = input::uniform::<f32>(args.seed, n, lo, hi);
+    let b = input::uniform::<f32>(args.seed ^ 1, n, -1.0, 1.0);
+    let maps: Vec<u64> = a.iter().zip(&b).map(|(&a, &b)| AffineF32::pack(a, b)).collect();
+    let stream = gpu.stream().clone();
+    let d_maps = gpu.upload(&stream, "recurrence maps", &maps)?;
+    let mut d_out = gpu.alloc_zeros::<u64>(&stream, "recurrence output", n)?;
+    let mut temp = TempStorage::new();
+    gpu.recurrence(&stream, &d_maps, args.x0, &mut d_out, &mut temp)?;
+    let got: Vec<f32> = gpu.download(&stream, &d_out)?.into_iter().map(|m| AffineF32::unpack(m).1).collect();
+    let times = median_ms(args.iters, || {
+        gpu.time_ms(&stream, || gpu.recurrence(&stream, &d_maps, args.x0, &mut d_out, &mut temp))
+    })?;
+    report_time(times, args.iters, 16 * args.n, copy_ms(&gpu, 8 * n, args.iters)?, None);
+    let (x, s) = recurrence::reference(&a, &b, args.x0);
+    let bound = |t: usize| {
+        2.0 * gpu_scan::verify::roundings(gpu_scan::Algorithm::SinglePass, t, n) * f32::EPSILON as f64 * s[t]
+    };
+    let worst = (0..n).map(|t| (got[t] as f64 - x[t]).abs() / s[t].max(f64::MIN_POSITIVE)).fold(0.0, f64::max);
+    println!("largest error: {worst:.2e} of the magnitude |a|-recurrence");
+    let wrong = (0..n)
+        .find(|&t| (got[t] as f64 - x[t]).abs() > bound(t))
+        .map(|t| format!("x[{t}] = {}, the loop gives {} (bound {:e})", got[t], x[t], bound(t)));
+    Ok(report_check(&format!("{n} values within the rounding bound"), wrong))
 }

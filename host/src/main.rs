@@ -48,6 +48,25 @@ enum Command {
     /// Segmented scan of N elements with random segment heads (or rows of --rows-of elements:
     /// the batched scan along the rows of a row-major matrix), checked against the CPU.
     Segmented(SegmentedArgs),
+    /// Linear recurrence x[t] = a[t]*x[t-1] + b[t] (f32) as a scan of affine maps, checked
+    /// against the sequential loop.
+    Recurrence(RecurrenceArgs),
+}
+
+#[derive(Args)]
+pub(crate) struct RecurrenceArgs {
+    #[arg(value_parser = parse_count)]
+    pub n: u64,
+    /// x[-1].
+    #[arg(long, default_value_t = 0.0, allow_hyphen_values = true)]
+    pub x0: f32,
+    /// Range of the factors a[t] (`lo:hi`); the offsets b[t] are uniform in [-1, 1).
+    #[arg(long, default_value = "0.9:1", allow_hyphen_values = true, value_parser = parse_range)]
+    pub factors: (f64, f64),
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+    pub iters: u32,
 }
 
 #[derive(Args)]
@@ -400,6 +419,7 @@ fn main() -> ExitCode {
             with_elem_type!(ty, T => app_commands::histogram::<T>(&args))
         }
         Command::Csr(args) => app_commands::csr(&args),
+        Command::Recurrence(args) => app_commands::recurrence(&args),
         Command::Segmented(args) => {
             let ty = ElemType::parse(&args.ty).expect("clap checked the type");
             with_elem_type!(ty, T => app_commands::segmented::<T>(&args))

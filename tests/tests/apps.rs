@@ -339,3 +339,36 @@ fn segmented_mistakes_are_errors() {
     let e = gpu.scan_rows(&stream, &d_in, 3, &mut out, gpu_scan::Op::Add, false, &mut temp).unwrap_err();
     assert!(e.to_string().contains("not whole rows of 3"), "{e}");
 }
+
+/// The linear recurrence against the sequential f64 loop, within 2 roundings per combine of the
+/// magnitude recurrence `s[t] = |a[t]|·s[t-1] + |b[t]|` (the single-pass rounding count of
+/// `verify::roundings`).
+#[test]
+fn linear_recurrence_matches_the_loop() {
+    use gpu_scan::apps::recurrence;
+    let Some(gpu) = gpu("linear_recurrence_matches_the_loop") else { return };
+    let mut failures = Vec::new();
+    let tile = tile::<u64>();
+    for n in [0usize, 1, 33, tile - 1, tile, tile + 1, 100_003, 3_000_017, 1 << 24] {
+        for (lo, hi, x0) in [(0.9f64, 1.0f64, 1.5f32), (-1.0, 1.0, -2.0), (0.999, 1.001, 0.0)] {
+            let a = input::uniform::<f32>(n as u64, n, lo, hi);
+            let b = input::uniform::<f32>(n as u64 ^ 1, n, -1.0, 1.0);
+            let got = gpu.recurrence_host(&a, &b, x0).unwrap();
+            let (x, s) = recurrence::reference(&a, &b, x0);
+            let bound = |t: usize| {
+                2.0 * gpu_scan::verify::roundings(gpu_scan::Algorithm::SinglePass, t, n) * f32::EPSILON as f64 * s[t]
+            };
+            if let Some(t) = (0..n).find(|&t| (got[t] as f64 - x[t]).abs() > bound(t)) {
+                failures.push(format!(
+                    "recurrence n={n} a in [{lo},{hi}) at {t}: {} vs {} (bound {:e})",
+                    got[t],
+                    x[t],
+                    bound(t)
+                ));
+            }
+        }
+    }
+    assert_none_failed(&failures);
+    let e = gpu.recurrence_host(&[1.0], &[], 0.0).unwrap_err();
+    assert!(e.to_string().contains("1 factors but 0 offsets"), "{e}");
+}

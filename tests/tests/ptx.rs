@@ -29,6 +29,9 @@ fn expected_kernels() -> Vec<String> {
             if op.order_sensitive(ty) {
                 names.push(format!("single_pass_det_{suffix}"));
             }
+            if gpu_scan::apps::segmented::OPS.contains(&op) && matches!(ty.size(), 4 | 8) {
+                names.push(format!("segmented_{suffix}"));
+            }
             names.push(format!("naive_{suffix}"));
             names.push(format!("hier_reduce_{suffix}"));
             names.push(format!("hier_add_{suffix}"));
@@ -40,6 +43,14 @@ fn expected_kernels() -> Vec<String> {
             }
         }
     }
+    for ty in gpu_scan::apps::sort::KEY_TYPES {
+        names.push(format!("partition_count_{}", ty.name()));
+        names.push(format!("partition_scatter_{}", ty.name()));
+    }
+    for ty in ElemType::ALL {
+        names.push(format!("compact_{}", ty.name()));
+    }
+    names.extend(["recurrence_f32", "segmented_heads_u64", "csr_count_u32", "csr_heads_u32"].map(String::from));
     names
 }
 

@@ -17,7 +17,7 @@ use crate::tile::{load_striped, store_striped};
 use crate::warp;
 use core::marker::PhantomData;
 use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
-use scan_abi::{tuning, Op};
+use scan_abi::tuning;
 
 /// A value and whether a segment starts within what it covers.
 #[derive(Clone, Copy, Default)]
@@ -32,7 +32,6 @@ pub struct Seg<T> {
 pub struct SegOp<O>(PhantomData<O>);
 
 impl<T: Element, O: ScanOp<T>> ScanOp<Seg<T>> for SegOp<O> {
-    const OP: Op = O::OP;
     #[inline(always)]
     fn identity() -> Seg<T> {
         Seg { head: 0, v: O::identity() }

@@ -180,3 +180,6 @@ macro_rules! single_pass_det_kernels {
     )* } };
 }
 single_pass_det_kernels!(f32, f64);
+
+// The linear recurrence x[t] = a[t]*x[t-1] + b[t]: a scan of packed f32 affine maps.
+single_pass_kernel!(recurrence_f32, u64, AffineF32, false);

@@ -4,7 +4,7 @@
 
 mod hierarchical;
 mod naive;
-mod single_pass;
+pub(crate) mod single_pass;
 mod trace;
 
 pub use trace::{Trace, TraceStep};

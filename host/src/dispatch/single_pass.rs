@@ -15,16 +15,23 @@ pub(super) fn temp_bytes(elem_size: usize, n: u64) -> u64 {
 }
 
 pub(super) fn run<T: Element>(job: &Job<'_, T>, temp: &mut TempStorage) -> Result<()> {
+    let fixed = job.opts.deterministic && job.opts.op.order_sensitive(T::TYPE);
+    let name = kernel_name(if fixed { names::SINGLE_PASS_DET } else { names::SINGLE_PASS }, T::TYPE, job.opts.op);
+    let init = job.opts.init.unwrap_or(T::identity(job.opts.op)?);
+    launch(job, &name, init, temp)
+}
+
+/// Launches the single-pass kernel `name` (any kernel stamped out by `single_pass_kernel!`, also
+/// for operators outside [`scan_abi::Op`]) for `job`, with `init` as the initial value when
+/// `job.opts.init` is set.
+pub(crate) fn launch<T: Element>(job: &Job<'_, T>, name: &str, init: T, temp: &mut TempStorage) -> Result<()> {
     let size = std::mem::size_of::<T>();
     let shape = shape(size);
     let tiles = job.n.div_ceil(shape.tile() as u64);
-    let fixed = job.opts.deterministic && job.opts.op.order_sensitive(T::TYPE);
-    let name = kernel_name(if fixed { names::SINGLE_PASS_DET } else { names::SINGLE_PASS }, T::TYPE, job.opts.op);
-    let f = job.gpu.kernel(&name)?;
+    let f = job.gpu.kernel(name)?;
     let smem = layout::single_pass_smem(tuning::DEFAULT_ARCH, size);
     let tiles32 = u32::try_from(tiles).map_err(|_| Error::invalid(format!("{} elements are too many tiles", job.n)))?;
     let (base, epoch, counter_base) = temp.single_pass(job.gpu, job.stream, temp_bytes(size, job.n), tiles32)?;
-    let init = job.opts.init.unwrap_or(T::identity(job.opts.op)?);
     let mut flags = kernel_flags(job.opts.exclusive, job.opts.init.is_some());
     if job.opts.status_ordering == StatusOrdering::AcquireRelease {
         flags |= scan_abi::flags::ACQ_REL_STATUS;
@@ -41,8 +48,8 @@ pub(super) fn run<T: Element>(job: &Job<'_, T>, temp: &mut TempStorage) -> Resul
         .arg(&counter_base)
         .arg(&epoch)
         .arg(&backoff);
-    // SAFETY: the arguments match the kernel's signature (single_pass_kernels! in gpu/), the
+    // SAFETY: the arguments match the kernel's signature (single_pass_kernel! in gpu/), the
     // buffers hold n elements and the temporary storage holds temp_bytes().
-    unsafe { b.launch(cfg) }.map_err(|e| Error::kernel(&name, e))?;
+    unsafe { b.launch(cfg) }.map_err(|e| Error::kernel(name, e))?;
     Ok(())
 }
