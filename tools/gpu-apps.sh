@@ -30,6 +30,9 @@ status=0
   "$host" segmented 2^28 --type f32 --mean-length 3 || status=1
   "$host" segmented 2^23 --type f32 --rows-of 8 || status=1
   "$host" segmented 2^28 --type u32 --op max --rows-of 4096 --exclusive || status=1
+  "$host" batched 1048576 8 --axis 0 || status=1
+  "$host" batched 1048576 8 --axis 1 || status=1
+  "$host" batched 16384 16384 --axis 0 || status=1
   "$host" recurrence 2^28 --x0 1.5 || status=1
   "$host" recurrence 1e6 --factors=-1:1 || status=1
   "$host" csr 2^28 || status=1
@@ -41,7 +44,8 @@ status=0
   echo "== compute-sanitizer on the application kernels"
   for tool in memcheck racecheck synccheck; do
     for c in "compact 70001 --type u8" "compact 70001 --keep flags" "sort 70001 --type f64 --values" "histogram 70001 --bins 1000" "csr 70001" \
-             "segmented 70001 --mean-length 7" "segmented 70002 --type f64 --rows-of 3 --exclusive" "recurrence 70001"; do
+             "segmented 70001 --mean-length 7" "segmented 70002 --type f64 --rows-of 3 --exclusive" "recurrence 70001" \
+             "batched 1001 70 --axis 0 --type u64 --op max"; do
       # shellcheck disable=SC2086
       r=$(compute-sanitizer --tool $tool --error-exitcode 9 "$host" $c --iters 1 2>&1)
       echo "$tool [$c] exit=$? $(echo "$r" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|PASS|FAIL' | tr '\n' ' ')"

@@ -32,6 +32,11 @@ pub const fn segmented_smem(arch: u32, elem_size: usize) -> u32 {
     smem_window(1, 4) + 2 * smem_window(warps, pair as u32)
 }
 
+/// Transpose: one 32 × 33 tile.
+pub const fn transpose_smem(elem_size: u32) -> u32 {
+    smem_window(32 * 33, elem_size)
+}
+
 /// Hierarchical tile scan: the transposing tile buffer, then the block algorithm's scratch.
 pub const fn tile_scan_smem(algo: BlockAlgo, threads: u32, items: u32, elem_size: u32) -> u32 {
     smem_window(blocked_buffer_elems(threads * items), elem_size) + smem_window(algo.smem_elems(threads), elem_size)

@@ -2,7 +2,7 @@
 //! the GPU, time it against a same-run device copy (and CUB where it has the same operation),
 //! and check it against the CPU.
 
-use crate::{CompactArgs, CsrArgs, HistogramArgs, RecurrenceArgs, SegmentedArgs, SortArgs};
+use crate::{BatchedArgs, CompactArgs, CsrArgs, HistogramArgs, RecurrenceArgs, SegmentedArgs, SortArgs};
 use gpu_scan::apps::compact::{self, Keep};
 use gpu_scan::apps::segmented::{self, Segments};
 use gpu_scan::apps::{csr, histogram, recurrence, sort};
@@ -288,34 +288,11 @@ pub fn segmented<T: Element>(args: &SegmentedArgs) -> Result<bool, Error> {
         Some(c) => segmented::reference(op, &data, |i| (i as u64).is_multiple_of(c), args.exclusive)?,
         None => segmented::reference(op, &data, |i| heads[i] != 0, args.exclusive)?,
     };
-    let wrong = if op.order_sensitive(T::TYPE) {
-        // Float sums and products round differently in the GPU's order. Bound: 64 roundings of
-        // the segment's sum of magnitudes (sums), or 2·eps per factor of the product (products),
-        // against the sequential per-segment result.
-        let eps = if T::TYPE.size() == 4 { f32::EPSILON as f64 } else { f64::EPSILON };
-        let head = |i: usize| match args.rows_of {
-            Some(c) => (i as u64).is_multiple_of(c),
-            None => heads[i] != 0,
-        };
-        let (mut mag, mut len) = (0.0f64, 0.0f64);
-        let mut bad = None;
-        for i in 0..n {
-            if head(i) {
-                (mag, len) = (0.0, 0.0);
-            }
-            mag += data[i].to_f64().abs();
-            len += 1.0;
-            let (g, w) = (got[i].to_f64(), want[i].to_f64());
-            let bound = if op == gpu_scan::Op::Add { 64.0 * eps * mag } else { 2.0 * eps * len * w.abs() };
-            if !(g == w || (g - w).abs() <= bound || (g.is_nan() && w.is_nan())) {
-                bad = Some(format!("element {i}: expected {} within {bound:e}, got {}", want[i], got[i]));
-                break;
-            }
-        }
-        bad
-    } else {
-        first_difference(&got, &want)
+    let head = |i: usize| match args.rows_of {
+        Some(c) => (i as u64).is_multiple_of(c),
+        None => heads[i] != 0,
     };
+    let wrong = segment_check(op, &data, &got, &want, head);
     Ok(report_check(&format!("{n} elements, every segment on its own"), wrong))
 }
 
@@ -349,4 +326,80 @@ pub fn recurrence(args: &RecurrenceArgs) -> Result<bool, Error> {
         .find(|&t| (got[t] as f64 - x[t]).abs() > bound(t))
         .map(|t| format!("x[{t}] = {}, the loop gives {} (bound {:e})", got[t], x[t], bound(t)));
     Ok(report_check(&format!("{n} values within the rounding bound"), wrong))
+}
+
+/// Compares a segmented result with the sequential per-segment one: exactly for exact
+/// operators; for float sums within 64 roundings of the segment's sum of magnitudes, for float
+/// products within 2·eps per factor.
+fn segment_check<T: Element>(
+    op: gpu_scan::Op,
+    data: &[T],
+    got: &[T],
+    want: &[T],
+    head: impl Fn(usize) -> bool,
+) -> Option<String> {
+    if !op.order_sensitive(T::TYPE) {
+        return first_difference(got, want);
+    }
+    let eps = if T::TYPE.size() == 4 { f32::EPSILON as f64 } else { f64::EPSILON };
+    let (mut mag, mut len) = (0.0f64, 0.0f64);
+    for i in 0..data.len() {
+        if head(i) {
+            (mag, len) = (0.0, 0.0);
+        }
+        mag += data[i].to_f64().abs();
+        len += 1.0;
+        let (g, w) = (got[i].to_f64(), want[i].to_f64());
+        let bound = if op == gpu_scan::Op::Add { 64.0 * eps * mag } else { 2.0 * eps * len * w.abs() };
+        if !(g == w || (g - w).abs() <= bound || (g.is_nan() && w.is_nan())) {
+            return Some(format!("element {i}: expected {} within {bound:e}, got {}", want[i], got[i]));
+        }
+    }
+    None
+}
+
+pub fn batched<T: Element>(args: &BatchedArgs) -> Result<bool, Error> {
+    let op = gpu_scan::Op::parse(&args.op).expect("clap checked the operator");
+    let n = args.rows.checked_mul(args.cols).ok_or_else(|| Error::invalid("ROWS x COLS overflows"))?;
+    let n = usize::try_from(n).map_err(|_| Error::invalid("ROWS x COLS does not fit this machine's memory"))?;
+    let gpu = open_gpu()?;
+    let size = T::TYPE.size() as u64;
+    gpu.check_memory("the matrix, the result and scratch", 3 * n as u64 * size)?;
+    let along = if args.axis == 1 { "along each row" } else { "down each column" };
+    println!("batched: {} x {} {} {} {along}", args.rows, args.cols, T::TYPE.name(), op.name());
+    let data = input::generate::<T>(op, args.seed, n);
+    let stream = gpu.stream().clone();
+    let d_in = gpu.upload(&stream, "matrix", &data)?;
+    let mut d_out = gpu.alloc_zeros::<T>(&stream, "result", n)?;
+    let mut temp = TempStorage::new();
+    let mut scratch = None;
+    let mut run = |d_out: &mut gpu_scan::cudarc::driver::CudaSlice<T>| {
+        if args.axis == 1 {
+            gpu.scan_rows(&stream, &d_in, args.cols, d_out, op, args.exclusive, &mut temp)
+        } else {
+            gpu.scan_columns(&stream, &d_in, args.rows, d_out, op, args.exclusive, &mut scratch, &mut temp)
+        }
+    };
+    run(&mut d_out)?;
+    let got = gpu.download(&stream, &d_out)?;
+    let times = median_ms(args.iters, || gpu.time_ms(&stream, || run(&mut d_out)))?;
+    report_time(times, args.iters, 2 * n as u64 * size, copy_ms(&gpu, n * size as usize, args.iters)?, None);
+    // The CPU reference works on segments: rows as they are, columns after a transpose.
+    let (r, c) = (args.rows as usize, args.cols as usize);
+    let transpose = |v: &[T], rows: usize, cols: usize| -> Vec<T> {
+        let mut t = Vec::with_capacity(v.len());
+        for j in 0..cols {
+            t.extend((0..rows).map(|i| v[i * cols + j]));
+        }
+        t
+    };
+    let wrong = if args.axis == 1 {
+        let want = segmented::reference(op, &data, |i| i % c == 0, args.exclusive)?;
+        segment_check(op, &data, &got, &want, |i| i % c == 0)
+    } else {
+        let data_t = transpose(&data, r, c);
+        let want_t = segmented::reference(op, &data_t, |i| i % r == 0, args.exclusive)?;
+        segment_check(op, &data_t, &transpose(&got, r, c), &want_t, |i| i % r == 0)
+    };
+    Ok(report_check(&format!("{n} elements {along}"), wrong))
 }

@@ -51,6 +51,30 @@ enum Command {
     /// Linear recurrence x[t] = a[t]*x[t-1] + b[t] (f32) as a scan of affine maps, checked
     /// against the sequential loop.
     Recurrence(RecurrenceArgs),
+    /// Batched scan of a row-major ROWS x COLS matrix along either axis (--axis 1: every row,
+    /// --axis 0: down every column), checked against the CPU.
+    Batched(BatchedArgs),
+}
+
+#[derive(Args)]
+pub(crate) struct BatchedArgs {
+    #[arg(value_parser = parse_count)]
+    pub rows: u64,
+    #[arg(value_parser = parse_count)]
+    pub cols: u64,
+    /// 1: scan along each row; 0: scan down each column.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=1))]
+    pub axis: u8,
+    #[arg(long = "type", default_value = "f32", value_parser = ["u32", "i32", "u64", "i64", "f32", "f64"])]
+    pub ty: String,
+    #[arg(long, default_value = "add", value_parser = ["add", "mul", "min", "max"])]
+    pub op: String,
+    #[arg(long)]
+    pub exclusive: bool,
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+    pub iters: u32,
 }
 
 #[derive(Args)]
@@ -420,6 +444,10 @@ fn main() -> ExitCode {
         }
         Command::Csr(args) => app_commands::csr(&args),
         Command::Recurrence(args) => app_commands::recurrence(&args),
+        Command::Batched(args) => {
+            let ty = ElemType::parse(&args.ty).expect("clap checked the type");
+            with_elem_type!(ty, T => app_commands::batched::<T>(&args))
+        }
         Command::Segmented(args) => {
             let ty = ElemType::parse(&args.ty).expect("clap checked the type");
             with_elem_type!(ty, T => app_commands::segmented::<T>(&args))

@@ -372,3 +372,49 @@ fn linear_recurrence_matches_the_loop() {
     let e = gpu.recurrence_host(&[1.0], &[], 0.0).unwrap_err();
     assert!(e.to_string().contains("1 factors but 0 offsets"), "{e}");
 }
+
+/// Batched scans of a row-major matrix along either axis, against per-row and per-column CPU
+/// scans (exact operators, so bit for bit).
+#[test]
+fn batched_scans_along_either_axis() {
+    use gpu_scan::apps::segmented;
+    use gpu_scan::Op;
+    let Some(gpu) = gpu("batched_scans_along_either_axis") else { return };
+    let stream = gpu.stream().clone();
+    let mut temp = TempStorage::new();
+    let mut scratch = None;
+    let mut failures = Vec::new();
+    for (rows, cols) in
+        [(1usize, 1usize), (7, 3), (33, 1), (1, 33), (1000, 1000), (1 << 20, 8), (8, 1 << 20), (3, 100_003)]
+    {
+        let data: Vec<i32> = input::generate::<i32>(Op::Add, (rows * cols) as u64, rows * cols);
+        let d_in = gpu.upload(&stream, "matrix", &data).unwrap();
+        for exclusive in [false, true] {
+            let mut d_out = gpu.alloc_zeros::<i32>(&stream, "out", rows * cols).unwrap();
+            gpu.scan_rows(&stream, &d_in, cols as u64, &mut d_out, Op::Add, exclusive, &mut temp).unwrap();
+            let want = segmented::reference(Op::Add, &data, |i| i % cols == 0, exclusive).unwrap();
+            if gpu.download(&stream, &d_out).unwrap() != want {
+                failures.push(format!("rows {rows}x{cols} exclusive={exclusive}"));
+            }
+            gpu.scan_columns(&stream, &d_in, rows as u64, &mut d_out, Op::Add, exclusive, &mut scratch, &mut temp)
+                .unwrap();
+            let got = gpu.download(&stream, &d_out).unwrap();
+            for c in 0..cols {
+                let column: Vec<i32> = (0..rows).map(|r| data[r * cols + c]).collect();
+                let want = gpu_scan::cpu::scan(Op::Add, &column, exclusive, None).unwrap();
+                if (0..rows).any(|r| got[r * cols + c] != want[r]) {
+                    failures.push(format!("columns {rows}x{cols} exclusive={exclusive}: column {c}"));
+                    break;
+                }
+            }
+        }
+    }
+    let d = gpu.upload(&stream, "m", &[1.0f32, 5.0, -2.0, 7.0, 3.0, 0.5]).unwrap();
+    let mut out = gpu.alloc_zeros::<f32>(&stream, "out", 6).unwrap();
+    let mut scratch = None;
+    gpu.scan_columns(&stream, &d, 3, &mut out, Op::Max, false, &mut scratch, &mut temp).unwrap();
+    assert_eq!(gpu.download(&stream, &out).unwrap(), [1.0, 5.0, 1.0, 7.0, 3.0, 7.0]);
+    let e = gpu.scan_columns(&stream, &d, 4, &mut out, Op::Max, false, &mut scratch, &mut temp).unwrap_err();
+    assert!(e.to_string().contains("not 4 whole rows"), "{e}");
+    assert_none_failed(&failures);
+}

@@ -11,6 +11,7 @@ pub mod hierarchical;
 pub mod naive;
 pub mod partition;
 pub mod segmented;
+pub mod transpose;
 pub mod single_pass;
 pub mod trace;
 
