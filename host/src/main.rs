@@ -423,6 +423,14 @@ pub(crate) fn parse_count(s: &str) -> Result<u64, String> {
     t.parse().map_err(|_| bad())
 }
 
+/// Calls `f::<T>(&args)` with the element type named by `args.ty`.
+macro_rules! typed {
+    ($args:expr, $($f:ident)::+) => {{
+        let ty = ElemType::parse(&$args.ty).expect("clap checked the type");
+        with_elem_type!(ty, T => $($f)::+::<T>(&$args))
+    }};
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
@@ -430,28 +438,13 @@ fn main() -> ExitCode {
         Command::Bench(args) => run_bench(args),
         Command::Plot(args) => run_plot(args),
         Command::Accuracy(args) => run_accuracy(args),
-        Command::Compact(args) => {
-            let ty = ElemType::parse(&args.ty).expect("clap checked the type");
-            with_elem_type!(ty, T => app_commands::compact::<T>(&args))
-        }
-        Command::Sort(args) => {
-            let ty = ElemType::parse(&args.ty).expect("clap checked the type");
-            with_elem_type!(ty, T => app_commands::sort::<T>(&args))
-        }
-        Command::Histogram(args) => {
-            let ty = ElemType::parse(&args.ty).expect("clap checked the type");
-            with_elem_type!(ty, T => app_commands::histogram::<T>(&args))
-        }
+        Command::Compact(args) => typed!(args, app_commands::compact),
+        Command::Sort(args) => typed!(args, app_commands::sort),
+        Command::Histogram(args) => typed!(args, app_commands::histogram),
         Command::Csr(args) => app_commands::csr(&args),
         Command::Recurrence(args) => app_commands::recurrence(&args),
-        Command::Batched(args) => {
-            let ty = ElemType::parse(&args.ty).expect("clap checked the type");
-            with_elem_type!(ty, T => app_commands::batched::<T>(&args))
-        }
-        Command::Segmented(args) => {
-            let ty = ElemType::parse(&args.ty).expect("clap checked the type");
-            with_elem_type!(ty, T => app_commands::segmented::<T>(&args))
-        }
+        Command::Batched(args) => typed!(args, app_commands::batched),
+        Command::Segmented(args) => typed!(args, app_commands::segmented),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

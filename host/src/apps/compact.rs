@@ -9,7 +9,7 @@ use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::runtime::Gpu;
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, PushKernelArg};
-use scan_abi::{layout, names, predicate, status, tuning};
+use scan_abi::{layout, names, predicate, tuning};
 use std::sync::Arc;
 
 /// Which elements to keep.
@@ -99,11 +99,8 @@ impl Gpu {
         }
         let size = std::mem::size_of::<T>();
         let shape = tuning::single_pass(tuning::DEFAULT_ARCH, size);
-        let tiles = n.div_ceil(shape.tile() as u64);
-        let tiles32 = u32::try_from(tiles).map_err(|_| Error::invalid(format!("{n} elements are too many tiles")))?;
         // The tiles publish u64 counts, whatever the element size.
-        let status_bytes = status::temp_bytes(tiles, std::mem::size_of::<u64>());
-        let (base, epoch, counter_base) = temp.single_pass(self, stream, status_bytes, tiles32)?;
+        let (tiles, base, epoch, counter_base) = temp.tiles(self, stream, n, size, std::mem::size_of::<u64>())?;
         let count_ptr = temp.scratch_word(self, stream)?.device_ptr_mut(stream).0;
         let name = format!("{}_{}", names::COMPACT, T::TYPE.name());
         let f = self.kernel(&name)?;

@@ -7,7 +7,7 @@ use crate::element::{Element, Op, OpVisitor, ScanOp};
 use crate::error::{Error, Result};
 use crate::runtime::Gpu;
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, PushKernelArg};
-use scan_abi::{layout, names, status, tuning};
+use scan_abi::{layout, names, tuning};
 use std::sync::Arc;
 
 /// Where segments start.
@@ -132,9 +132,7 @@ impl Gpu {
         }
         let size = T::TYPE.size();
         let shape = tuning::single_pass(tuning::DEFAULT_ARCH, size);
-        let tiles = n.div_ceil(shape.tile() as u64);
-        let tiles32 = u32::try_from(tiles).map_err(|_| Error::invalid(format!("{n} elements are too many tiles")))?;
-        let (base, epoch, counter_base) = temp.single_pass(self, stream, status::temp_bytes(tiles, size), tiles32)?;
+        let (tiles, base, epoch, counter_base) = temp.tiles(self, stream, n, size, size)?;
         let name = format!("{}_{}_{}", names::SEGMENTED, T::TYPE.name(), op.name());
         let f = self.kernel(&name)?;
         let flags = if exclusive { scan_abi::flags::EXCLUSIVE } else { 0 };

@@ -249,6 +249,24 @@ impl TempStorage {
         Ok(self.scratch.as_mut().expect("allocated above"))
     }
 
+    /// Tile state for a single-pass-shaped launch over `n` elements of `elem_size` bytes whose
+    /// tiles publish values of `status_value_size` bytes: (tiles, pointer, epoch, counter base).
+    pub(crate) fn tiles(
+        &mut self,
+        gpu: &Gpu,
+        stream: &Arc<CudaStream>,
+        n: u64,
+        elem_size: usize,
+        status_value_size: usize,
+    ) -> Result<(u64, u64, u32, u32)> {
+        let shape = scan_abi::tuning::single_pass(scan_abi::tuning::DEFAULT_ARCH, elem_size);
+        let tiles = n.div_ceil(shape.tile() as u64);
+        let tiles32 = u32::try_from(tiles).map_err(|_| Error::invalid(format!("{n} elements are too many tiles")))?;
+        let bytes = scan_abi::status::temp_bytes(tiles, status_value_size);
+        let (ptr, epoch, base) = self.single_pass(gpu, stream, bytes, tiles32)?;
+        Ok((tiles, ptr, epoch, base))
+    }
+
     /// Single-pass state for a launch needing `bytes` bytes that advances the tile counter by
     /// `advance`: (pointer, epoch, counter base).
     pub(crate) fn single_pass(

@@ -26,18 +26,15 @@ pub(super) fn run<T: Element>(job: &Job<'_, T>, temp: &mut TempStorage) -> Resul
 /// `job.opts.init` is set.
 pub(crate) fn launch<T: Element>(job: &Job<'_, T>, name: &str, init: T, temp: &mut TempStorage) -> Result<()> {
     let size = std::mem::size_of::<T>();
-    let shape = shape(size);
-    let tiles = job.n.div_ceil(shape.tile() as u64);
     let f = job.gpu.kernel(name)?;
     let smem = layout::single_pass_smem(tuning::DEFAULT_ARCH, size);
-    let tiles32 = u32::try_from(tiles).map_err(|_| Error::invalid(format!("{} elements are too many tiles", job.n)))?;
-    let (base, epoch, counter_base) = temp.single_pass(job.gpu, job.stream, temp_bytes(size, job.n), tiles32)?;
+    let (tiles, base, epoch, counter_base) = temp.tiles(job.gpu, job.stream, job.n, size, size)?;
     let mut flags = kernel_flags(job.opts.exclusive, job.opts.init.is_some());
     if job.opts.status_ordering == StatusOrdering::AcquireRelease {
         flags |= scan_abi::flags::ACQ_REL_STATUS;
     }
     let backoff = job.opts.backoff_ns.unwrap_or(tuning::lookback_backoff_ns(tuning::DEFAULT_ARCH, size));
-    let cfg = grid(tiles, shape.threads, smem)?;
+    let cfg = grid(tiles, shape(size).threads, smem)?;
     let mut b = job.stream.launch_builder(&f);
     b.arg(&job.input)
         .arg(&job.output)
