@@ -30,9 +30,14 @@ status=0
   "$host" segmented 2^28 --type f32 --mean-length 3 || status=1
   "$host" segmented 2^23 --type f32 --rows-of 8 || status=1
   "$host" segmented 2^28 --type u32 --op max --rows-of 4096 --exclusive || status=1
-  "$host" batched 1048576 8 --axis 0 || status=1
-  "$host" batched 1048576 8 --axis 1 || status=1
-  "$host" batched 16384 16384 --axis 0 || status=1
+  echo "== torch.cumsum along either axis (same run)"
+  python3 tools/peers_batched.py | tee "$out/peers-batched.csv"
+  for shape in "1048576 8" "16384 16384"; do
+    for axis in 0 1; do
+      # shellcheck disable=SC2086
+      "$host" batched $shape --axis $axis || status=1
+    done
+  done
   "$host" recurrence 2^28 --x0 1.5 || status=1
   "$host" recurrence 1e6 --factors=-1:1 || status=1
   "$host" csr 2^28 || status=1
