@@ -97,4 +97,27 @@ mod tests {
         let (ra, rb) = AffineF32::unpack(right);
         assert!((la - ra).abs() <= 1e-6 && (lb - rb).abs() <= 1e-5);
     }
+
+    /// In the GPU's own combine order (the deterministic replica of the single-pass kernel), the
+    /// result stays within the bound the GPU test and the subcommand use.
+    #[test]
+    fn the_single_pass_order_stays_within_the_bound() {
+        for (n, lo, hi) in [(1_000_003usize, 0.9, 1.0), (300_007, -1.0, 1.0), (300_007, 0.999, 1.001)] {
+            let a = crate::input::uniform::<f32>(n as u64, n, lo, hi);
+            let b = crate::input::uniform::<f32>(n as u64 ^ 1, n, -1.0, 1.0);
+            let maps: Vec<u64> = a.iter().zip(&b).map(|(&a, &b)| AffineF32::pack(a, b)).collect();
+            let out = crate::replica::single_pass_with::<u64, AffineF32>(&maps, false, Some(AffineF32::pack(0.0, 1.5)));
+            let (x, s) = reference(&a, &b, 1.5);
+            for t in 0..n {
+                let got = AffineF32::unpack(out[t]).1 as f64;
+                let bound =
+                    2.0 * crate::verify::roundings(crate::Algorithm::SinglePass, t, n) * f32::EPSILON as f64 * s[t];
+                assert!(
+                    (got - x[t]).abs() <= bound,
+                    "n={n} a in [{lo},{hi}) t={t}: {got} vs {} (bound {bound:e})",
+                    x[t]
+                );
+            }
+        }
+    }
 }
