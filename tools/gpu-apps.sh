@@ -47,7 +47,7 @@ status=0
     ".gpu-bundle/bin/$e" || status=1
   done
   echo "== compute-sanitizer on the application kernels"
-  for tool in memcheck racecheck synccheck; do
+  for tool in memcheck racecheck synccheck initcheck; do
     for c in "compact 70001 --type u8" "compact 70001 --keep flags" "sort 70001 --type f64 --values" "histogram 70001 --bins 1000" "csr 70001" \
              "segmented 70001 --mean-length 7" "segmented 70002 --type f64 --rows-of 3 --exclusive" "recurrence 70001" \
              "batched 1001 70 --axis 0 --type u64 --op max"; do
