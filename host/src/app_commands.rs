@@ -221,7 +221,12 @@ pub fn csr(args: &CsrArgs) -> Result<bool, Error> {
     if nrows == 0 {
         return Err(Error::invalid("--rows must be at least 1"));
     }
+    if args.nnz >= u32::MAX as u64 {
+        return Err(Error::invalid(format!("{nnz} nonzeros: 32-bit offsets hold fewer than 2^32")));
+    }
     let gpu = open_gpu()?;
+    // Row indices, their round trip and heads, row counts and offsets.
+    gpu.check_memory("the sparse matrix's rows, counts and offsets", 4 * (3 * args.nnz + 2 * (nrows as u64 + 1)))?;
     let rows = sparse_rows(args.seed, nnz, nrows);
     println!("csr: {nnz} nonzeros in {nrows} rows");
     let stream = gpu.stream().clone();
