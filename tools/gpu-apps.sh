@@ -40,6 +40,7 @@ status=0
   done
   "$host" recurrence 2^28 --x0 1.5 || status=1
   "$host" recurrence 1e6 --factors=-1:1 || status=1
+  "$host" recurrence 2^27 --type f64 --x0=-2 || status=1
   "$host" csr 2^28 || status=1
   "$host" csr 0 --rows 3 || status=1
   for e in sandwich brackets flag_to_address; do
@@ -49,7 +50,7 @@ status=0
   echo "== compute-sanitizer on the application kernels"
   for tool in memcheck racecheck synccheck initcheck; do
     for c in "compact 70001 --type u8" "compact 70001 --keep flags" "sort 70001 --type f64 --values" "histogram 70001 --bins 1000" "csr 70001" \
-             "segmented 70001 --mean-length 7" "segmented 70002 --type f64 --rows-of 3 --exclusive" "recurrence 70001" \
+             "segmented 70001 --mean-length 7" "segmented 70002 --type f64 --rows-of 3 --exclusive" "recurrence 70001" "recurrence 70001 --type f64" \
              "batched 1001 70 --axis 0 --type u64 --op max"; do
       # shellcheck disable=SC2086
       r=$(compute-sanitizer --tool $tool --error-exitcode 9 "$host" $c --iters 1 2>&1)

@@ -21,6 +21,8 @@ pub const CSR_HEADS: &str = "csr_heads";
 pub const SEGMENTED: &str = "segmented";
 /// Linear recurrence over f32 (single-pass scan of packed affine maps).
 pub const RECURRENCE_F32: &str = "recurrence_f32";
+/// Linear recurrence over f64 (single-pass scan of `[a, b]` pairs).
+pub const RECURRENCE_F64: &str = "recurrence_f64";
 /// Transpose of 4- or 8-byte elements: `transpose_b32`, `transpose_b64`.
 pub const TRANSPOSE: &str = "transpose";
 /// One-block traced scan; followed by `_<block algorithm token>`.

@@ -158,3 +158,19 @@ impl ScanOp<u64> for AffineF32 {
         AffineF32::pack(fa * ga, ga * fb + gb)
     }
 }
+
+/// Composition of affine maps `x -> a*x + b` over f64, as `[a, b]`: the f64 linear recurrence's
+/// operator (see [`AffineF32`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AffineF64;
+
+impl ScanOp<[f64; 2]> for AffineF64 {
+    #[inline(always)]
+    fn identity() -> [f64; 2] {
+        [1.0, 0.0]
+    }
+    #[inline(always)]
+    fn combine(f: [f64; 2], g: [f64; 2]) -> [f64; 2] {
+        [f[0] * g[0], g[0] * f[1] + g[1]]
+    }
+}

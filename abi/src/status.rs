@@ -24,12 +24,15 @@ pub const fn status(epoch: u32, flag: u32) -> u32 {
     epoch << 2 | flag
 }
 
-/// Bytes of one tile-status word for elements of `elem_size` bytes.
+/// Bytes of the tile-status word(s) of one tile for elements of `elem_size` bytes. 16-byte
+/// values (pairs of f64) take two 16-byte words, each half of the value with the status.
 pub const fn word_bytes(elem_size: usize) -> usize {
     if elem_size <= 4 {
         8
-    } else {
+    } else if elem_size <= 8 {
         16
+    } else {
+        32
     }
 }
 

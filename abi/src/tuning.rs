@@ -38,7 +38,9 @@ pub const fn single_pass(arch: u32, elem_size: usize) -> TileShape {
         1 => TileShape { threads: 256, items: 64 },
         2 => TileShape { threads: 384, items: 32 },
         4 => TileShape { threads: 256, items: 32 },
-        _ => TileShape { threads: 256, items: 16 },
+        8 => TileShape { threads: 256, items: 16 },
+        // Pairs of f64 (the recurrence): fewer items keep the tile in registers (16 spilled).
+        _ => TileShape { threads: 256, items: 4 },
     }
 }
 

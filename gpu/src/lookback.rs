@@ -28,44 +28,106 @@ pub struct TileStatus {
     pub acq_rel: bool,
 }
 
+/// A value that tile-status words carry (layouts in `scan_abi::status`): values of up to 8 bytes
+/// share one atomic word with the status; 16-byte values take two 16-byte words, each half
+/// with its own copy of the status, and a reader that finds the two statuses different (a pair
+/// caught between two publications) treats the tile as not ready yet.
+pub trait StatusValue: Copy {
+    /// Publishes `value` for `tile` with `flag`.
+    unsafe fn publish_to(status: TileStatus, tile: u32, flag: u32, value: Self);
+    /// Reads `tile`'s word(s): (flag, value), flag 0 while nothing of this epoch has been
+    /// published.
+    unsafe fn read_from(status: TileStatus, tile: u32) -> (u32, Self);
+}
+
+#[inline(always)]
+unsafe fn publish_element<T: Element>(s: TileStatus, tile: u32, flag: u32, value: T) {
+    let st = status(s.epoch, flag) as u64;
+    if size_of::<T>() <= 4 {
+        let p = (s.words as *mut u64).add(tile as usize);
+        let w = value.to_bits() | st << 32;
+        if s.acq_rel {
+            store_release_u64(p, w)
+        } else {
+            store_relaxed_u64(p, w)
+        }
+    } else {
+        let p = (s.words as *mut [u64; 2]).add(tile as usize);
+        if s.acq_rel {
+            store_release_u128(p, value.to_bits(), st)
+        } else {
+            store_relaxed_u128(p, value.to_bits(), st)
+        }
+    }
+}
+
+#[inline(always)]
+unsafe fn read_element<T: Element>(s: TileStatus, tile: u32) -> (u32, T) {
+    let (bits, st) = if size_of::<T>() <= 4 {
+        let p = (s.words as *const u64).add(tile as usize);
+        let w = if s.acq_rel { load_acquire_u64(p) } else { load_relaxed_u64(p) };
+        (w & 0xffff_ffff, (w >> 32) as u32)
+    } else {
+        let p = (s.words as *const [u64; 2]).add(tile as usize);
+        let (lo, hi) = if s.acq_rel { load_acquire_u128(p) } else { load_relaxed_u128(p) };
+        (lo, hi as u32)
+    };
+    let flag = if st >> 2 == s.epoch { st & 3 } else { 0 };
+    (flag, T::from_bits(bits))
+}
+
+macro_rules! element_status {
+    ($($t:ty),*) => {$(
+        impl StatusValue for $t {
+            #[inline(always)]
+            unsafe fn publish_to(status: TileStatus, tile: u32, flag: u32, value: Self) {
+                publish_element(status, tile, flag, value)
+            }
+            #[inline(always)]
+            unsafe fn read_from(status: TileStatus, tile: u32) -> (u32, Self) {
+                read_element(status, tile)
+            }
+        }
+    )*};
+}
+element_status!(u8, u16, u32, i32, u64, i64, f32, f64);
+
+impl StatusValue for [f64; 2] {
+    #[inline(always)]
+    unsafe fn publish_to(s: TileStatus, tile: u32, flag: u32, value: Self) {
+        let st = status(s.epoch, flag) as u64;
+        let p = (s.words as *mut [u64; 2]).add(2 * tile as usize);
+        for (k, half) in value.iter().enumerate() {
+            if s.acq_rel {
+                store_release_u128(p.add(k), half.to_bits(), st)
+            } else {
+                store_relaxed_u128(p.add(k), half.to_bits(), st)
+            }
+        }
+    }
+    #[inline(always)]
+    unsafe fn read_from(s: TileStatus, tile: u32) -> (u32, Self) {
+        let p = (s.words as *const [u64; 2]).add(2 * tile as usize);
+        let load = |k: usize| if s.acq_rel { load_acquire_u128(p.add(k)) } else { load_relaxed_u128(p.add(k)) };
+        let ((a, s0), (b, s1)) = (load(0), load(1));
+        let st = s0 as u32;
+        let flag = if s0 == s1 && st >> 2 == s.epoch { st & 3 } else { 0 };
+        (flag, [f64::from_bits(a), f64::from_bits(b)])
+    }
+}
+
 impl TileStatus {
     /// Publishes `value` for `tile` with `flag`.
     #[inline(always)]
-    pub unsafe fn publish<T: Element>(self, tile: u32, flag: u32, value: T) {
-        let st = status(self.epoch, flag) as u64;
-        if size_of::<T>() <= 4 {
-            let p = (self.words as *mut u64).add(tile as usize);
-            let w = value.to_bits() | st << 32;
-            if self.acq_rel {
-                store_release_u64(p, w)
-            } else {
-                store_relaxed_u64(p, w)
-            }
-        } else {
-            let p = (self.words as *mut [u64; 2]).add(tile as usize);
-            if self.acq_rel {
-                store_release_u128(p, value.to_bits(), st)
-            } else {
-                store_relaxed_u128(p, value.to_bits(), st)
-            }
-        }
+    pub unsafe fn publish<T: StatusValue>(self, tile: u32, flag: u32, value: T) {
+        T::publish_to(self, tile, flag, value)
     }
 
     /// Reads `tile`'s word: (flag, value), flag 0 while nothing of this epoch has been
     /// published.
     #[inline(always)]
-    pub unsafe fn read<T: Element>(self, tile: u32) -> (u32, T) {
-        let (bits, st) = if size_of::<T>() <= 4 {
-            let p = (self.words as *const u64).add(tile as usize);
-            let w = if self.acq_rel { load_acquire_u64(p) } else { load_relaxed_u64(p) };
-            (w & 0xffff_ffff, (w >> 32) as u32)
-        } else {
-            let p = (self.words as *const [u64; 2]).add(tile as usize);
-            let (lo, hi) = if self.acq_rel { load_acquire_u128(p) } else { load_relaxed_u128(p) };
-            (lo, hi as u32)
-        };
-        let flag = if st >> 2 == self.epoch { st & 3 } else { 0 };
-        (flag, T::from_bits(bits))
+    pub unsafe fn read<T: StatusValue>(self, tile: u32) -> (u32, T) {
+        T::read_from(self, tile)
     }
 
     /// The exclusive prefix of `tile` (> 0): the combination of all earlier tiles, including the
@@ -87,7 +149,7 @@ impl TileStatus {
     /// The free order instead combines aggregates in a tree and slides the window as far left as
     /// needed, so its float rounding depends on which tiles had finished.
     #[inline(always)]
-    pub unsafe fn look_back<T: Element, O: ScanOp<T>, const D: usize, const K: usize>(
+    pub unsafe fn look_back<T: StatusValue, O: ScanOp<T>, const D: usize, const K: usize>(
         self,
         tile: u32,
         backoff_ns: u32,

@@ -2,7 +2,7 @@
 //! reference computes exactly what the kernels compute.
 
 pub use scan_abi::element::{Element, IntElement};
-pub use scan_abi::op::{Add, Affine, AffineF32, And, Max, Min, Mul, Or, ScanOp, Xor};
+pub use scan_abi::op::{Add, Affine, AffineF32, AffineF64, And, Max, Min, Mul, Or, ScanOp, Xor};
 
 /// `a ⊕ b`, or `b` alone when there is no `a`: avoids combining with the identity where that
 /// is not exact (float addition turns a leading `-0.0` into `+0.0`).

@@ -301,34 +301,38 @@ pub fn segmented<T: Element>(args: &SegmentedArgs) -> Result<bool, Error> {
     Ok(report_check(&format!("{n} elements, every segment on its own"), wrong))
 }
 
-pub fn recurrence(args: &RecurrenceArgs) -> Result<bool, Error> {
-    use scan_abi::op::AffineF32;
+pub fn recurrence<F: recurrence::RecurrenceFloat + Element>(args: &RecurrenceArgs) -> Result<bool, Error> {
     let n = usize::try_from(args.n).map_err(|_| Error::invalid("N does not fit this machine's memory"))?;
     let gpu = open_gpu()?;
-    gpu.check_memory("the maps and the output", args.n * 16)?;
+    let map_bytes = std::mem::size_of::<F::Map>() as u64;
+    gpu.check_memory("the maps and the output", args.n * 2 * map_bytes)?;
     let (lo, hi) = args.factors;
-    println!("recurrence: n={n} f32, x[t] = a[t]*x[t-1] + b[t], a in [{lo}, {hi}), b in [-1, 1), x0 = {}", args.x0);
-    let a = input::uniform::<f32>(args.seed, n, lo, hi);
-    let b = input::uniform::<f32>(args.seed ^ 1, n, -1.0, 1.0);
-    let maps: Vec<u64> = a.iter().zip(&b).map(|(&a, &b)| AffineF32::pack(a, b)).collect();
+    let x0: F = F::from_f64(args.x0);
+    println!(
+        "recurrence: n={n} {}, x[t] = a[t]*x[t-1] + b[t], a in [{lo}, {hi}), b in [-1, 1), x0 = {x0}",
+        F::TYPE.name()
+    );
+    let a = input::uniform::<F>(args.seed, n, lo, hi);
+    let b = input::uniform::<F>(args.seed ^ 1, n, -1.0, 1.0);
+    let maps: Vec<F::Map> = a.iter().zip(&b).map(|(&a, &b)| F::map(a, b)).collect();
     let stream = gpu.stream().clone();
     let d_maps = gpu.upload(&stream, "recurrence maps", &maps)?;
-    let mut d_out = gpu.alloc_zeros::<u64>(&stream, "recurrence output", n)?;
+    let mut d_out = gpu.alloc_zeros::<F::Map>(&stream, "recurrence output", n)?;
     let mut temp = TempStorage::new();
-    gpu.recurrence(&stream, &d_maps, args.x0, &mut d_out, &mut temp)?;
-    let got: Vec<f32> = gpu.download(&stream, &d_out)?.into_iter().map(|m| AffineF32::unpack(m).1).collect();
+    gpu.recurrence::<F>(&stream, &d_maps, x0, &mut d_out, &mut temp)?;
+    let got: Vec<F> = stream.clone_dtoh(&d_out)?.into_iter().map(F::x).collect();
     let times = median_ms(args.iters, || {
-        gpu.time_ms(&stream, || gpu.recurrence(&stream, &d_maps, args.x0, &mut d_out, &mut temp))
+        gpu.time_ms(&stream, || gpu.recurrence::<F>(&stream, &d_maps, x0, &mut d_out, &mut temp))
     })?;
-    report_time(times, args.iters, 16 * args.n, copy_ms(&gpu, 8 * n, args.iters)?, None);
-    let (x, s) = recurrence::reference(&a, &b, args.x0);
-    let bound = |t: usize| {
-        2.0 * gpu_scan::verify::roundings(gpu_scan::Algorithm::SinglePass, t, n) * f32::EPSILON as f64 * s[t]
-    };
-    let worst = (0..n).map(|t| (got[t] as f64 - x[t]).abs() / s[t].max(f64::MIN_POSITIVE)).fold(0.0, f64::max);
+    report_time(times, args.iters, 2 * args.n * map_bytes, copy_ms(&gpu, n * map_bytes as usize, args.iters)?, None);
+    let (x, s) = recurrence::reference(&a, &b, x0);
+    let eps = if F::TYPE.size() == 4 { f32::EPSILON as f64 } else { f64::EPSILON };
+    let bound = |t: usize| 2.0 * gpu_scan::verify::roundings(gpu_scan::Algorithm::SinglePass, t, n) * eps * s[t];
+    let err = |t: usize| (got[t].into() - x[t]).abs();
+    let worst = (0..n).map(|t| err(t) / s[t].max(f64::MIN_POSITIVE)).fold(0.0, f64::max);
     println!("largest error: {worst:.2e} of the magnitude |a|-recurrence");
     let wrong = (0..n)
-        .find(|&t| (got[t] as f64 - x[t]).abs() > bound(t))
+        .find(|&t| err(t) > bound(t))
         .map(|t| format!("x[{t}] = {}, the loop gives {} (bound {:e})", got[t], x[t], bound(t)));
     Ok(report_check(&format!("{n} values within the rounding bound"), wrong))
 }

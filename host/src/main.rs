@@ -81,9 +81,11 @@ pub(crate) struct BatchedArgs {
 pub(crate) struct RecurrenceArgs {
     #[arg(value_parser = parse_count)]
     pub n: u64,
+    #[arg(long = "type", default_value = "f32", value_parser = ["f32", "f64"])]
+    pub ty: String,
     /// x[-1].
     #[arg(long, default_value_t = 0.0, allow_hyphen_values = true)]
-    pub x0: f32,
+    pub x0: f64,
     /// Range of the factors a[t] (`lo:hi`); the offsets b[t] are uniform in [-1, 1).
     #[arg(long, default_value = "0.9:1", allow_hyphen_values = true, value_parser = parse_range)]
     pub factors: (f64, f64),
@@ -442,7 +444,10 @@ fn main() -> ExitCode {
         Command::Sort(args) => typed!(args, app_commands::sort),
         Command::Histogram(args) => typed!(args, app_commands::histogram),
         Command::Csr(args) => app_commands::csr(&args),
-        Command::Recurrence(args) => app_commands::recurrence(&args),
+        Command::Recurrence(args) => match args.ty.as_str() {
+            "f32" => app_commands::recurrence::<f32>(&args),
+            _ => app_commands::recurrence::<f64>(&args),
+        },
         Command::Batched(args) => typed!(args, app_commands::batched),
         Command::Segmented(args) => typed!(args, app_commands::segmented),
     };

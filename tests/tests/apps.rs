@@ -368,8 +368,19 @@ fn linear_recurrence_matches_the_loop() {
             }
         }
     }
+    for n in [1usize, 1025, 100_003, 1 << 22] {
+        let a = input::uniform::<f64>(n as u64, n, 0.9, 1.0);
+        let b = input::uniform::<f64>(n as u64 ^ 1, n, -1.0, 1.0);
+        let got = gpu.recurrence_host(&a, &b, 0.5).unwrap();
+        let (x, s) = recurrence::reference(&a, &b, 0.5);
+        let bound =
+            |t: usize| 2.0 * gpu_scan::verify::roundings(gpu_scan::Algorithm::SinglePass, t, n) * f64::EPSILON * s[t];
+        if let Some(t) = (0..n).find(|&t| (got[t] - x[t]).abs() > bound(t)) {
+            failures.push(format!("recurrence f64 n={n} at {t}: {} vs {}", got[t], x[t]));
+        }
+    }
     assert_none_failed(&failures);
-    let e = gpu.recurrence_host(&[1.0], &[], 0.0).unwrap_err();
+    let e = gpu.recurrence_host(&[1.0f32], &[], 0.0).unwrap_err();
     assert!(e.to_string().contains("1 factors but 0 offsets"), "{e}");
 }
 

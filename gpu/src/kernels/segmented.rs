@@ -10,7 +10,7 @@
 
 use crate::arch::{lane, sync_threads, warp_idx, WARP};
 use crate::kernels::{claim_tile, warp_part, Mode, ARCH};
-use crate::lookback::TileStatus;
+use crate::lookback::{StatusValue, TileStatus};
 use crate::op::{Add, Element, Max, Min, Mul, ScanOp};
 use crate::smem::Carver;
 use crate::tile::{load_striped, store_striped};
@@ -47,7 +47,7 @@ impl<T: Element, O: ScanOp<T>> ScanOp<Seg<T>> for SegOp<O> {
 /// (a segment's first element then gets the identity). The tile state is the single-pass scan's.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn segmented<T: Element, O: ScanOp<T>, const TH: u32, const V: usize, const VECS: usize>(
+pub unsafe fn segmented<T: Element + StatusValue, O: ScanOp<T>, const TH: u32, const V: usize, const VECS: usize>(
     inp: *const T,
     heads: *const u8,
     seg_len: u64,

@@ -12,8 +12,8 @@
 
 use crate::arch::{lane, sync_threads, warp_idx, WARP};
 use crate::kernels::{claim_tile, for_each_type, warp_part, Mode, ARCH};
-use crate::lookback::TileStatus;
-use crate::op::{combine_after, combine_opt, Element, ScanOp};
+use crate::lookback::{StatusValue, TileStatus};
+use crate::op::{combine_after, combine_opt, ScanOp};
 use crate::smem::Carver;
 use crate::tile::{load_striped, store_striped};
 use crate::warp;
@@ -28,7 +28,7 @@ use scan_abi::tuning;
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn single_pass<
-    T: Element,
+    T: StatusValue,
     O: ScanOp<T>,
     const TH: u32,
     const V: usize,
@@ -132,7 +132,7 @@ pub unsafe fn single_pass<
 /// the fixed-order look-back where the order matters (float add and mul). Separate kernels keep
 /// the free-order kernel's registers, and so its occupancy, as they are.
 macro_rules! single_pass_kernel {
-    ($name:ident, $t:ident, $op:ident, $fixed:expr) => {
+    ($name:ident, $t:ty, $op:ident, $fixed:expr) => {
         #[no_mangle]
         #[allow(clippy::too_many_arguments)]
         pub unsafe extern "ptx-kernel" fn $name(
@@ -181,5 +181,7 @@ macro_rules! single_pass_det_kernels {
 }
 single_pass_det_kernels!(f32, f64);
 
-// The linear recurrence x[t] = a[t]*x[t-1] + b[t]: a scan of packed f32 affine maps.
+// The linear recurrence x[t] = a[t]*x[t-1] + b[t]: a scan of affine maps, packed f32 pairs in a
+// u64, or f64 pairs.
 single_pass_kernel!(recurrence_f32, u64, AffineF32, false);
+single_pass_kernel!(recurrence_f64, [f64; 2], AffineF64, false);

@@ -1,6 +1,7 @@
-//! The linear recurrence `x[t] = a[t]·x[t-1] + b[t]` (f32), the building block of parallel linear
+//! The linear recurrence `x[t] = a[t]·x[t-1] + b[t]` (f32 and f64), the building block of parallel linear
 //! RNN and state-space layers, solved as one single-pass scan over affine maps `x -> a·x + b`
-//! (`scan_abi::op::AffineF32`, a non-commutative operator on (a, b) pairs packed in a u64).
+//! (`scan_abi::op::AffineF32` on (a, b) pairs packed in a u64, `AffineF64` on `[a, b]`; both
+//! non-commutative).
 //!
 //! The initial value enters as the constant map `x -> x0`, i.e. the pair (0, x0), in front of
 //! the first map: the scan's t-th result is then the pair (0, x[t]).
@@ -8,34 +9,83 @@
 use crate::dispatch::{single_pass, Job, ScanOptions, TempStorage};
 use crate::error::{Error, Result};
 use crate::runtime::Gpu;
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, ValidAsZeroBits};
 use scan_abi::op::AffineF32;
 use scan_abi::{names, Op};
 use std::sync::Arc;
 
+/// A float type the recurrence is built for, with how its maps travel: f32 pairs packed in a
+/// u64 (`AffineF32`), f64 pairs as `[a, b]` (`AffineF64`).
+pub trait RecurrenceFloat: Copy + Into<f64> + Send + Sync + 'static {
+    type Map: DeviceRepr + ValidAsZeroBits + Copy + Unpin + Send + Sync;
+    const KERNEL: &'static str;
+    fn map(a: Self, b: Self) -> Self::Map;
+    /// The constant map `x -> x0`, i.e. (0, x0), that starts the scan.
+    fn start(x0: Self) -> Self::Map;
+    /// `x` of a result map (0, x).
+    fn x(m: Self::Map) -> Self;
+    /// The nearest value to `v`.
+    fn from_f64(v: f64) -> Self;
+}
+
+impl RecurrenceFloat for f32 {
+    type Map = u64;
+    const KERNEL: &'static str = names::RECURRENCE_F32;
+    fn map(a: f32, b: f32) -> u64 {
+        AffineF32::pack(a, b)
+    }
+    fn start(x0: f32) -> u64 {
+        AffineF32::pack(0.0, x0)
+    }
+    fn x(m: u64) -> f32 {
+        AffineF32::unpack(m).1
+    }
+    fn from_f64(v: f64) -> f32 {
+        v as f32
+    }
+}
+
+impl RecurrenceFloat for f64 {
+    type Map = [f64; 2];
+    const KERNEL: &'static str = names::RECURRENCE_F64;
+    fn map(a: f64, b: f64) -> [f64; 2] {
+        [a, b]
+    }
+    fn start(x0: f64) -> [f64; 2] {
+        [0.0, x0]
+    }
+    fn x(m: [f64; 2]) -> f64 {
+        m[1]
+    }
+    fn from_f64(v: f64) -> f64 {
+        v
+    }
+}
+
 /// The sequential loop in f64, and the magnitude `s[t] = |a[t]|·s[t-1] + |b[t]|` (from |x0|)
 /// against which rounding error is bounded.
-pub fn reference(a: &[f32], b: &[f32], x0: f32) -> (Vec<f64>, Vec<f64>) {
-    let (mut x, mut s) = (x0 as f64, (x0 as f64).abs());
+pub fn reference<F: RecurrenceFloat>(a: &[F], b: &[F], x0: F) -> (Vec<f64>, Vec<f64>) {
+    let (mut x, mut s) = (x0.into(), x0.into().abs());
     a.iter()
         .zip(b)
         .map(|(&a, &b)| {
-            x = a as f64 * x + b as f64;
-            s = (a as f64).abs() * s + (b as f64).abs();
+            let (a, b): (f64, f64) = (a.into(), b.into());
+            x = a * x + b;
+            s = a.abs() * s + b.abs();
             (x, s)
         })
         .unzip()
 }
 
 impl Gpu {
-    /// Solves the recurrence for the maps `AffineF32::pack(a[t], b[t])` in `maps`, starting from
-    /// `x0`: `out[t]` becomes `AffineF32::pack(0.0, x[t])`.
-    pub fn recurrence(
+    /// Solves the recurrence for the maps `F::map(a[t], b[t])` in `maps`, starting from `x0`:
+    /// `out[t]` becomes the map (0, x[t]) (read `x[t]` with `F::x`).
+    pub fn recurrence<F: RecurrenceFloat>(
         &self,
         stream: &Arc<CudaStream>,
-        maps: &CudaSlice<u64>,
-        x0: f32,
-        out: &mut CudaSlice<u64>,
+        maps: &CudaSlice<F::Map>,
+        x0: F,
+        out: &mut CudaSlice<F::Map>,
         temp: &mut TempStorage,
     ) -> Result<()> {
         let n = maps.len() as u64;
@@ -45,12 +95,12 @@ impl Gpu {
         if n == 0 {
             return Ok(());
         }
-        let start = AffineF32::pack(0.0, x0);
+        let start = F::start(x0);
         let opts = ScanOptions::new(Op::Affine).init(Some(start));
         let (input, _r) = maps.device_ptr(stream);
         let (output, _w) = out.device_ptr_mut(stream);
         let job = Job { gpu: self, stream, input, output, n, opts: &opts };
-        let r = single_pass::launch(&job, names::RECURRENCE_F32, start, temp);
+        let r = single_pass::launch(&job, F::KERNEL, start, temp);
         if r.is_err() {
             temp.poison();
         }
@@ -58,16 +108,16 @@ impl Gpu {
     }
 
     /// [`Gpu::recurrence`] from host arrays: returns `x[0..n]`.
-    pub fn recurrence_host(&self, a: &[f32], b: &[f32], x0: f32) -> Result<Vec<f32>> {
+    pub fn recurrence_host<F: RecurrenceFloat>(&self, a: &[F], b: &[F], x0: F) -> Result<Vec<F>> {
         if a.len() != b.len() {
             return Err(Error::invalid(format!("{} factors but {} offsets", a.len(), b.len())));
         }
         let stream = self.stream().clone();
-        let maps: Vec<u64> = a.iter().zip(b).map(|(&a, &b)| AffineF32::pack(a, b)).collect();
+        let maps: Vec<F::Map> = a.iter().zip(b).map(|(&a, &b)| F::map(a, b)).collect();
         let d_maps = self.upload(&stream, "recurrence maps", &maps)?;
-        let mut d_out = self.alloc_zeros::<u64>(&stream, "recurrence output", maps.len())?;
-        self.recurrence(&stream, &d_maps, x0, &mut d_out, &mut TempStorage::new())?;
-        Ok(self.download(&stream, &d_out)?.into_iter().map(|m| AffineF32::unpack(m).1).collect())
+        let mut d_out = self.alloc_zeros::<F::Map>(&stream, "recurrence output", maps.len())?;
+        self.recurrence::<F>(&stream, &d_maps, x0, &mut d_out, &mut TempStorage::new())?;
+        Ok(stream.clone_dtoh(&d_out)?.into_iter().map(F::x).collect())
     }
 }
 
@@ -106,7 +156,7 @@ mod tests {
             let a = crate::input::uniform::<f32>(n as u64, n, lo, hi);
             let b = crate::input::uniform::<f32>(n as u64 ^ 1, n, -1.0, 1.0);
             let maps: Vec<u64> = a.iter().zip(&b).map(|(&a, &b)| AffineF32::pack(a, b)).collect();
-            let out = crate::replica::single_pass_with::<u64, AffineF32>(&maps, false, Some(AffineF32::pack(0.0, 1.5)));
+            let out = crate::replica::single_pass_with::<u64, AffineF32>(&maps, false, Some(f32::start(1.5)));
             let (x, s) = reference(&a, &b, 1.5);
             for t in 0..n {
                 let got = AffineF32::unpack(out[t]).1 as f64;
@@ -118,6 +168,18 @@ mod tests {
                     x[t]
                 );
             }
+        }
+        // f64 pairs, in their own tile shape.
+        let n = 200_003;
+        let a = crate::input::uniform::<f64>(7, n, 0.9, 1.0);
+        let b = crate::input::uniform::<f64>(8, n, -1.0, 1.0);
+        let maps: Vec<[f64; 2]> = a.iter().zip(&b).map(|(&a, &b)| f64::map(a, b)).collect();
+        let out =
+            crate::replica::single_pass_with::<[f64; 2], scan_abi::op::AffineF64>(&maps, false, Some(f64::start(-3.0)));
+        let (x, s) = reference(&a, &b, -3.0);
+        for t in 0..n {
+            let bound = 2.0 * crate::verify::roundings(crate::Algorithm::SinglePass, t, n) * f64::EPSILON * s[t];
+            assert!((f64::x(out[t]) - x[t]).abs() <= bound, "f64 t={t}");
         }
     }
 }

@@ -3,7 +3,7 @@
 use super::{grid, kernel_flags, kernel_name, Job, StatusOrdering, TempStorage};
 use crate::element::Element;
 use crate::error::{Error, Result};
-use cudarc::driver::PushKernelArg;
+use cudarc::driver::{DeviceRepr, PushKernelArg};
 use scan_abi::{layout, names, status, tuning};
 
 fn shape(elem_size: usize) -> tuning::TileShape {
@@ -24,7 +24,12 @@ pub(super) fn run<T: Element>(job: &Job<'_, T>, temp: &mut TempStorage) -> Resul
 /// Launches the single-pass kernel `name` (any kernel stamped out by `single_pass_kernel!`, also
 /// for operators outside [`scan_abi::Op`]) for `job`, with `init` as the initial value when
 /// `job.opts.init` is set.
-pub(crate) fn launch<T: Element>(job: &Job<'_, T>, name: &str, init: T, temp: &mut TempStorage) -> Result<()> {
+pub(crate) fn launch<T: DeviceRepr + Copy>(
+    job: &Job<'_, T>,
+    name: &str,
+    init: T,
+    temp: &mut TempStorage,
+) -> Result<()> {
     let size = std::mem::size_of::<T>();
     let f = job.gpu.kernel(name)?;
     let smem = layout::single_pass_smem(tuning::DEFAULT_ARCH, size);
