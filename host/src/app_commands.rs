@@ -2,12 +2,149 @@
 //! the GPU, time it against a same-run device copy (and CUB where it has the same operation),
 //! and check it against the CPU.
 
-use crate::{BatchedArgs, CompactArgs, CsrArgs, HistogramArgs, RecurrenceArgs, SegmentedArgs, SortArgs};
+use crate::{parse_count, parse_range, type_values};
+use clap::Args;
 use gpu_scan::apps::compact::{self, Keep};
 use gpu_scan::apps::segmented::{self, Segments};
 use gpu_scan::apps::{csr, histogram, recurrence, sort};
 use gpu_scan::bench::{median_ms, Baseline};
 use gpu_scan::{input, Element, Error, Gpu, TempStorage};
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub struct CompactArgs {
+    /// Number of elements (100000000, 1e8, 2^28). Values follow CUB's benchmark: (i * 2654435761) mod 7.
+    #[arg(value_parser = parse_count)]
+    pub n: u64,
+    #[arg(long = "type", default_value = "u32", value_parser = type_values())]
+    pub ty: String,
+    /// What to keep: `gt:<threshold>`, `nonzero`, or `flags` (a random byte array, half set).
+    #[arg(long, default_value = "gt:3", allow_hyphen_values = true)]
+    pub keep: String,
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// Timed runs (the median is reported), after one warm-up.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+    pub iters: u32,
+    /// CSV from ../shared/bench/cub_baseline.cu (same run): adds CUB's select_if_gt3 time.
+    #[arg(long)]
+    pub baseline: Option<PathBuf>,
+}
+
+#[derive(Args)]
+pub struct SortArgs {
+    /// Number of keys (2^28, 1e6, ...).
+    #[arg(value_parser = parse_count)]
+    pub n: u64,
+    #[arg(long = "type", default_value = "u32", value_parser = ["u32", "i32", "u64", "i64", "f32", "f64"])]
+    pub ty: String,
+    /// Carry u32 values (the keys' input positions) along.
+    #[arg(long)]
+    pub values: bool,
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    pub iters: u32,
+    /// CSV from ../shared/bench/cub_baseline.cu (same run): adds CUB's radix_sort_keys time.
+    #[arg(long)]
+    pub baseline: Option<PathBuf>,
+}
+
+#[derive(Args)]
+pub struct HistogramArgs {
+    #[arg(value_parser = parse_count)]
+    pub n: u64,
+    #[arg(long = "type", default_value = "f32", value_parser = ["u32", "i32", "u64", "i64", "f32", "f64"])]
+    pub ty: String,
+    /// Number of bins (1 to 1024).
+    #[arg(long, default_value_t = 256)]
+    pub bins: u32,
+    /// Lower end of the binned range.
+    #[arg(long, default_value_t = 0.0, allow_hyphen_values = true)]
+    pub lo: f64,
+    /// Upper end (exclusive). Values are drawn from [lo - 5%, hi + 5%), so some fall outside.
+    #[arg(long, default_value_t = 1.0, allow_hyphen_values = true)]
+    pub hi: f64,
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    pub iters: u32,
+}
+
+#[derive(Args)]
+pub struct CsrArgs {
+    /// Number of nonzeros.
+    #[arg(value_parser = parse_count)]
+    pub nnz: u64,
+    /// Number of rows (default nnz / 4; about 2% of rows are left empty on purpose).
+    #[arg(long)]
+    pub rows: Option<u32>,
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    pub iters: u32,
+}
+
+#[derive(Args)]
+pub struct SegmentedArgs {
+    #[arg(value_parser = parse_count)]
+    pub n: u64,
+    #[arg(long = "type", default_value = "f32", value_parser = ["u32", "i32", "u64", "i64", "f32", "f64"])]
+    pub ty: String,
+    #[arg(long, default_value = "add", value_parser = ["add", "mul", "min", "max"])]
+    pub op: String,
+    #[arg(long)]
+    pub exclusive: bool,
+    /// Mean segment length of the random heads.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub mean_length: u64,
+    /// Fixed segments of this many elements instead (N must be a multiple): the row-wise batched scan.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub rows_of: Option<u64>,
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+    pub iters: u32,
+}
+
+#[derive(Args)]
+pub struct RecurrenceArgs {
+    #[arg(value_parser = parse_count)]
+    pub n: u64,
+    #[arg(long = "type", default_value = "f32", value_parser = ["f32", "f64"])]
+    pub ty: String,
+    /// x[-1].
+    #[arg(long, default_value_t = 0.0, allow_hyphen_values = true)]
+    pub x0: f64,
+    /// Range of the factors a[t] (`lo:hi`); the offsets b[t] are uniform in [-1, 1).
+    #[arg(long, default_value = "0.9:1", allow_hyphen_values = true, value_parser = parse_range)]
+    pub factors: (f64, f64),
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+    pub iters: u32,
+}
+
+#[derive(Args)]
+pub struct BatchedArgs {
+    #[arg(value_parser = parse_count)]
+    pub rows: u64,
+    #[arg(value_parser = parse_count)]
+    pub cols: u64,
+    /// 1: scan along each row; 0: scan down each column.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=1))]
+    pub axis: u8,
+    #[arg(long = "type", default_value = "f32", value_parser = ["u32", "i32", "u64", "i64", "f32", "f64"])]
+    pub ty: String,
+    #[arg(long, default_value = "add", value_parser = ["add", "mul", "min", "max"])]
+    pub op: String,
+    #[arg(long)]
+    pub exclusive: bool,
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+    pub iters: u32,
+}
 
 /// The device line every subcommand starts with.
 fn open_gpu() -> Result<Gpu, Error> {

@@ -9,10 +9,10 @@ use gpu_scan::{
     StatusOrdering, TempStorage,
 };
 use std::path::PathBuf;
-
-mod app_commands;
 use std::process::ExitCode;
 use std::time::Instant;
+
+mod app_commands;
 
 #[derive(Parser)]
 #[command(name = "gpu-scan", version, about = "Parallel prefix sums (scans) on NVIDIA GPUs, kernels written in Rust")]
@@ -36,159 +36,24 @@ enum Command {
     /// Stream compaction: keep the elements above a threshold, the non-zero ones, or those with a
     /// non-zero flag; check against the CPU; time against the same-run copy (and CUB's
     /// DeviceSelect::If with --baseline).
-    Compact(CompactArgs),
+    Compact(app_commands::CompactArgs),
     /// LSD radix sort of random keys (u32, i32, u64, i64, f32, f64), optionally with u32 values;
     /// checked against a stable CPU sort, timed against CUB's DeviceRadixSort with --baseline.
-    Sort(SortArgs),
+    Sort(app_commands::SortArgs),
     /// Histogram of N uniform values in B bins over [lo, hi): counts, bin starts and the stable
     /// counting-sort permutation, checked against the CPU.
-    Histogram(HistogramArgs),
+    Histogram(app_commands::HistogramArgs),
     /// COO -> CSR row offsets of a generated sparse matrix with empty rows, and back to COO.
-    Csr(CsrArgs),
+    Csr(app_commands::CsrArgs),
     /// Segmented scan of N elements with random segment heads (or rows of --rows-of elements:
     /// the batched scan along the rows of a row-major matrix), checked against the CPU.
-    Segmented(SegmentedArgs),
-    /// Linear recurrence x[t] = a[t]*x[t-1] + b[t] (f32) as a scan of affine maps, checked
+    Segmented(app_commands::SegmentedArgs),
+    /// Linear recurrence x[t] = a[t]*x[t-1] + b[t] (f32 or f64) as a scan of affine maps, checked
     /// against the sequential loop.
-    Recurrence(RecurrenceArgs),
+    Recurrence(app_commands::RecurrenceArgs),
     /// Batched scan of a row-major ROWS x COLS matrix along either axis (--axis 1: every row,
     /// --axis 0: down every column), checked against the CPU.
-    Batched(BatchedArgs),
-}
-
-#[derive(Args)]
-pub(crate) struct BatchedArgs {
-    #[arg(value_parser = parse_count)]
-    pub rows: u64,
-    #[arg(value_parser = parse_count)]
-    pub cols: u64,
-    /// 1: scan along each row; 0: scan down each column.
-    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=1))]
-    pub axis: u8,
-    #[arg(long = "type", default_value = "f32", value_parser = ["u32", "i32", "u64", "i64", "f32", "f64"])]
-    pub ty: String,
-    #[arg(long, default_value = "add", value_parser = ["add", "mul", "min", "max"])]
-    pub op: String,
-    #[arg(long)]
-    pub exclusive: bool,
-    #[arg(long, default_value_t = 42)]
-    pub seed: u64,
-    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
-    pub iters: u32,
-}
-
-#[derive(Args)]
-pub(crate) struct RecurrenceArgs {
-    #[arg(value_parser = parse_count)]
-    pub n: u64,
-    #[arg(long = "type", default_value = "f32", value_parser = ["f32", "f64"])]
-    pub ty: String,
-    /// x[-1].
-    #[arg(long, default_value_t = 0.0, allow_hyphen_values = true)]
-    pub x0: f64,
-    /// Range of the factors a[t] (`lo:hi`); the offsets b[t] are uniform in [-1, 1).
-    #[arg(long, default_value = "0.9:1", allow_hyphen_values = true, value_parser = parse_range)]
-    pub factors: (f64, f64),
-    #[arg(long, default_value_t = 42)]
-    pub seed: u64,
-    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
-    pub iters: u32,
-}
-
-#[derive(Args)]
-pub(crate) struct SegmentedArgs {
-    #[arg(value_parser = parse_count)]
-    pub n: u64,
-    #[arg(long = "type", default_value = "f32", value_parser = ["u32", "i32", "u64", "i64", "f32", "f64"])]
-    pub ty: String,
-    #[arg(long, default_value = "add", value_parser = ["add", "mul", "min", "max"])]
-    pub op: String,
-    #[arg(long)]
-    pub exclusive: bool,
-    /// Mean segment length of the random heads.
-    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
-    pub mean_length: u64,
-    /// Fixed segments of this many elements instead (N must be a multiple): the row-wise batched scan.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
-    pub rows_of: Option<u64>,
-    #[arg(long, default_value_t = 42)]
-    pub seed: u64,
-    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
-    pub iters: u32,
-}
-
-#[derive(Args)]
-pub(crate) struct SortArgs {
-    /// Number of keys (2^28, 1e6, ...).
-    #[arg(value_parser = parse_count)]
-    pub n: u64,
-    #[arg(long = "type", default_value = "u32", value_parser = ["u32", "i32", "u64", "i64", "f32", "f64"])]
-    pub ty: String,
-    /// Carry u32 values (the keys' input positions) along.
-    #[arg(long)]
-    pub values: bool,
-    #[arg(long, default_value_t = 42)]
-    pub seed: u64,
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
-    pub iters: u32,
-    /// CSV from ../shared/bench/cub_baseline.cu (same run): adds CUB's radix_sort_keys time.
-    #[arg(long)]
-    pub baseline: Option<PathBuf>,
-}
-
-#[derive(Args)]
-pub(crate) struct HistogramArgs {
-    #[arg(value_parser = parse_count)]
-    pub n: u64,
-    #[arg(long = "type", default_value = "f32", value_parser = ["u32", "i32", "u64", "i64", "f32", "f64"])]
-    pub ty: String,
-    /// Number of bins (1 to 1024).
-    #[arg(long, default_value_t = 256)]
-    pub bins: u32,
-    /// Lower end of the binned range.
-    #[arg(long, default_value_t = 0.0, allow_hyphen_values = true)]
-    pub lo: f64,
-    /// Upper end (exclusive). Values are drawn from [lo - 5%, hi + 5%), so some fall outside.
-    #[arg(long, default_value_t = 1.0, allow_hyphen_values = true)]
-    pub hi: f64,
-    #[arg(long, default_value_t = 42)]
-    pub seed: u64,
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
-    pub iters: u32,
-}
-
-#[derive(Args)]
-pub(crate) struct CsrArgs {
-    /// Number of nonzeros.
-    #[arg(value_parser = parse_count)]
-    pub nnz: u64,
-    /// Number of rows (default nnz / 4; about 2% of rows are left empty on purpose).
-    #[arg(long)]
-    pub rows: Option<u32>,
-    #[arg(long, default_value_t = 42)]
-    pub seed: u64,
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
-    pub iters: u32,
-}
-
-#[derive(Args)]
-pub(crate) struct CompactArgs {
-    /// Number of elements (100000000, 1e8, 2^28). Values follow CUB's benchmark: (i * 2654435761) mod 7.
-    #[arg(value_parser = parse_count)]
-    pub n: u64,
-    #[arg(long = "type", default_value = "u32", value_parser = type_values())]
-    pub ty: String,
-    /// What to keep: `gt:<threshold>`, `nonzero`, or `flags` (a random byte array, half set).
-    #[arg(long, default_value = "gt:3", allow_hyphen_values = true)]
-    pub keep: String,
-    #[arg(long, default_value_t = 42)]
-    pub seed: u64,
-    /// Timed runs (the median is reported), after one warm-up.
-    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
-    pub iters: u32,
-    /// CSV from ../shared/bench/cub_baseline.cu (same run): adds CUB's select_if_gt3 time.
-    #[arg(long)]
-    pub baseline: Option<PathBuf>,
+    Batched(app_commands::BatchedArgs),
 }
 
 #[derive(Args)]
@@ -217,7 +82,7 @@ struct AccuracyArgs {
 }
 
 /// Parses `lo:hi` with lo < hi, both finite.
-fn parse_range(s: &str) -> Result<(f64, f64), String> {
+pub(crate) fn parse_range(s: &str) -> Result<(f64, f64), String> {
     let bad = || format!("`{s}` is not a range lo:hi with lo < hi (example: -1:1)");
     let (a, b) = s.split_once(':').ok_or_else(bad)?;
     let (a, b): (f64, f64) = (a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?);
@@ -325,7 +190,7 @@ fn parse_sizes(s: &str, step: u32) -> Result<Vec<u64>, String> {
     s.split(',').map(parse_count).collect()
 }
 
-fn type_values() -> Vec<PossibleValue> {
+pub(crate) fn type_values() -> Vec<PossibleValue> {
     ElemType::ALL.iter().map(|t| PossibleValue::new(t.name())).collect()
 }
 
