@@ -219,12 +219,7 @@ impl<'a, T: Element> Sweep<'a, T> {
         gpu.scan(&stream, &self.d_in, &mut self.d_out, &opts, temp)?;
         stream.synchronize()?;
         let got = gpu.download(&stream, &self.d_out)?;
-        let mut verdict = verify::verify(self.op, algorithm, &self.data, self.cfg.exclusive, None, &got)?;
-        let replicated = opts.deterministic && algorithm == Algorithm::SinglePass;
-        if replicated && verdict.passed() {
-            let exact = verify::verify_replica(self.op, &self.data, self.cfg.exclusive, None, &got)?;
-            verdict = verify::Verdict { max_rel_error: verdict.max_rel_error, ..exact };
-        }
+        let (verdict, replicated) = verify::verify_run(&opts, &self.data, &got)?;
         let gbps = |ms: f64| 2.0 * bytes as f64 / (ms * 1e-3) / 1e9;
         let ty = T::TYPE.name().to_string();
         let cub_ms = self.cub.and_then(|c| c.cub(self.op, self.cfg.exclusive, &ty, n));

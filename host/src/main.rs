@@ -448,14 +448,7 @@ fn scan_typed<T: Element>(args: &ScanArgs, source: &Source, op: Op, algorithm: A
     );
 
     let checked = Instant::now();
-    let mut verdict = verify::verify(op, algorithm, &data, args.exclusive, init, &got)?;
-    let replicated = opts.deterministic && algorithm == Algorithm::SinglePass;
-    if replicated && verdict.passed() {
-        let exact = verify::verify_replica(op, &data, args.exclusive, init, &got)?;
-        if !exact.passed() {
-            verdict = verify::Verdict { max_rel_error: verdict.max_rel_error, ..exact };
-        }
-    }
+    let (verdict, replicated) = verify::verify_run(&opts, &data, &got)?;
     let check_s = checked.elapsed().as_secs_f64();
     let err = verdict.max_rel_error.map(|e| format!(", max error {e:.2e} of the magnitude sum")).unwrap_or_default();
     if verdict.passed() {

@@ -16,7 +16,7 @@
 //! worst-case bounds; `max_rel_error` reports what was actually seen.
 
 use crate::cpu;
-use crate::dispatch::Algorithm;
+use crate::dispatch::{Algorithm, ScanOptions};
 use crate::element::Element;
 use crate::error::Result;
 use rayon::prelude::*;
@@ -88,6 +88,19 @@ pub fn verify<T: Element>(
     let expected = cpu::scan(op, input, exclusive, init)?;
     let same = |a: T, b: T| a == b || (a.to_f64().is_nan() && b.to_f64().is_nan());
     Ok(compare(&expected, got, same))
+}
+
+/// Checks the result of a scan run with `opts`: against the reference ([`verify`]) and, for the
+/// deterministic single-pass scan, also bit for bit against its CPU replica. Returns the verdict
+/// (keeping the reference's `max_rel_error`) and whether the replica was checked.
+pub fn verify_run<T: Element>(opts: &ScanOptions<T>, input: &[T], got: &[T]) -> Result<(Verdict, bool)> {
+    let verdict = verify(opts.op, opts.algorithm, input, opts.exclusive, opts.init, got)?;
+    let replicated = opts.deterministic && opts.algorithm == Algorithm::SinglePass;
+    if !replicated || !verdict.passed() {
+        return Ok((verdict, replicated));
+    }
+    let exact = verify_replica(opts.op, input, opts.exclusive, opts.init, got)?;
+    Ok((Verdict { max_rel_error: verdict.max_rel_error, ..exact }, true))
 }
 
 /// Checks `got` bit for bit against the CPU replica of the deterministic single-pass scan
