@@ -7,11 +7,10 @@
 //! places. The last tile writes the total.
 
 use crate::arch::{lane, sync_threads, warp_idx, WARP};
-use crate::kernels::{claim_tile, warp_part, ARCH};
+use crate::kernels::{claim_striped, ARCH};
 use crate::lookback::TileStatus;
 use crate::op::{Add, Element};
 use crate::smem::Carver;
-use crate::tile::load_striped;
 use crate::warp;
 use scan_abi::predicate;
 use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
@@ -36,7 +35,6 @@ pub unsafe fn compact<T: Element, const TH: u32, const V: usize, const VECS: usi
 ) {
     let (w, l) = (warp_idx(), lane());
     let warps = TH / WARP;
-    let segment = WARP * (V * VECS) as u32;
     let tile_elems = TH as u64 * (V * VECS) as u64;
 
     let mut smem = Carver::new();
@@ -47,10 +45,8 @@ pub unsafe fn compact<T: Element, const TH: u32, const V: usize, const VECS: usi
     smem.check();
 
     let vectors = inp as usize % tuning::VECTOR_BYTES == 0;
-    let (tile, (offset, valid, vals)) = claim_tile(temp, counter_base, tile_slot, |tile| {
-        let (offset, valid) = warp_part(tile, w, n, tile_elems, segment);
-        (offset, valid, load_striped::<T, V, VECS>(inp.wrapping_add(offset), valid, T::zero(), vectors))
-    });
+    let (tile, offset, valid, vals) =
+        claim_striped::<T, TH, V, VECS>(inp, n, T::zero(), vectors, temp, counter_base, tile_slot);
 
     // Kept elements per vector, then each lane's place among the warp's kept elements.
     let mut keep = [[false; V]; VECS];

@@ -2,8 +2,9 @@
 //! body and a macro that stamps out one `extern "ptx-kernel"` function per (element type,
 //! operator), named `<strategy>_<type>_<op>` (see `scan_abi::names`).
 
-use crate::arch::{atomic_add_u32, block_idx, sync_threads, thread_idx};
+use crate::arch::{atomic_add_u32, block_idx, sync_threads, thread_idx, warp_idx, WARP};
 use crate::smem::Smem;
+use crate::tile::load_striped;
 
 pub mod compact;
 pub mod csr;
@@ -11,9 +12,9 @@ pub mod hierarchical;
 pub mod naive;
 pub mod partition;
 pub mod segmented;
-pub mod transpose;
 pub mod single_pass;
 pub mod trace;
+pub mod transpose;
 
 /// The architecture the tuning table is read for (the PTX builder compiles for one target).
 pub const ARCH: u32 = scan_abi::tuning::DEFAULT_ARCH;
@@ -74,13 +75,31 @@ pub unsafe fn claim_tile<R>(temp: *mut u8, counter_base: u32, slot: Smem<u32>, l
     (tile, loaded)
 }
 
-/// Warp `w`'s part of tile `tile` in the warp-striped arrangement (`segment` elements per warp,
-/// `tile_elems` per tile, `n` in all): where it starts and how many of its elements exist.
+/// Claims a tile with [`claim_tile`] and loads this warp's part of it in the warp-striped
+/// arrangement (`tile::load_striped`, tiles of `TH` threads × `VECS` vectors of `V`; `fill`
+/// past the end): (tile, where the warp's part starts, how many of its elements exist, the
+/// vectors). `vectors` allows 16-byte accesses.
 #[inline(always)]
-pub fn warp_part(tile: u32, w: u32, n: u64, tile_elems: u64, segment: u32) -> (usize, u32) {
-    let base = tile as u64 * tile_elems;
-    let valid = ((n - base).min(tile_elems) as u32).saturating_sub(w * segment);
-    ((base + (w * segment) as u64) as usize, valid)
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn claim_striped<T: Copy, const TH: u32, const V: usize, const VECS: usize>(
+    inp: *const T,
+    n: u64,
+    fill: T,
+    vectors: bool,
+    temp: *mut u8,
+    counter_base: u32,
+    slot: Smem<u32>,
+) -> (u32, usize, u32, [[T; V]; VECS]) {
+    let w = warp_idx();
+    let segment = WARP * (V * VECS) as u32;
+    let tile_elems = TH as u64 * (V * VECS) as u64;
+    let (tile, (offset, valid, vals)) = claim_tile(temp, counter_base, slot, |tile| {
+        let base = tile as u64 * tile_elems;
+        let valid = ((n - base).min(tile_elems) as u32).saturating_sub(w * segment);
+        let offset = (base + (w * segment) as u64) as usize;
+        (offset, valid, load_striped::<T, V, VECS>(inp.wrapping_add(offset), valid, fill, vectors))
+    });
+    (tile, offset, valid, vals)
 }
 
 /// Scans `items` in place (inclusive or exclusive) after `prefix`, left to right.

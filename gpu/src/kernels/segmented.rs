@@ -9,11 +9,11 @@
 //! itself stays the plain one over values.
 
 use crate::arch::{lane, sync_threads, warp_idx, WARP};
-use crate::kernels::{claim_tile, warp_part, Mode, ARCH};
+use crate::kernels::{claim_striped, Mode, ARCH};
 use crate::lookback::{StatusValue, TileStatus};
 use crate::op::{Add, Element, Max, Min, Mul, ScanOp};
 use crate::smem::Carver;
-use crate::tile::{load_striped, store_striped};
+use crate::tile::store_striped;
 use crate::warp;
 use core::marker::PhantomData;
 use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
@@ -61,8 +61,6 @@ pub unsafe fn segmented<T: Element + StatusValue, O: ScanOp<T>, const TH: u32, c
     let mode = Mode::from_flags(flags);
     let (w, l) = (warp_idx(), lane());
     let warps = TH / WARP;
-    let segment = WARP * (V * VECS) as u32;
-    let tile_elems = TH as u64 * (V * VECS) as u64;
     let none = SegOp::<O>::identity();
 
     let mut smem = Carver::new();
@@ -73,10 +71,8 @@ pub unsafe fn segmented<T: Element + StatusValue, O: ScanOp<T>, const TH: u32, c
     smem.check();
 
     let vectors = (inp as usize | out as usize) % tuning::VECTOR_BYTES == 0;
-    let (tile, (offset, valid, mut vals)) = claim_tile(temp, counter_base, tile_slot, |tile| {
-        let (offset, valid) = warp_part(tile, w, n, tile_elems, segment);
-        (offset, valid, load_striped::<T, V, VECS>(inp.wrapping_add(offset), valid, O::identity(), vectors))
-    });
+    let (tile, offset, valid, mut vals) =
+        claim_striped::<T, TH, V, VECS>(inp, n, O::identity(), vectors, temp, counter_base, tile_slot);
 
     let mut head = [[false; V]; VECS];
     for (j, hv) in head.iter_mut().enumerate() {

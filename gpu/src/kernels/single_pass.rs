@@ -6,16 +6,16 @@
 //! the tile aggregate, looks back for its exclusive prefix (see [`crate::lookback`]), publishes
 //! its inclusive prefix, and stores the finished tile.
 //!
-//! Tiles are claimed with [`claim_tile`], which overlaps the counter's round trip with the
+//! Tiles are claimed with [`claim_striped`], which overlaps the counter's round trip with the
 //! loads. (A persistent grid that asks for its next tile early was measured slower: successors
 //! then wait on tiles that are claimed but not yet loaded.)
 
 use crate::arch::{lane, sync_threads, warp_idx, WARP};
-use crate::kernels::{claim_tile, for_each_type, warp_part, Mode, ARCH};
+use crate::kernels::{claim_striped, for_each_type, Mode, ARCH};
 use crate::lookback::{StatusValue, TileStatus};
 use crate::op::{combine_after, combine_opt, ScanOp};
 use crate::smem::Carver;
-use crate::tile::{load_striped, store_striped};
+use crate::tile::store_striped;
 use crate::warp;
 use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
 use scan_abi::tuning;
@@ -50,8 +50,6 @@ pub unsafe fn single_pass<
     let mode = Mode::from_flags(flags);
     let (w, l) = (warp_idx(), lane());
     let warps = TH / WARP;
-    let segment = WARP * (V * VECS) as u32;
-    let tile_elems = TH as u64 * (V * VECS) as u64;
 
     let mut smem = Carver::new();
     let tile_slot = smem.take::<u32>(1);
@@ -61,10 +59,8 @@ pub unsafe fn single_pass<
     smem.check();
 
     let vectors = (inp as usize | out as usize) % tuning::VECTOR_BYTES == 0;
-    let (tile, (offset, valid, mut vals)) = claim_tile(temp, counter_base, tile_slot, |tile| {
-        let (offset, valid) = warp_part(tile, w, n, tile_elems, segment);
-        (offset, valid, load_striped::<T, V, VECS>(inp.wrapping_add(offset), valid, O::identity(), vectors))
-    });
+    let (tile, offset, valid, mut vals) =
+        claim_striped::<T, TH, V, VECS>(inp, n, O::identity(), vectors, temp, counter_base, tile_slot);
 
     // Each vector: inclusive scan in the thread, then across the warp's 32 vectors.
     let mut lane_prefix = [None; VECS];
@@ -134,7 +130,8 @@ pub unsafe fn single_pass<
 macro_rules! single_pass_kernel {
     ($name:ident, $t:ty, $op:ident, $fixed:expr) => {
         #[no_mangle]
-        #[allow(clippy::too_many_arguments)]
+        // A `[f64; 2]` initial value is a 16-byte, 8-aligned PTX parameter, as the host passes it.
+        #[allow(clippy::too_many_arguments, improper_ctypes_definitions)]
         pub unsafe extern "ptx-kernel" fn $name(
             inp: *const $t,
             out: *mut $t,
