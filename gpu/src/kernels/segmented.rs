@@ -76,11 +76,17 @@ pub unsafe fn segmented<T: Element + StatusValue, O: ScanOp<T>, const TH: u32, c
 
     let mut head = [[false; V]; VECS];
     for (j, hv) in head.iter_mut().enumerate() {
+        let first = (j as u32 * WARP + l) * V as u32;
+        // Fixed segments: one 64-bit division per vector, then count along it.
+        let mut into_segment = if heads.is_null() { (offset as u64 + first as u64) % seg_len } else { 0 };
         for (k, h) in hv.iter_mut().enumerate() {
-            let i = (j as u32 * WARP + l) * V as u32 + k as u32;
+            let i = first + k as u32;
             if i < valid {
-                let g = offset + i as usize;
-                *h = if heads.is_null() { g as u64 % seg_len == 0 } else { *heads.add(g) != 0 };
+                *h = if heads.is_null() { into_segment == 0 } else { *heads.add(offset + i as usize) != 0 };
+            }
+            into_segment += 1;
+            if into_segment == seg_len {
+                into_segment = 0;
             }
         }
     }
