@@ -21,7 +21,9 @@ fn main() {
             std::process::exit(1);
         }
     };
-    let ptx = std::fs::read(&built.ptx).expect("reading the PTX module");
+    let ptx = std::fs::read_to_string(&built.ptx).expect("reading the PTX module");
+    let arch = opts.arch.trim_start_matches("sm_").parse().unwrap_or(scan_abi::tuning::DEFAULT_ARCH);
+    let ptx = ptx_builder::add_launch_bounds(&ptx, |k| scan_abi::tuning::launch_bounds(arch, k)).into_bytes();
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("kernels.ptx.deflate");
     std::fs::write(&out, miniz_oxide::deflate::compress_to_vec(&ptx, 6)).expect("writing the PTX module into OUT_DIR");
 }

@@ -67,6 +67,20 @@ pub const fn lookback_fixed_windows(arch: u32, elem_size: usize) -> usize {
     8
 }
 
+/// Launch bounds for kernels whose register count would otherwise cost them a block per SM:
+/// `(threads, blocks per SM)`, given to ptxas as `.maxntid` and `.minnctapersm`, which caps the
+/// registers at what that many blocks leave. Only where ptxas then needs no local memory (sm_90,
+/// ptxas 13.0): compaction of 4-byte types goes from 106 to 72 registers (2 -> 3 blocks of 256)
+/// and of `u16` from 96 to 72 (1 -> 2 blocks of 384). Measured and left out because ptxas
+/// would spill: the segmented scan of 4-byte types at 3 blocks (12-36 bytes), the single-pass
+/// scan of `u8` at 3 (30 bytes; min and max hundreds) and of `u16` add, min and max at 3.
+pub fn launch_bounds(arch: u32, kernel: &str) -> Option<(u32, u32)> {
+    const TABLE: &[(&str, usize, u32)] =
+        &[("compact_u32", 4, 3), ("compact_i32", 4, 3), ("compact_f32", 4, 3), ("compact_u16", 2, 2)];
+    let &(_, size, blocks) = TABLE.iter().find(|(name, _, _)| kernel == *name)?;
+    Some((single_pass(arch, size).threads, blocks))
+}
+
 /// Hierarchical (multi-kernel) strategy: every block algorithm scans `threads` partials.
 pub const fn hierarchical(arch: u32, elem_size: usize) -> TileShape {
     let _ = (arch, elem_size);

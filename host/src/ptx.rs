@@ -73,8 +73,18 @@ impl PtxModule {
     pub fn group_source(&self, group: &str) -> Option<String> {
         let kernels = self.groups.get(group)?;
         let mut src = self.prelude.clone();
+        // GPU_SCAN_LAUNCH_BOUNDS=0 drops the blocks-per-SM bounds (`scan_abi::tuning::launch_bounds`)
+        // so that a benchmark can measure what they bring in one run.
+        let unbounded = std::env::var("GPU_SCAN_LAUNCH_BOUNDS").as_deref() == Ok("0");
         for (_, text) in kernels {
-            src.push_str(text);
+            if unbounded {
+                text.lines().filter(|l| !l.starts_with(".minnctapersm")).for_each(|l| {
+                    src.push_str(l);
+                    src.push('\n');
+                });
+            } else {
+                src.push_str(text);
+            }
         }
         Some(src)
     }

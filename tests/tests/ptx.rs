@@ -81,7 +81,21 @@ fn ptxas_assembles_every_kernel_without_local_memory() {
         common::skip("ptxas check: no ptxas found (set PTXAS, or `pip install nvidia-cuda-nvcc`)");
         return;
     };
-    let kernels = ptx_builder::ptxas_report(&ptxas, &built(), "sm_90").expect("ptxas accepts the module");
+    // The module as the host embeds it: with the tuning table's launch bounds.
+    let bounds = |k: &str| scan_abi::tuning::launch_bounds(90, k);
+    let bounded = ptx_builder::write_with_launch_bounds(&built(), bounds).expect("writing the bounded module");
+    let kernels = ptx_builder::ptxas_report(&ptxas, &bounded, "sm_90").expect("ptxas accepts the module");
+    // The bounds took effect: each such kernel fits its blocks per SM (registers in units of 8).
+    for k in kernels.iter() {
+        if let Some((threads, blocks)) = bounds(&k.name) {
+            assert!(
+                k.registers * threads * blocks <= 65536,
+                "{} uses {} registers despite its bounds",
+                k.name,
+                k.registers
+            );
+        }
+    }
     assert!(kernels.len() >= expected_kernels().len(), "ptxas compiled only {} kernels", kernels.len());
     let local: Vec<_> = kernels
         .iter()

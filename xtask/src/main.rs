@@ -57,7 +57,11 @@ fn build_ptx(arch: String, filter: Option<String>) -> Result<(), Box<dyn std::er
         );
         return Ok(());
     };
-    let kernels = ptx_builder::ptxas_report(&ptxas, &built.ptx, &arch)?;
+    // Report on the module as the host embeds it, with the launch bounds of the tuning table.
+    let arch_number = arch.trim_start_matches("sm_").parse().unwrap_or(scan_abi::tuning::DEFAULT_ARCH);
+    let bounded =
+        ptx_builder::write_with_launch_bounds(&built.ptx, |k| scan_abi::tuning::launch_bounds(arch_number, k))?;
+    let kernels = ptx_builder::ptxas_report(&ptxas, &bounded, &arch)?;
     println!("{:<44} {:>5} {:>7} {:>8} {:>8}", "kernel", "regs", "stack", "spill-st", "spill-ld");
     for k in kernels.iter().filter(|k| filter.as_ref().is_none_or(|f| k.name.contains(f.as_str()))) {
         println!(

@@ -188,6 +188,37 @@ pub fn build(opts: &Options) -> Result<Built, Error> {
     Ok(Built { ptx, toolchain })
 }
 
+/// `ptx` with launch bounds (`.maxntid`, `.minnctapersm`) inserted into every kernel for which
+/// `bounds(name)` gives `(threads, blocks per SM)`. rustc's nvptx backend has no way to declare
+/// them, and they are what makes ptxas cap a kernel's registers for a target occupancy.
+pub fn add_launch_bounds(ptx: &str, bounds: impl Fn(&str) -> Option<(u32, u32)>) -> String {
+    let mut out = String::with_capacity(ptx.len() + 1024);
+    let mut pending = None;
+    for line in ptx.lines() {
+        if let Some(rest) = line.strip_prefix(".visible .entry ") {
+            pending = bounds(rest.split('(').next().unwrap_or(rest));
+        }
+        if line.trim() == "{" {
+            if let Some((threads, blocks)) = pending.take() {
+                out.push_str(&format!(".maxntid {threads}, 1, 1\n.minnctapersm {blocks}\n"));
+            }
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+/// Writes `add_launch_bounds` of the module at `ptx` next to it (`<name>.bounded.ptx`) and
+/// returns that path: the module as the host embeds it, for ptxas reports.
+pub fn write_with_launch_bounds(ptx: &Path, bounds: impl Fn(&str) -> Option<(u32, u32)>) -> Result<PathBuf, Error> {
+    let text = std::fs::read_to_string(ptx).map_err(|e| Error::Io(format!("reading {}", ptx.display()), e))?;
+    let out = ptx.with_extension("bounded.ptx");
+    std::fs::write(&out, add_launch_bounds(&text, bounds))
+        .map_err(|e| Error::Io(format!("writing {}", out.display()), e))?;
+    Ok(out)
+}
+
 /// `rustup run <toolchain> cargo` in `gpu/`, with the kernel flags and nothing inherited.
 ///
 /// The raised unroll threshold makes LLVM fully unroll the per-vector loops of the larger tiles;
