@@ -3,11 +3,8 @@
 # select and sort, then our applications at 2^28 (ratios from the same run), the lecture demos,
 # and the deterministic-scan cost. Logs go to $RESULTS_DIR (default .gpu-bundle/results).
 #   bash tools/gpu-apps.sh
-set -u
-out="${RESULTS_DIR:-.gpu-bundle/results}"
-mkdir -p "$out"
-host=.gpu-bundle/bin/host
-status=0
+# shellcheck source=tools/gpu-common.sh
+. "$(dirname "$0")/gpu-common.sh"
 {
   echo "== CUB select and sort (same run)"
   nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/cub_baseline .gpu-bundle/bench/cub_baseline.cu &&
@@ -48,15 +45,10 @@ status=0
     ".gpu-bundle/bin/$e" || status=1
   done
   echo "== compute-sanitizer on the application kernels"
-  for tool in memcheck racecheck synccheck initcheck; do
-    for c in "compact 70001 --type u8" "compact 70001 --keep flags" "sort 70001 --type f64 --values" "histogram 70001 --bins 1000" "csr 70001" \
-             "segmented 70001 --mean-length 7" "segmented 70002 --type f64 --rows-of 3 --exclusive" "recurrence 70001" "recurrence 70001 --type f64" \
-             "batched 1001 70 --axis 0 --type u64 --op max"; do
-      # shellcheck disable=SC2086
-      r=$(compute-sanitizer --tool $tool --error-exitcode 9 "$host" $c --iters 1 2>&1)
-      echo "$tool [$c] exit=$? $(echo "$r" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|PASS|FAIL' | tr '\n' ' ')"
-    done
-  done
+  sanitize "memcheck racecheck synccheck initcheck" "$host" "compact 70001 --type u8" "compact 70001 --keep flags" \
+    "sort 70001 --type f64 --values" "histogram 70001 --bins 1000" "csr 70001" "segmented 70001 --mean-length 7" \
+    "segmented 70002 --type f64 --rows-of 3 --exclusive" "recurrence 70001" "recurrence 70001 --type f64" \
+    "batched 1001 70 --axis 0 --type u64 --op max"
   echo "== deterministic vs default single-pass (same run)"
   for mode in "" --deterministic; do
     # shellcheck disable=SC2086

@@ -4,11 +4,8 @@
 # the bounds and without them (GPU_SCAN_LAUNCH_BOUNDS=0), then the sanitizers on the bounded
 # kernels. Log in $RESULTS_DIR (default .gpu-bundle/results).
 #   bash tools/gpu-bounds.sh
-set -u
-out="${RESULTS_DIR:-.gpu-bundle/results}"
-mkdir -p "$out"
-host=.gpu-bundle/bin/host
-status=0
+# shellcheck source=tools/gpu-common.sh
+. "$(dirname "$0")/gpu-common.sh"
 {
   nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/cub_baseline .gpu-bundle/bench/cub_baseline.cu &&
     /tmp/cub_baseline --ops select --log2 20,24,28 --types u32 > "$out/cub-select.csv"
@@ -24,12 +21,6 @@ status=0
     GPU_SCAN_LAUNCH_BOUNDS=$bounds "$host" compact 2^28 --keep flags || status=1
   done
   echo "== compute-sanitizer on the bounded kernels"
-  for tool in memcheck racecheck synccheck; do
-    for c in "compact 70001" "compact 70001 --type u16 --keep nonzero" "compact 1 --type f32"; do
-      # shellcheck disable=SC2086
-      r=$(compute-sanitizer --tool $tool --error-exitcode 9 "$host" $c --iters 1 2>&1)
-      echo "$tool [$c] exit=$? $(echo "$r" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|PASS|FAIL' | tr '\n' ' ')"
-    done
-  done
+  sanitize "memcheck racecheck synccheck" "$host" "compact 70001" "compact 70001 --type u16 --keep nonzero" "compact 1 --type f32"
 } 2>&1 | tee "$out/bounds.log"
 exit $status

@@ -20,7 +20,7 @@ pub const fn single_pass_smem(arch: u32, elem_size: usize) -> u32 {
 
 /// Compaction: the tile index, per-warp counts (u32) and per-warp output offsets (u64).
 pub const fn compact_smem(arch: u32, elem_size: usize) -> u32 {
-    let warps = crate::tuning::single_pass(arch, elem_size).threads / 32;
+    let warps = crate::tuning::compact(arch, elem_size).threads / 32;
     smem_window(1, 4) + smem_window(warps, 4) + smem_window(warps, 8)
 }
 

@@ -29,18 +29,32 @@ pub const fn vector_elems(elem_size: usize) -> u32 {
 /// Measured on the H200 at 2^28 elements (percent of a same-run device copy): the look-back
 /// chain, not the loads, limits this kernel (ncu: 64% of warp stall cycles wait at the barrier
 /// behind the look-back warp), so larger tiles pay until registers cut the blocks per SM.
-/// 1-byte: 256x32 29.5%, 256x64 35.7%. 2-byte: 256x16 41.6%, 384x32 49.2%. 4-byte: 256x16
-/// 62.1%, 256x32 67.0%, 512x32 59.7%. 8-byte: 256x8 62.1%, 384x8 66.6%, 256x16 72.2%,
-/// 256x24 70.4%.
+/// 4-byte: 256x16 62.1%, 256x32 67.0%, 512x32 59.7%. 8-byte: 256x8 62.1%, 384x8 66.6%, 256x16
+/// 72.2%, 256x24 70.4%. 1- and 2-byte elements stay packed in registers through the look-back,
+/// so their tiles hold as many bytes as the 4-byte tile: 2-byte 256x64 71.4% (add, xor; max
+/// 54.6%), as fast as 4-byte in the same run (72.6%); 1-byte 256x128 33.6%, where unpacking and
+/// repacking 128 bytes per thread, not memory, sets the pace. One element per register they
+/// measured 1-byte 256x32 29.5%, 256x64 35.7%; 2-byte 256x16 41.6%, 384x32 49.2% (the
+/// compaction keeps those shapes, [`compact`]).
 pub const fn single_pass(arch: u32, elem_size: usize) -> TileShape {
     let _ = arch;
     match elem_size {
-        1 => TileShape { threads: 256, items: 64 },
-        2 => TileShape { threads: 384, items: 32 },
+        1 => TileShape { threads: 256, items: 128 },
+        2 => TileShape { threads: 256, items: 64 },
         4 => TileShape { threads: 256, items: 32 },
         8 => TileShape { threads: 256, items: 16 },
         // Pairs of f64 (the recurrence): fewer items keep the tile in registers (16 spilled).
         _ => TileShape { threads: 256, items: 4 },
+    }
+}
+
+/// Stream compaction: the single-pass shapes, except for 1- and 2-byte elements, which the
+/// compaction holds one per register.
+pub const fn compact(arch: u32, elem_size: usize) -> TileShape {
+    match elem_size {
+        1 => TileShape { threads: 256, items: 64 },
+        2 => TileShape { threads: 384, items: 32 },
+        _ => single_pass(arch, elem_size),
     }
 }
 
@@ -71,13 +85,24 @@ pub const fn lookback_fixed_windows(arch: u32, elem_size: usize) -> usize {
 /// `(threads, blocks per SM)`, given to ptxas as `.maxntid` and `.minnctapersm`, which caps the
 /// registers at what that many blocks leave. Only where ptxas then needs no local memory (sm_90,
 /// ptxas 13.0): compaction of 4-byte types goes from 106 to 72 registers (2 -> 3 blocks of 256)
-/// and of `u16` from 96 to 72 (1 -> 2 blocks of 384). Measured and left out because ptxas
-/// would spill: the segmented scan of 4-byte types at 3 blocks (12-36 bytes), the single-pass
-/// scan of `u8` at 3 (30 bytes; min and max hundreds) and of `u16` add, min and max at 3.
+/// and of `u16` from 96 to 72 (1 -> 2 blocks of 384); the packed single-pass scan of `u8` from
+/// 72-77 to 64 (3 -> 4 blocks), except min and max, which would spill. Measured and left out
+/// because ptxas would spill: the segmented scan of 4-byte types at 3 blocks (12-36 bytes), the
+/// single-pass scan of `u16` and, mul, min and max at 4.
 pub fn launch_bounds(arch: u32, kernel: &str) -> Option<(u32, u32)> {
-    const TABLE: &[(&str, usize, u32)] =
+    const COMPACT: &[(&str, usize, u32)] =
         &[("compact_u32", 4, 3), ("compact_i32", 4, 3), ("compact_f32", 4, 3), ("compact_u16", 2, 2)];
-    let &(_, size, blocks) = TABLE.iter().find(|(name, _, _)| kernel == *name)?;
+    const SINGLE_PASS: &[(&str, usize, u32)] = &[
+        ("single_pass_u8_add", 1, 4),
+        ("single_pass_u8_mul", 1, 4),
+        ("single_pass_u8_and", 1, 4),
+        ("single_pass_u8_or", 1, 4),
+        ("single_pass_u8_xor", 1, 4),
+    ];
+    if let Some(&(_, size, blocks)) = COMPACT.iter().find(|(name, _, _)| kernel == *name) {
+        return Some((compact(arch, size).threads, blocks));
+    }
+    let &(_, size, blocks) = SINGLE_PASS.iter().find(|(name, _, _)| kernel == *name)?;
     Some((single_pass(arch, size).threads, blocks))
 }
 

@@ -148,6 +148,17 @@ pub fn all_lanes(pred: bool) -> bool {
     ballot(pred) == FULL_MASK
 }
 
+/// `x`, through an instruction LLVM can neither see into nor move: values computed from the
+/// result are not recognised as equal to the same computation on `x` (so they are recomputed
+/// where used instead of being kept in registers across everything in between), and the value
+/// is made where it is written, not sunk into later branches.
+#[inline(always)]
+pub fn opaque_u32(x: u32) -> u32 {
+    let r: u32;
+    unsafe { asm!("mov.b32 {r}, {x};", r = out(reg32) r, x = in(reg32) x, options(nomem, nostack)) };
+    r
+}
+
 // ---------------------------------------------------------------------------------------------
 // Shared memory
 

@@ -7,8 +7,9 @@ use common::{assert_none_failed, gpu};
 use gpu_scan::apps::compact::{self, Keep};
 use gpu_scan::{input, Element, Gpu, TempStorage};
 
+/// The compaction's tile (the single-pass tile for 4- and 8-byte elements).
 fn tile<T>() -> usize {
-    scan_abi::tuning::single_pass(scan_abi::tuning::DEFAULT_ARCH, std::mem::size_of::<T>()).tile() as usize
+    scan_abi::tuning::compact(scan_abi::tuning::DEFAULT_ARCH, std::mem::size_of::<T>()).tile() as usize
 }
 
 fn sizes<T>() -> Vec<usize> {

@@ -123,7 +123,7 @@ macro_rules! compact_kernels {
             threshold: $t, temp: *mut u8, counter_base: u32, epoch: u32,
         ) {
             const SIZE: usize = core::mem::size_of::<$t>();
-            const SHAPE: tuning::TileShape = tuning::single_pass(ARCH, SIZE);
+            const SHAPE: tuning::TileShape = tuning::compact(ARCH, SIZE);
             const V: usize = tuning::vector_elems(SIZE) as usize;
             compact::<$t, { SHAPE.threads }, V, { SHAPE.items as usize / V }>(
                 inp, flags, out, count, n, pred, threshold, temp, counter_base, epoch,

@@ -10,14 +10,15 @@
 //! loads. (A persistent grid that asks for its next tile early was measured slower: successors
 //! then wait on tiles that are claimed but not yet loaded.)
 
-use crate::arch::{lane, sync_threads, warp_idx, WARP};
-use crate::kernels::{claim_striped, for_each_type, Mode, ARCH};
+use crate::arch::{lane, opaque_u32, sync_threads, warp_idx, WARP};
+use crate::kernels::{claim_striped, claim_tile, for_each_type, Mode, ARCH};
 use crate::lookback::{StatusValue, TileStatus};
 use crate::op::{combine_after, combine_opt, ScanOp};
-use crate::smem::Carver;
-use crate::tile::store_striped;
+use crate::smem::{Carver, Smem};
+use crate::tile::{load_striped, store_striped};
 use crate::warp;
 use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
+use core::mem::size_of;
 use scan_abi::tuning;
 
 /// Scans one tile of `TH` threads × `VECS` vectors of `V` elements.
@@ -124,11 +125,237 @@ pub unsafe fn single_pass<
     store_striped::<T, V, VECS>(out.wrapping_add(offset), valid, vals, vectors);
 }
 
+/// Where and how a tile publishes and looks back: the temporary storage (tile counter, then
+/// status words), this launch's epoch, and the look-back's polling pace.
+#[derive(Clone, Copy)]
+struct Publish {
+    temp: *mut u8,
+    epoch: u32,
+    backoff_ns: u32,
+}
+
+/// Shared-memory windows of one tile's scan: per-warp totals and prefixes, and the deterministic
+/// look-back's held windows.
+#[derive(Clone, Copy)]
+struct TileSmem<T> {
+    warp_totals: Smem<T>,
+    warp_prefixes: Smem<T>,
+    held: Smem<T>,
+}
+
+/// Bits of a 1- or 2-byte element, and back.
+#[inline(always)]
+fn narrow_bits<T: Copy>(x: T) -> u32 {
+    unsafe {
+        if size_of::<T>() == 1 {
+            core::mem::transmute_copy::<T, u8>(&x) as u32
+        } else {
+            core::mem::transmute_copy::<T, u16>(&x) as u32
+        }
+    }
+}
+
+#[inline(always)]
+fn narrow_from_bits<T: Copy>(b: u32) -> T {
+    unsafe {
+        if size_of::<T>() == 1 {
+            core::mem::transmute_copy::<u8, T>(&(b as u8))
+        } else {
+            core::mem::transmute_copy::<u16, T>(&(b as u16))
+        }
+    }
+}
+
+/// Element `k` of a 16-byte vector of 1- or 2-byte elements held as four words.
+#[inline(always)]
+fn unpack<T: Copy>(words: &[u32; 4], k: usize) -> T {
+    let bits = 8 * size_of::<T>();
+    let per_word = 32 / bits;
+    narrow_from_bits::<T>(words[k / per_word] >> (bits * (k % per_word)))
+}
+
+/// The single-pass scan of 1- and 2-byte elements, kept packed four or two to a register through
+/// the look-back: before it each vector is only reduced in the thread; after it, it is scanned
+/// from its prefix and packed again. A tile then takes as many registers as a 4-byte tile of the
+/// same bytes, where one element per register would take four or two times more. (Integers
+/// only: adding the prefix first groups the operands differently from the unpacked path, which
+/// is exact for these operators.)
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn single_pass_packed<
+    T: StatusValue,
+    O: ScanOp<T>,
+    const TH: u32,
+    const V: usize,
+    const VECS: usize,
+    const D: usize,
+    const K: usize,
+    const FIXED: bool,
+>(
+    inp: *const T,
+    out: *mut T,
+    n: u64,
+    init: T,
+    flags: u32,
+    temp: *mut u8,
+    counter_base: u32,
+    epoch: u32,
+    backoff_ns: u32,
+) {
+    let mode = Mode::from_flags(flags);
+    let mut smem = Carver::new();
+    let tile_slot = smem.take::<u32>(1);
+    let sh = TileSmem::<T> {
+        warp_totals: smem.take::<T>(TH / WARP),
+        warp_prefixes: smem.take::<T>(TH / WARP),
+        held: smem.take::<T>(((K + 1) * D) as u32 * WARP),
+    };
+    smem.check();
+    let publish = Publish { temp, epoch, backoff_ns };
+    let (w, l) = (warp_idx(), lane());
+    let vectors = (inp as usize | out as usize) % tuning::VECTOR_BYTES == 0;
+    let segment = WARP * (V * VECS) as u32;
+    let tile_elems = TH as u64 * (V * VECS) as u64;
+    let part = |tile: u32| {
+        let base = tile as u64 * tile_elems;
+        let valid = ((n - base).min(tile_elems) as u32).saturating_sub(w * segment);
+        ((base + (w * segment) as u64) as usize, valid)
+    };
+    // Full parts come in as 16-byte vectors of words; the last, partial one element by element,
+    // packed as it arrives (identity past the end).
+    let (tile, words) = claim_tile(temp, counter_base, tile_slot, |tile| {
+        let (offset, valid) = part(tile);
+        if vectors && valid >= segment {
+            load_striped::<u32, 4, VECS>(inp.wrapping_add(offset) as *const u32, segment, 0, true)
+        } else {
+            let (mine, left) = (inp.wrapping_add(offset + (l * V as u32) as usize), valid.saturating_sub(l * V as u32));
+            let mut words = [[0u32; 4]; VECS];
+            for (j, v) in words.iter_mut().enumerate() {
+                for k in 0..V {
+                    let c = (j * WARP as usize * V + k) as u32;
+                    let x = if c < left { *mine.add(c as usize) } else { O::identity() };
+                    let bits = 8 * size_of::<T>();
+                    v[k * bits / 32] |= narrow_bits(x) << (k * bits % 32);
+                }
+            }
+            words
+        }
+    });
+
+    let mut lane_prefix = [None; VECS];
+    let mut warp_running: Option<T> = None;
+    for (j, v) in words.iter().enumerate() {
+        let mut total = unpack::<T>(v, 0);
+        for k in 1..V {
+            total = O::combine(total, unpack::<T>(v, k));
+        }
+        let (before, through) = warp::scan::<T, O>(total);
+        lane_prefix[j] = combine_opt::<T, O>(warp_running, before);
+        warp_running = Some(combine_after::<T, O>(warp_running, warp::broadcast(through, WARP - 1)));
+    }
+    let warp_prefix = block_prefix::<T, O, TH, D, K, FIXED>((w, l), warp_running, tile, mode, init, publish, sh);
+
+    // Unpacked again from opaque copies, and packed into opaque words: otherwise LLVM keeps the
+    // elements unpacked before the look-back alive through it, or every scanned element alive
+    // until the store, which is what packing avoids.
+    let words = words.map(|v| v.map(opaque_u32));
+    let mut scanned = [[0u32; 4]; VECS];
+    for (j, (v, o)) in words.iter().zip(scanned.iter_mut()).enumerate() {
+        let mut running = combine_opt::<T, O>(warp_prefix, lane_prefix[j]);
+        for k in 0..V {
+            let through = combine_after::<T, O>(running, unpack::<T>(v, k));
+            let y = if mode.exclusive { running.unwrap_or(O::identity()) } else { through };
+            running = Some(through);
+            let bits = 8 * size_of::<T>();
+            o[k * bits / 32] |= narrow_bits(y) << (k * bits % 32);
+        }
+        *o = o.map(opaque_u32);
+    }
+    let (offset, valid) = part(tile);
+    if vectors && valid >= segment {
+        store_striped::<u32, 4, VECS>(out.wrapping_add(offset) as *mut u32, segment, scanned, true);
+    } else {
+        let (mine, left) = (out.wrapping_add(offset + (l * V as u32) as usize), valid.saturating_sub(l * V as u32));
+        for (j, v) in scanned.iter().enumerate() {
+            for k in 0..V {
+                let c = (j * WARP as usize * V + k) as u32;
+                if c < left {
+                    *mine.add(c as usize) = unpack::<T>(v, k);
+                }
+            }
+        }
+    }
+}
+
+/// The block's part of a packed tile's scan between the warps' own scans and their finishing:
+/// publishes the warps' totals (`warp_running`, this warp's), scans them, and has the first warp
+/// look back for the tile's prefix and publish. Returns what comes before this warp's first
+/// element (`None` only for the first warp of tile 0 without an initial value).
+///
+/// [`single_pass`] keeps its own inline copy of these steps: routed through this function, LLVM
+/// orders the wide kernels' code differently, and `recurrence_f32` grows from 80 to 86-88
+/// registers, one block per SM fewer; inline, every wide kernel's PTX stays as it was verified.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn block_prefix<T: StatusValue, O: ScanOp<T>, const TH: u32, const D: usize, const K: usize, const FIXED: bool>(
+    (w, l): (u32, u32),
+    warp_running: Option<T>,
+    tile: u32,
+    mode: Mode,
+    init: T,
+    publish: Publish,
+    sh: TileSmem<T>,
+) -> Option<T> {
+    let warps = TH / WARP;
+    if l == 0 {
+        sh.warp_totals.set(w, warp_running.unwrap_or(O::identity()));
+    }
+    sync_threads();
+
+    if w == 0 {
+        let status = TileStatus { words: publish.temp.add(COUNTER_BYTES), epoch: publish.epoch, acq_rel: mode.acq_rel_status };
+        let total = if l < warps { sh.warp_totals.get(l) } else { O::identity() };
+        let (warp_before, through) = warp::scan::<T, O>(total);
+        let tile_total = warp::broadcast(through, warps - 1);
+        let tile_prefix = if tile == 0 {
+            let prefix = if mode.has_init { Some(init) } else { None };
+            if l == 0 {
+                status.publish(0, FLAG_PREFIX, combine_after::<T, O>(prefix, tile_total));
+            }
+            prefix
+        } else {
+            if l == 0 {
+                status.publish(tile, FLAG_AGGREGATE, tile_total);
+            }
+            let prefix = status.look_back::<T, O, D, K>(tile, publish.backoff_ns, FIXED, sh.held);
+            if l == 0 {
+                status.publish(tile, FLAG_PREFIX, O::combine(prefix, tile_total));
+            }
+            Some(prefix)
+        };
+        if l < warps {
+            let p = combine_opt::<T, O>(tile_prefix, warp_before);
+            sh.warp_prefixes.set(l, p.unwrap_or(O::identity()));
+        }
+    }
+    sync_threads();
+
+    // Only the first warp of the first tile, without an initial value, has nothing before it.
+    if tile > 0 || mode.has_init || w > 0 {
+        Some(sh.warp_prefixes.get(w))
+    } else {
+        None
+    }
+}
+
 /// One kernel per (type, operator): `single_pass_<t>_<op>`, and `single_pass_det_<t>_<op>` with
 /// the fixed-order look-back where the order matters (float add and mul). Separate kernels keep
 /// the free-order kernel's registers, and so its occupancy, as they are.
 macro_rules! single_pass_kernel {
     ($name:ident, $t:ty, $op:ident, $fixed:expr) => {
+        single_pass_kernel!($name, $t, $op, $fixed, single_pass);
+    };
+    ($name:ident, $t:ty, $op:ident, $fixed:expr, $driver:ident) => {
         #[no_mangle]
         // A `[f64; 2]` initial value is a 16-byte, 8-aligned PTX parameter, as the host passes it.
         #[allow(clippy::too_many_arguments, improper_ctypes_definitions)]
@@ -148,7 +375,7 @@ macro_rules! single_pass_kernel {
             const V: usize = tuning::vector_elems(SIZE) as usize;
             const D: usize = tuning::lookback_depth(ARCH, SIZE);
             const K: usize = tuning::lookback_fixed_windows(ARCH, SIZE);
-            single_pass::<$t, crate::op::$op, { SHAPE.threads }, V, { SHAPE.items as usize / V }, D, K, $fixed>(
+            $driver::<$t, crate::op::$op, { SHAPE.threads }, V, { SHAPE.items as usize / V }, D, K, $fixed>(
                 inp,
                 out,
                 n,
@@ -164,6 +391,12 @@ macro_rules! single_pass_kernel {
 }
 
 macro_rules! single_pass_kernels {
+    (u8, [$($op:ident),*]) => { paste::paste! { $(
+        single_pass_kernel!([<single_pass_u8_ $op:lower>], u8, $op, false, single_pass_packed);
+    )* } };
+    (u16, [$($op:ident),*]) => { paste::paste! { $(
+        single_pass_kernel!([<single_pass_u16_ $op:lower>], u16, $op, false, single_pass_packed);
+    )* } };
     ($t:ident, [$($op:ident),*]) => { paste::paste! { $(
         single_pass_kernel!([<single_pass_ $t _ $op:lower>], $t, $op, false);
     )* } };

@@ -98,9 +98,9 @@ impl Gpu {
             return Ok(());
         }
         let size = std::mem::size_of::<T>();
-        let shape = tuning::single_pass(tuning::DEFAULT_ARCH, size);
+        let shape = tuning::compact(tuning::DEFAULT_ARCH, size);
         // The tiles publish u64 counts, whatever the element size.
-        let (tiles, base, epoch, counter_base) = temp.tiles(self, stream, n, size, std::mem::size_of::<u64>())?;
+        let (tiles, base, epoch, counter_base) = temp.tiles(self, stream, n, shape, std::mem::size_of::<u64>())?;
         let count_ptr = temp.scratch_word(self, stream)?.device_ptr_mut(stream).0;
         let name = format!("{}_{}", names::COMPACT, T::TYPE.name());
         let f = self.kernel(&name)?;

@@ -132,7 +132,7 @@ impl Gpu {
         }
         let size = T::TYPE.size();
         let shape = tuning::single_pass(tuning::DEFAULT_ARCH, size);
-        let (tiles, base, epoch, counter_base) = temp.tiles(self, stream, n, size, size)?;
+        let (tiles, base, epoch, counter_base) = temp.tiles(self, stream, n, shape, size)?;
         let name = format!("{}_{}_{}", names::SEGMENTED, T::TYPE.name(), op.name());
         let f = self.kernel(&name)?;
         let flags = if exclusive { scan_abi::flags::EXCLUSIVE } else { 0 };

@@ -249,17 +249,16 @@ impl TempStorage {
         Ok(self.scratch.as_mut().expect("allocated above"))
     }
 
-    /// Tile state for a single-pass-shaped launch over `n` elements of `elem_size` bytes whose
-    /// tiles publish values of `status_value_size` bytes: (tiles, pointer, epoch, counter base).
+    /// Tile state for a single-pass-style launch over `n` elements in tiles of `shape` that
+    /// publish values of `status_value_size` bytes: (tiles, pointer, epoch, counter base).
     pub(crate) fn tiles(
         &mut self,
         gpu: &Gpu,
         stream: &Arc<CudaStream>,
         n: u64,
-        elem_size: usize,
+        shape: scan_abi::tuning::TileShape,
         status_value_size: usize,
     ) -> Result<(u64, u64, u32, u32)> {
-        let shape = scan_abi::tuning::single_pass(scan_abi::tuning::DEFAULT_ARCH, elem_size);
         let tiles = n.div_ceil(shape.tile() as u64);
         let tiles32 = u32::try_from(tiles).map_err(|_| Error::invalid(format!("{n} elements are too many tiles")))?;
         let bytes = scan_abi::status::temp_bytes(tiles, status_value_size);

@@ -33,7 +33,7 @@ pub(crate) fn launch<T: DeviceRepr + Copy>(
     let size = std::mem::size_of::<T>();
     let f = job.gpu.kernel(name)?;
     let smem = layout::single_pass_smem(tuning::DEFAULT_ARCH, size);
-    let (tiles, base, epoch, counter_base) = temp.tiles(job.gpu, job.stream, job.n, size, size)?;
+    let (tiles, base, epoch, counter_base) = temp.tiles(job.gpu, job.stream, job.n, shape(size), size)?;
     let mut flags = kernel_flags(job.opts.exclusive, job.opts.init.is_some());
     if job.opts.status_ordering == StatusOrdering::AcquireRelease {
         flags |= scan_abi::flags::ACQ_REL_STATUS;

@@ -1,0 +1,23 @@
+# Sourced by the GPU scripts (tools/gpu-*.sh), run from the repository root after
+# ../shared/tools/gpu-bundle: where logs go ($out: $RESULTS_DIR, default .gpu-bundle/results),
+# the host binary ($host), the exit status to return ($status), and `sanitize`.
+set -u
+out="${RESULTS_DIR:-.gpu-bundle/results}"
+mkdir -p "$out"
+host=.gpu-bundle/bin/host
+status=0
+
+# sanitize TOOLS HOST CASE... runs each case (a host subcommand with its arguments, one string)
+# under each compute-sanitizer tool (space-separated in TOOLS) and prints one line per run: tool,
+# case, exit status, summary and check lines.
+sanitize() {
+  local tools=$1 host=$2 tool c r
+  shift 2
+  for tool in $tools; do
+    for c in "$@"; do
+      # shellcheck disable=SC2086
+      r=$(compute-sanitizer --tool "$tool" --error-exitcode 9 "$host" $c --iters 1 2>&1)
+      echo "$tool [$c] exit=$? $(echo "$r" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|PASS|FAIL' | tr '\n' ' ')"
+    done
+  done
+}
