@@ -85,16 +85,26 @@ pub struct CsrArgs {
     pub iters: u32,
 }
 
+/// Element types of the segmented and batched scans.
+const SEGMENTED_TYPES: [&str; 6] = ["u32", "i32", "u64", "i64", "f32", "f64"];
+
+/// What the segmented and batched scans compute.
 #[derive(Args)]
-pub struct SegmentedArgs {
-    #[arg(value_parser = parse_count)]
-    pub n: u64,
-    #[arg(long = "type", default_value = "f32", value_parser = ["u32", "i32", "u64", "i64", "f32", "f64"])]
-    pub ty: String,
+pub struct SegmentedScan {
     #[arg(long, default_value = "add", value_parser = ["add", "mul", "min", "max"])]
     pub op: String,
     #[arg(long)]
     pub exclusive: bool,
+}
+
+#[derive(Args)]
+pub struct SegmentedArgs {
+    #[arg(value_parser = parse_count)]
+    pub n: u64,
+    #[arg(long = "type", default_value = "f32", value_parser = SEGMENTED_TYPES)]
+    pub ty: String,
+    #[command(flatten)]
+    pub scan: SegmentedScan,
     /// Mean segment length of the random heads.
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
     pub mean_length: u64,
@@ -134,12 +144,10 @@ pub struct BatchedArgs {
     /// 1: scan along each row; 0: scan down each column.
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=1))]
     pub axis: u8,
-    #[arg(long = "type", default_value = "f32", value_parser = ["u32", "i32", "u64", "i64", "f32", "f64"])]
+    #[arg(long = "type", default_value = "f32", value_parser = SEGMENTED_TYPES)]
     pub ty: String,
-    #[arg(long, default_value = "add", value_parser = ["add", "mul", "min", "max"])]
-    pub op: String,
-    #[arg(long)]
-    pub exclusive: bool,
+    #[command(flatten)]
+    pub scan: SegmentedScan,
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
@@ -384,7 +392,7 @@ pub fn csr(args: &CsrArgs) -> Result<bool, Error> {
 }
 
 pub fn segmented<T: Element>(args: &SegmentedArgs) -> Result<bool, Error> {
-    let op = gpu_scan::Op::parse(&args.op).expect("clap checked the operator");
+    let op = gpu_scan::Op::parse(&args.scan.op).expect("clap checked the operator");
     let n = usize::try_from(args.n).map_err(|_| Error::invalid("N does not fit this machine's memory"))?;
     if let Some(cols) = args.rows_of {
         if !args.n.is_multiple_of(cols) {
@@ -406,7 +414,7 @@ pub fn segmented<T: Element>(args: &SegmentedArgs) -> Result<bool, Error> {
         "segmented: n={n} {} {} {}, {what}",
         T::TYPE.name(),
         op.name(),
-        if args.exclusive { "exclusive" } else { "inclusive" }
+        if args.scan.exclusive { "exclusive" } else { "inclusive" }
     );
     let data = input::generate::<T>(op, args.seed, n);
     let stream = gpu.stream().clone();
@@ -419,7 +427,7 @@ pub fn segmented<T: Element>(args: &SegmentedArgs) -> Result<bool, Error> {
             Some(c) => Segments::Every(c),
             None => Segments::Heads(&d_heads),
         };
-        gpu.segmented_scan(&stream, &d_in, segments, d_out, op, args.exclusive, &mut temp)
+        gpu.segmented_scan(&stream, &d_in, segments, d_out, op, args.scan.exclusive, &mut temp)
     };
     run(&mut d_out)?;
     let got = gpu.download(&stream, &d_out)?;
@@ -427,8 +435,8 @@ pub fn segmented<T: Element>(args: &SegmentedArgs) -> Result<bool, Error> {
     let head_bytes = heads.len() as u64;
     report_time(times, args.iters, 2 * args.n * size + head_bytes, copy_ms(&gpu, n * size as usize, args.iters)?, None);
     let want = match args.rows_of {
-        Some(c) => segmented::reference(op, &data, |i| (i as u64).is_multiple_of(c), args.exclusive)?,
-        None => segmented::reference(op, &data, |i| heads[i] != 0, args.exclusive)?,
+        Some(c) => segmented::reference(op, &data, |i| (i as u64).is_multiple_of(c), args.scan.exclusive)?,
+        None => segmented::reference(op, &data, |i| heads[i] != 0, args.scan.exclusive)?,
     };
     let head = |i: usize| match args.rows_of {
         Some(c) => (i as u64).is_multiple_of(c),
@@ -505,7 +513,7 @@ fn segment_check<T: Element>(
 }
 
 pub fn batched<T: Element>(args: &BatchedArgs) -> Result<bool, Error> {
-    let op = gpu_scan::Op::parse(&args.op).expect("clap checked the operator");
+    let op = gpu_scan::Op::parse(&args.scan.op).expect("clap checked the operator");
     let n = args.rows.checked_mul(args.cols).ok_or_else(|| Error::invalid("ROWS x COLS overflows"))?;
     let n = usize::try_from(n).map_err(|_| Error::invalid("ROWS x COLS does not fit this machine's memory"))?;
     let gpu = open_gpu()?;
@@ -521,9 +529,9 @@ pub fn batched<T: Element>(args: &BatchedArgs) -> Result<bool, Error> {
     let mut scratch = None;
     let mut run = |d_out: &mut gpu_scan::cudarc::driver::CudaSlice<T>| {
         if args.axis == 1 {
-            gpu.scan_rows(&stream, &d_in, args.cols, d_out, op, args.exclusive, &mut temp)
+            gpu.scan_rows(&stream, &d_in, args.cols, d_out, op, args.scan.exclusive, &mut temp)
         } else {
-            gpu.scan_columns(&stream, &d_in, args.rows, d_out, op, args.exclusive, &mut scratch, &mut temp)
+            gpu.scan_columns(&stream, &d_in, args.rows, d_out, op, args.scan.exclusive, &mut scratch, &mut temp)
         }
     };
     run(&mut d_out)?;
@@ -540,11 +548,11 @@ pub fn batched<T: Element>(args: &BatchedArgs) -> Result<bool, Error> {
         t
     };
     let wrong = if args.axis == 1 {
-        let want = segmented::reference(op, &data, |i| i % c == 0, args.exclusive)?;
+        let want = segmented::reference(op, &data, |i| i % c == 0, args.scan.exclusive)?;
         segment_check(op, &data, &got, &want, |i| i % c == 0)
     } else {
         let data_t = transpose(&data, r, c);
-        let want_t = segmented::reference(op, &data_t, |i| i % r == 0, args.exclusive)?;
+        let want_t = segmented::reference(op, &data_t, |i| i % r == 0, args.scan.exclusive)?;
         segment_check(op, &data_t, &transpose(&got, r, c), &want_t, |i| i % r == 0)
     };
     Ok(report_check(&format!("{n} elements {along}"), wrong))
