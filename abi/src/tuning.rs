@@ -90,21 +90,25 @@ pub const fn lookback_fixed_windows(arch: u32, elem_size: usize) -> usize {
 /// because ptxas would spill: the segmented scan of 4-byte types at 3 blocks (12-36 bytes), the
 /// single-pass scan of `u16` and, mul, min and max at 4.
 pub fn launch_bounds(arch: u32, kernel: &str) -> Option<(u32, u32)> {
-    const COMPACT: &[(&str, usize, u32)] =
-        &[("compact_u32", 4, 3), ("compact_i32", 4, 3), ("compact_f32", 4, 3), ("compact_u16", 2, 2)];
-    const SINGLE_PASS: &[(&str, usize, u32)] = &[
-        ("single_pass_u8_add", 1, 4),
-        ("single_pass_u8_mul", 1, 4),
-        ("single_pass_u8_and", 1, 4),
-        ("single_pass_u8_or", 1, 4),
-        ("single_pass_u8_xor", 1, 4),
-    ];
-    if let Some(&(_, size, blocks)) = COMPACT.iter().find(|(name, _, _)| kernel == *name) {
+    if let Some(&(_, size, blocks)) = BOUNDED_COMPACT.iter().find(|(name, _, _)| kernel == *name) {
         return Some((compact(arch, size).threads, blocks));
     }
-    let &(_, size, blocks) = SINGLE_PASS.iter().find(|(name, _, _)| kernel == *name)?;
+    let &(_, size, blocks) = BOUNDED_SINGLE_PASS.iter().find(|(name, _, _)| kernel == *name)?;
     Some((single_pass(arch, size).threads, blocks))
 }
+
+/// The compaction kernels with launch bounds: (kernel, element size, blocks per SM).
+pub const BOUNDED_COMPACT: &[(&str, usize, u32)] =
+    &[("compact_u32", 4, 3), ("compact_i32", 4, 3), ("compact_f32", 4, 3), ("compact_u16", 2, 2)];
+
+/// The single-pass kernels with launch bounds: (kernel, element size, blocks per SM).
+pub const BOUNDED_SINGLE_PASS: &[(&str, usize, u32)] = &[
+    ("single_pass_u8_add", 1, 4),
+    ("single_pass_u8_mul", 1, 4),
+    ("single_pass_u8_and", 1, 4),
+    ("single_pass_u8_or", 1, 4),
+    ("single_pass_u8_xor", 1, 4),
+];
 
 /// Hierarchical (multi-kernel) strategy: every block algorithm scans `threads` partials.
 pub const fn hierarchical(arch: u32, elem_size: usize) -> TileShape {

@@ -295,6 +295,18 @@ mod tests {
     use super::*;
 
     #[test]
+    fn launch_bounds_go_into_the_named_kernels_only() {
+        let ptx = ".version 8.5\n.target sm_90\n.func helper()\n{\n\tret;\n}\n\
+                   .visible .entry bounded(\n\t.param .u64 p\n)\n{\n\tret;\n}\n\
+                   .visible .entry free(\n\t.param .u64 p\n)\n{\n\tret;\n}\n";
+        let out = add_launch_bounds(ptx, |k| (k == "bounded").then_some((256, 3)));
+        let bounded = &out[out.find(".entry bounded").unwrap()..out.find(".entry free").unwrap()];
+        assert!(bounded.contains(")\n.maxntid 256, 1, 1\n.minnctapersm 3\n{\n"), "{out}");
+        assert_eq!(out.matches(".maxntid").count(), 1, "only the named kernel, not the function or the other kernel");
+        assert_eq!(out.replace(".maxntid 256, 1, 1\n.minnctapersm 3\n", ""), ptx, "nothing else changes");
+    }
+
+    #[test]
     fn parses_ptxas_verbose_output() {
         let log = "ptxas info    : Compiling entry function 'single_pass_u32_add' for 'sm_90'\n\
                    ptxas info    : Function properties for single_pass_u32_add\n    \
