@@ -4,7 +4,7 @@
 //! counted, the counts are scanned (within the tile, then across tiles by the single-pass
 //! scan's decoupled look-back, in u64), and each kept element goes to its offset.
 
-use crate::dispatch::{grid, TempStorage};
+use crate::dispatch::{check_output, grid, TempStorage};
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::runtime::Gpu;
@@ -83,9 +83,7 @@ impl Gpu {
         temp: &mut TempStorage,
     ) -> Result<()> {
         let n = input.len() as u64;
-        if (output.len() as u64) < n {
-            return Err(Error::invalid(format!("the output holds {} elements, the input {n}", output.len())));
-        }
+        check_output(output.len(), n, "elements")?;
         let flags_ptr = match (keep, flags) {
             (Keep::Flags, None) => return Err(Error::invalid("keeping by flags needs a flags array")),
             (Keep::Flags, Some(f)) if (f.len() as u64) < n => {
@@ -121,11 +119,7 @@ impl Gpu {
             .arg(&epoch);
         // SAFETY: the arguments match compact_kernels! in gpu/; input, flags and output hold n
         // elements, the tile state temp_bytes(), the count 8 bytes.
-        if let Err(e) = unsafe { b.launch(cfg) } {
-            temp.poison();
-            return Err(Error::kernel(&name, e));
-        }
-        Ok(())
+        temp.poison_on_error(unsafe { b.launch(cfg) }.map(drop).map_err(|e| Error::kernel(&name, e)))
     }
 }
 

@@ -6,7 +6,7 @@
 //! The initial value enters as the constant map `x -> x0`, i.e. the pair (0, x0), in front of
 //! the first map: the scan's t-th result is then the pair (0, x[t]).
 
-use crate::dispatch::{single_pass, Job, ScanOptions, TempStorage};
+use crate::dispatch::{check_output, single_pass, Job, ScanOptions, TempStorage};
 use crate::error::{Error, Result};
 use crate::runtime::Gpu;
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, ValidAsZeroBits};
@@ -89,9 +89,7 @@ impl Gpu {
         temp: &mut TempStorage,
     ) -> Result<()> {
         let n = maps.len() as u64;
-        if (out.len() as u64) < n {
-            return Err(Error::invalid(format!("the output holds {} maps, the input {n}", out.len())));
-        }
+        check_output(out.len(), n, "maps")?;
         if n == 0 {
             return Ok(());
         }
@@ -101,10 +99,7 @@ impl Gpu {
         let (output, _w) = out.device_ptr_mut(stream);
         let job = Job { gpu: self, stream, input, output, n, opts: &opts };
         let r = single_pass::launch(&job, F::KERNEL, start, temp);
-        if r.is_err() {
-            temp.poison();
-        }
-        r
+        temp.poison_on_error(r)
     }
 
     /// [`Gpu::recurrence`] from host arrays: returns `x[0..n]`.

@@ -2,7 +2,7 @@
 //! `gpu/src/kernels/segmented.rs`). Segments are given by head flags, by start offsets, or by a
 //! fixed length, which is the row-wise batched scan of a row-major matrix.
 
-use crate::dispatch::{grid, TempStorage};
+use crate::dispatch::{check_output, grid, TempStorage};
 use crate::element::{Element, Op, OpVisitor, ScanOp};
 use crate::error::{Error, Result};
 use crate::runtime::Gpu;
@@ -96,9 +96,7 @@ impl Gpu {
         temp: &mut TempStorage,
     ) -> Result<()> {
         let n = input.len() as u64;
-        if (output.len() as u64) < n {
-            return Err(Error::invalid(format!("the output holds {} elements, the input {n}", output.len())));
-        }
+        check_output(output.len(), n, "elements")?;
         let (heads, seg_len) = match segments {
             Segments::Heads(h) if (h.len() as u64) < n => {
                 return Err(Error::invalid(format!("the head flags hold {} bytes, the input {n} elements", h.len())));
@@ -149,11 +147,7 @@ impl Gpu {
             .arg(&epoch);
         // SAFETY: matches segmented_kernels! in gpu/; input, output (and heads) hold n elements,
         // the tile state temp_bytes().
-        if let Err(e) = unsafe { b.launch(cfg) } {
-            temp.poison();
-            return Err(Error::kernel(&name, e));
-        }
-        Ok(())
+        temp.poison_on_error(unsafe { b.launch(cfg) }.map(drop).map_err(|e| Error::kernel(&name, e)))
     }
 
     /// `output = inputᵀ` for the row-major `rows × cols` matrix at `input` (4- or 8-byte elements).
@@ -197,9 +191,7 @@ impl Gpu {
         if rows == 0 || !n.is_multiple_of(rows) {
             return Err(Error::invalid(format!("{n} elements are not {rows} whole rows")));
         }
-        if (output.len() as u64) < n {
-            return Err(Error::invalid(format!("the output holds {} elements, the input {n}", output.len())));
-        }
+        check_output(output.len(), n, "elements")?;
         let cols = n / rows;
         if n == 0 {
             return Ok(());

@@ -293,6 +293,15 @@ impl TempStorage {
         Ok((ptr, self.epoch, base))
     }
 
+    /// `r`, after forgetting the single-pass state if `r` is an error (a failed launch may have
+    /// left it half-written).
+    pub(crate) fn poison_on_error<R>(&mut self, r: Result<R>) -> Result<R> {
+        if r.is_err() {
+            self.poison();
+        }
+        r
+    }
+
     /// Forgets the single-pass state after a failed launch: the next call starts afresh.
     pub(crate) fn poison(&mut self) {
         self.single_pass = None;
@@ -307,6 +316,14 @@ pub(crate) fn kernel_flags(exclusive: bool, has_init: bool) -> u32 {
 /// `<prefix>_<type>_<op>`.
 pub(crate) fn kernel_name(prefix: &str, ty: ElemType, op: Op) -> String {
     format!("{prefix}_{}_{}", ty.name(), op.name())
+}
+
+/// An error unless an output of `len` items has room for the `n` items of the input.
+pub(crate) fn check_output(len: usize, n: u64, items: &str) -> Result<()> {
+    if (len as u64) < n {
+        return Err(Error::invalid(format!("the output holds {len} {items}, the input {n}")));
+    }
+    Ok(())
 }
 
 pub(crate) fn grid(blocks: u64, threads: u32, smem: u32) -> Result<LaunchConfig> {
@@ -339,9 +356,7 @@ impl Gpu {
         temp: &mut TempStorage,
     ) -> Result<()> {
         let n = input.len();
-        if output.len() < n {
-            return Err(Error::invalid(format!("the output holds {} elements, the input {n}", output.len())));
-        }
+        check_output(output.len(), n as u64, "elements")?;
         let (i, _read) = input.device_ptr(stream);
         let (o, _write) = output.device_ptr_mut(stream);
         self.run(Job { gpu: self, stream, input: i, output: o, n: n as u64, opts }, temp)
@@ -389,10 +404,7 @@ impl Gpu {
             Algorithm::Hierarchical { block, propagation } => hierarchical::run(&job, block, propagation, temp),
             Algorithm::Naive => naive::run(&job),
         };
-        if r.is_err() {
-            temp.poison();
-        }
-        r
+        temp.poison_on_error(r)
     }
 }
 
@@ -402,5 +414,18 @@ pub fn temp_bytes(ty: ElemType, n: u64, algorithm: Algorithm) -> u64 {
         Algorithm::SinglePass => single_pass::temp_bytes(ty.size(), n),
         Algorithm::Hierarchical { .. } => hierarchical::temp_bytes(ty.size(), n),
         Algorithm::Naive => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_output_shorter_than_the_input_is_refused() {
+        assert!(check_output(5, 5, "elements").is_ok());
+        assert!(check_output(6, 0, "elements").is_ok());
+        let e = check_output(4, 5, "maps").unwrap_err().to_string();
+        assert!(e.contains("the output holds 4 maps, the input 5"), "{e}");
     }
 }
