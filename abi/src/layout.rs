@@ -18,10 +18,11 @@ pub const fn single_pass_smem(arch: u32, elem_size: usize) -> u32 {
     smem_window(1, 4) + 2 * smem_window(threads / 32, elem_size as u32) + smem_window(held as u32, elem_size as u32)
 }
 
-/// Compaction: the tile index, per-warp counts (u32) and per-warp output offsets (u64).
+/// Compaction: the tile index, per-warp counts (u32), the tile's output offset (u64) and the
+/// tile's kept elements, staged in order.
 pub const fn compact_smem(arch: u32, elem_size: usize) -> u32 {
-    let warps = crate::tuning::compact(arch, elem_size).threads / 32;
-    smem_window(1, 4) + smem_window(warps, 4) + smem_window(warps, 8)
+    let shape = crate::tuning::compact(arch, elem_size);
+    smem_window(1, 4) + smem_window(shape.threads / 32, 4) + smem_window(1, 8) + smem_window(shape.tile(), elem_size as u32)
 }
 
 /// Segmented scan: the tile index, then per-warp (head, value) totals and prefixes; a pair
@@ -32,9 +33,33 @@ pub const fn segmented_smem(arch: u32, elem_size: usize) -> u32 {
     smem_window(1, 4) + 2 * smem_window(warps, pair as u32)
 }
 
-/// Transpose: one 32 × 33 tile.
-pub const fn transpose_smem(elem_size: u32) -> u32 {
-    smem_window(32 * 33, elem_size)
+/// Column scan: the tile index, then per-thread totals and per-column prefixes.
+pub const fn columns_smem(arch: u32, elem_size: usize) -> u32 {
+    let threads = crate::tuning::columns(arch, elem_size).threads;
+    smem_window(1, 4) + 2 * smem_window(threads, elem_size as u32)
+}
+
+/// Radix sort pass: the tile index, per-warp digit counts, per-digit output shifts, two sets of
+/// per-warp digit totals, and the staged keys and (with values) u32 values.
+pub const fn sort_pass_smem(arch: u32, key_size: usize, values: bool) -> u32 {
+    let shape = crate::tuning::sort(arch, key_size);
+    let digits = 1 << crate::partition::RADIX_BITS;
+    smem_window(1, 4)
+        + smem_window(shape.threads / 32 * digits, 4)
+        + smem_window(digits, 4)
+        + 2 * smem_window(digits / 32, 4)
+        + smem_window(shape.tile(), key_size as u32)
+        + smem_window(if values { shape.tile() } else { 0 }, 4)
+}
+
+/// Radix sort digit counts: every pass's 256 counters.
+pub const fn sort_counts_smem(passes: u32) -> u32 {
+    smem_window(passes << crate::partition::RADIX_BITS, 4)
+}
+
+/// Row scan: two sets of per-warp totals.
+pub const fn rows_smem(arch: u32, elem_size: usize) -> u32 {
+    smem_window(2 * crate::tuning::rows(arch, elem_size).threads / 32, elem_size as u32)
 }
 
 /// Hierarchical tile scan: the transposing tile buffer, then the block algorithm's scratch.

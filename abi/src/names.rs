@@ -14,6 +14,10 @@ pub const COMPACT: &str = "compact";
 /// Partition pass: `partition_count_<type>`, `partition_scatter_<type>`.
 pub const PARTITION_COUNT: &str = "partition_count";
 pub const PARTITION_SCATTER: &str = "partition_scatter";
+/// Radix sort in one sweep per pass: `sort_counts_<type>` (every pass's digit counts in one
+/// read), `sort_pass_<type>`.
+pub const SORT_COUNTS: &str = "sort_counts";
+pub const SORT_PASS: &str = "sort_pass";
 /// COO/CSR conversions: `csr_count_u32`, `csr_heads_u32`.
 pub const CSR_COUNT: &str = "csr_count";
 pub const CSR_HEADS: &str = "csr_heads";
@@ -23,8 +27,10 @@ pub const SEGMENTED: &str = "segmented";
 pub const RECURRENCE_F32: &str = "recurrence_f32";
 /// Linear recurrence over f64 (single-pass scan of `[a, b]` pairs).
 pub const RECURRENCE_F64: &str = "recurrence_f64";
-/// Transpose of 4- or 8-byte elements: `transpose_b32`, `transpose_b64`.
-pub const TRANSPOSE: &str = "transpose";
+/// Batched scans of a row-major matrix: `batched_columns_<type>_<op>` down the columns,
+/// `batched_rows_<type>_<op>` along the rows (add, mul, min, max on 32- and 64-bit types).
+pub const BATCHED_COLUMNS: &str = "batched_columns";
+pub const BATCHED_ROWS: &str = "batched_rows";
 /// One-block traced scan; followed by `_<block algorithm token>`.
 pub const TRACE: &str = "trace";
 

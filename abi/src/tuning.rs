@@ -58,6 +58,43 @@ pub const fn compact(arch: u32, elem_size: usize) -> TileShape {
     }
 }
 
+/// Column scan of a row-major matrix (`batched_columns`): `threads` per block, `items` rows per
+/// thread. A block splits into groups of `strip` threads, one per column of its strip; at most
+/// [`COLUMN_GROUPS`] groups, so combining the groups' totals stays a short loop.
+pub const fn columns(arch: u32, elem_size: usize) -> TileShape {
+    let _ = arch;
+    TileShape { threads: 256, items: if elem_size > 4 { 16 } else { 32 } }
+}
+
+/// Row scan of a row-major matrix (`batched_rows`): half the single-pass tile, since no
+/// look-back waits behind it and the smaller tile keeps more blocks on an SM.
+pub const fn rows(arch: u32, elem_size: usize) -> TileShape {
+    let shape = single_pass(arch, elem_size);
+    TileShape { threads: shape.threads, items: shape.items / 2 }
+}
+
+/// Fewest rows the row kernel takes (one block per row at a time): with fewer, SMs idle, and the
+/// segmented scan, which splits long rows across blocks, is used instead.
+pub const ROW_KERNEL_MIN_ROWS: u64 = 1024;
+
+/// Most blocks of the row kernel; beyond that blocks take several rows each.
+pub const ROW_KERNEL_MAX_BLOCKS: u64 = 1 << 20;
+
+/// Radix sort pass (one sweep per digit): threads per block and keys per thread. The block
+/// stages its keys (and u32 values) in shared memory, so 8-byte keys take fewer per thread to
+/// stay within the default 48 KB.
+pub const fn sort(arch: u32, key_size: usize) -> TileShape {
+    let _ = arch;
+    TileShape { threads: 256, items: if key_size > 4 { 12 } else { 16 } }
+}
+
+/// Most thread groups (row blocks of one strip) in a column-scan tile.
+pub const COLUMN_GROUPS: u32 = 32;
+
+/// Widest strip of columns one column-scan tile covers: a warp's 32 lanes read 32 adjacent
+/// columns of a row, and a tile's status words stay few next to its data.
+pub const COLUMN_STRIP: u32 = 64;
+
 /// Nanoseconds the single-pass look-back sleeps between polls of a tile that has not published
 /// yet (0: poll at once). On the H200, 100 and 400 ns measured the same as 0 (within 1%).
 pub const fn lookback_backoff_ns(arch: u32, elem_size: usize) -> u32 {

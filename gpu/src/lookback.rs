@@ -241,4 +241,29 @@ impl TileStatus {
             end -= window;
         }
     }
+    /// The exclusive prefix of entry `k > 0` of one chain of status words, walked by one thread
+    /// alone: the combination of entries `0..k`, where entry `j` lives in word `word(j)`. The
+    /// thread combines published aggregates from `k - 1` down until it meets a published
+    /// inclusive prefix, waiting on entries that have published nothing yet. Used where every
+    /// thread of a tile owns a chain of its own (a column, a radix digit), so the chains proceed
+    /// independently.
+    #[inline(always)]
+    pub unsafe fn look_back_alone<T: StatusValue, O: ScanOp<T>>(self, k: u32, word: impl Fn(u32) -> u32) -> T {
+        let mut j = k - 1;
+        let mut acc: Option<T> = None;
+        loop {
+            let (flag, v) = self.read::<T>(word(j));
+            if flag == 0 {
+                continue;
+            }
+            acc = Some(match acc {
+                Some(a) => O::combine(v, a),
+                None => v,
+            });
+            if flag == FLAG_PREFIX || j == 0 {
+                return acc.unwrap_or(O::identity());
+            }
+            j -= 1;
+        }
+    }
 }

@@ -270,7 +270,8 @@ pub fn sort<T: Element>(args: &SortArgs) -> Result<bool, Error> {
     let d_values = values.as_deref().map(|v| gpu.upload(&stream, "values", v)).transpose()?;
     let mut work = d_keys.clone();
     let mut work_values = d_values.clone();
-    gpu.sort(&stream, &mut work, work_values.as_mut())?;
+    let mut bufs = sort::SortBuffers::new();
+    gpu.sort_with(&stream, &mut work, work_values.as_mut(), &mut bufs)?;
     let got = gpu.download(&stream, &work)?;
     let got_values = work_values.as_ref().map(|v| gpu.download(&stream, v)).transpose()?;
     let times = median_ms(args.iters, || {
@@ -278,7 +279,7 @@ pub fn sort<T: Element>(args: &SortArgs) -> Result<bool, Error> {
         if let (Some(src), Some(dst)) = (d_values.as_ref(), work_values.as_mut()) {
             stream.memcpy_dtod(src, dst)?;
         }
-        gpu.time_ms(&stream, || gpu.sort(&stream, &mut work, work_values.as_mut()))
+        gpu.time_ms(&stream, || gpu.sort_with(&stream, &mut work, work_values.as_mut(), &mut bufs))
     })?;
     let cub_ms =
         if args.values { None } else { cub.as_ref().and_then(|c| c.get("radix_sort_keys", T::TYPE.name(), args.n)) };
@@ -518,7 +519,7 @@ pub fn batched<T: Element>(args: &BatchedArgs) -> Result<bool, Error> {
     let n = usize::try_from(n).map_err(|_| Error::invalid("ROWS x COLS does not fit this machine's memory"))?;
     let gpu = open_gpu()?;
     let size = T::TYPE.size() as u64;
-    gpu.check_memory("the matrix, the result and scratch", 3 * n as u64 * size)?;
+    gpu.check_memory("the matrix and the result", 2 * n as u64 * size)?;
     let along = if args.axis == 1 { "along each row" } else { "down each column" };
     println!("batched: {} x {} {} {} {along}", args.rows, args.cols, T::TYPE.name(), op.name());
     let data = input::generate::<T>(op, args.seed, n);
@@ -526,12 +527,11 @@ pub fn batched<T: Element>(args: &BatchedArgs) -> Result<bool, Error> {
     let d_in = gpu.upload(&stream, "matrix", &data)?;
     let mut d_out = gpu.alloc_zeros::<T>(&stream, "result", n)?;
     let mut temp = TempStorage::new();
-    let mut scratch = None;
     let mut run = |d_out: &mut gpu_scan::cudarc::driver::CudaSlice<T>| {
         if args.axis == 1 {
             gpu.scan_rows(&stream, &d_in, args.cols, d_out, op, args.scan.exclusive, &mut temp)
         } else {
-            gpu.scan_columns(&stream, &d_in, args.rows, d_out, op, args.scan.exclusive, &mut scratch, &mut temp)
+            gpu.scan_columns(&stream, &d_in, args.rows, d_out, op, args.scan.exclusive, &mut temp)
         }
     };
     run(&mut d_out)?;

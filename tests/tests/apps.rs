@@ -90,7 +90,9 @@ fn radix_sort_matches_a_stable_cpu_sort() {
     let mut failures = Vec::new();
     macro_rules! each {
         ($($t:ty),*) => {$(
-            for n in [0usize, 1, 31, 33, 2047, 2048, 2049, 100_003, (1 << 20) + 7, 5_000_011] {
+            // Keys only, in buffers reused from size to size (grown), then once more at a small size.
+            let mut bufs = gpu_scan::apps::sort::SortBuffers::<$t>::new();
+            for n in [0usize, 1, 31, 33, 2047, 2048, 2049, 3071, 3072, 3073, 4095, 4096, 4097, 100_003, (1 << 20) + 7, 5_000_011] {
                 // Few distinct keys at some sizes, so stability is visible through the values.
                 let mut keys = random_keys::<$t>(n as u64, n);
                 if n % 2 == 1 {
@@ -106,6 +108,18 @@ fn radix_sort_matches_a_stable_cpu_sort() {
                 if bits(&got) != bits(&want) || gpu.download(&stream, &d_values).unwrap() != want_values.unwrap() {
                     failures.push(format!("sort {} n={n}", stringify!($t)));
                 }
+                let mut d_keys = gpu.upload(&stream, "keys", &keys).unwrap();
+                gpu.sort_with(&stream, &mut d_keys, None, &mut bufs).unwrap();
+                if bits(&gpu.download(&stream, &d_keys).unwrap()) != bits(&want) {
+                    failures.push(format!("sort {} n={n} keys only, reused buffers", stringify!($t)));
+                }
+            }
+            let keys = random_keys::<$t>(7, 1000);
+            let mut d_keys = gpu.upload(&stream, "keys", &keys).unwrap();
+            gpu.sort_with(&stream, &mut d_keys, None, &mut bufs).unwrap();
+            let bits = |v: &[$t]| v.iter().map(|&x| scan_abi::Element::to_bits(x)).collect::<Vec<u64>>();
+            if bits(&gpu.download(&stream, &d_keys).unwrap()) != bits(&gpu_scan::apps::sort::reference(&keys, None).0) {
+                failures.push(format!("sort {} n=1000 in grown buffers", stringify!($t)));
             }
         )*};
     }
@@ -386,47 +400,69 @@ fn linear_recurrence_matches_the_loop() {
 }
 
 /// Batched scans of a row-major matrix along either axis, against per-row and per-column CPU
-/// scans (exact operators, so bit for bit).
+/// scans (exact operators, so bit for bit): every type and operator; shapes that take every path
+/// (one row or column, strips narrower and wider than a warp, uneven strips, short rows to the
+/// segmented scan, long rows to the row kernel, with rows that break 16-byte alignment).
 #[test]
 fn batched_scans_along_either_axis() {
-    use gpu_scan::apps::segmented;
+    use gpu_scan::apps::batched::uses_row_kernel;
+    use gpu_scan::apps::segmented::{self, OPS};
     use gpu_scan::Op;
     let Some(gpu) = gpu("batched_scans_along_either_axis") else { return };
     let stream = gpu.stream().clone();
     let mut temp = TempStorage::new();
-    let mut scratch = None;
     let mut failures = Vec::new();
-    for (rows, cols) in
-        [(1usize, 1usize), (7, 3), (33, 1), (1, 33), (1000, 1000), (1 << 20, 8), (8, 1 << 20), (3, 100_003)]
-    {
-        let data: Vec<i32> = input::generate::<i32>(Op::Add, (rows * cols) as u64, rows * cols);
-        let d_in = gpu.upload(&stream, "matrix", &data).unwrap();
-        for exclusive in [false, true] {
-            let mut d_out = gpu.alloc_zeros::<i32>(&stream, "out", rows * cols).unwrap();
-            gpu.scan_rows(&stream, &d_in, cols as u64, &mut d_out, Op::Add, exclusive, &mut temp).unwrap();
-            let want = segmented::reference(Op::Add, &data, |i| i % cols == 0, exclusive).unwrap();
-            if gpu.download(&stream, &d_out).unwrap() != want {
-                failures.push(format!("rows {rows}x{cols} exclusive={exclusive}"));
-            }
-            gpu.scan_columns(&stream, &d_in, rows as u64, &mut d_out, Op::Add, exclusive, &mut scratch, &mut temp)
-                .unwrap();
-            let got = gpu.download(&stream, &d_out).unwrap();
-            for c in 0..cols {
-                let column: Vec<i32> = (0..rows).map(|r| data[r * cols + c]).collect();
-                let want = gpu_scan::cpu::scan(Op::Add, &column, exclusive, None).unwrap();
-                if (0..rows).any(|r| got[r * cols + c] != want[r]) {
-                    failures.push(format!("columns {rows}x{cols} exclusive={exclusive}: column {c}"));
-                    break;
+    let mut row_kernel_runs = 0;
+    macro_rules! each {
+        ($($t:ty),*) => {$(
+            for (rows, cols) in [
+                (1usize, 1usize), (7, 3), (33, 1), (1, 33), (1000, 1000), (1 << 17, 8), (8, 1 << 17),
+                (3, 100_003), (4097, 2), (100, 65), (50, 200), (2000, 129), (1024, 4096), (1100, 4099),
+            ] {
+                for op in OPS {
+                    if <$t as scan_abi::Element>::TYPE.is_float() && op.order_sensitive(<$t as scan_abi::Element>::TYPE) {
+                        continue;
+                    }
+                    let data: Vec<$t> = input::generate::<$t>(op, (rows * cols) as u64, rows * cols);
+                    let d_in = gpu.upload(&stream, "matrix", &data).unwrap();
+                    let size = std::mem::size_of::<$t>();
+                    row_kernel_runs += uses_row_kernel(rows as u64, cols as u64, size) as u32;
+                    for exclusive in [false, true] {
+                        let what = format!("{} {} {rows}x{cols} exclusive={exclusive}", stringify!($t), op.name());
+                        let mut d_out = gpu.alloc_zeros::<$t>(&stream, "out", rows * cols).unwrap();
+                        gpu.scan_rows(&stream, &d_in, cols as u64, &mut d_out, op, exclusive, &mut temp).unwrap();
+                        let want = segmented::reference(op, &data, |i| i % cols == 0, exclusive).unwrap();
+                        let got = gpu.download(&stream, &d_out).unwrap();
+                        if got.iter().zip(&want).any(|(g, w)| scan_abi::Element::to_bits(*g) != scan_abi::Element::to_bits(*w)) {
+                            failures.push(format!("rows {what}"));
+                        }
+                        gpu.scan_columns(&stream, &d_in, rows as u64, &mut d_out, op, exclusive, &mut temp).unwrap();
+                        let got = gpu.download(&stream, &d_out).unwrap();
+                        for c in 0..cols {
+                            let column: Vec<$t> = (0..rows).map(|r| data[r * cols + c]).collect();
+                            let want = gpu_scan::cpu::scan(op, &column, exclusive, None).unwrap();
+                            if (0..rows).any(|r| scan_abi::Element::to_bits(got[r * cols + c]) != scan_abi::Element::to_bits(want[r])) {
+                                failures.push(format!("columns {what}: column {c}"));
+                                break;
+                            }
+                        }
+                    }
                 }
             }
-        }
+        )*};
     }
+    each!(u32, i32, u64, i64, f32, f64);
+    assert!(row_kernel_runs > 0, "no shape took the row kernel");
     let d = gpu.upload(&stream, "m", &[1.0f32, 5.0, -2.0, 7.0, 3.0, 0.5]).unwrap();
     let mut out = gpu.alloc_zeros::<f32>(&stream, "out", 6).unwrap();
-    let mut scratch = None;
-    gpu.scan_columns(&stream, &d, 3, &mut out, Op::Max, false, &mut scratch, &mut temp).unwrap();
+    gpu.scan_columns(&stream, &d, 3, &mut out, Op::Max, false, &mut temp).unwrap();
     assert_eq!(gpu.download(&stream, &out).unwrap(), [1.0, 5.0, 1.0, 7.0, 3.0, 7.0]);
-    let e = gpu.scan_columns(&stream, &d, 4, &mut out, Op::Max, false, &mut scratch, &mut temp).unwrap_err();
+    let e = gpu.scan_columns(&stream, &d, 4, &mut out, Op::Max, false, &mut temp).unwrap_err();
     assert!(e.to_string().contains("not 4 whole rows"), "{e}");
+    let e = gpu.scan_rows(&stream, &d, 4, &mut out, Op::Max, false, &mut temp).unwrap_err();
+    assert!(e.to_string().contains("not whole rows of 4"), "{e}");
+    let mut short = gpu.alloc_zeros::<f32>(&stream, "out", 5).unwrap();
+    let e = gpu.scan_columns(&stream, &d, 3, &mut short, Op::Max, false, &mut temp).unwrap_err();
+    assert!(e.to_string().contains("output holds 5"), "{e}");
     assert_none_failed(&failures);
 }

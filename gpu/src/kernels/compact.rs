@@ -5,8 +5,12 @@
 //! lane, scans the counts across the warp and the block, finds how many earlier tiles kept with
 //! the decoupled look-back (u64 counts, so any n), and writes its kept elements to consecutive
 //! places. The last tile writes the total.
+//!
+//! Kept elements are gathered in shared memory in output order first (while warp 0 looks back),
+//! then the block writes them out with consecutive threads on consecutive places: a warp's store
+//! covers one contiguous run instead of 32 scattered ones.
 
-use crate::arch::{lane, sync_threads, warp_idx, WARP};
+use crate::arch::{lane, sync_threads, thread_idx, warp_idx, WARP};
 use crate::kernels::{claim_striped, ARCH};
 use crate::lookback::TileStatus;
 use crate::op::{Add, Element};
@@ -40,7 +44,8 @@ pub unsafe fn compact<T: Element, const TH: u32, const V: usize, const VECS: usi
     let mut smem = Carver::new();
     let tile_slot = smem.take::<u32>(1);
     let warp_counts = smem.take::<u32>(warps);
-    let warp_offsets = smem.take::<u64>(warps);
+    let tile_offset = smem.take::<u64>(1);
+    let staged = smem.take::<T>(TH * (V * VECS) as u32);
     let no_windows = smem.take::<u64>(0);
     smem.check();
 
@@ -73,10 +78,24 @@ pub unsafe fn compact<T: Element, const TH: u32, const V: usize, const VECS: usi
     }
     sync_threads();
 
+    // The tile's kept elements in order, at their places within the tile.
+    let mut at = 0;
+    for v in 0..w {
+        at += warp_counts.get(v);
+    }
+    let tile_kept = at + (w..warps).map(|v| warp_counts.get(v)).sum::<u32>();
+    for j in 0..VECS {
+        let mut k_at = at + lane_before[j];
+        for k in 0..V {
+            if keep[j][k] {
+                staged.set(k_at, vals[j][k]);
+                k_at += 1;
+            }
+        }
+    }
+
     if w == 0 {
-        let c = if l < warps { warp_counts.get(l) as u64 } else { 0 };
-        let (before, through) = warp::scan::<u64, Add>(c);
-        let total = warp::broadcast(through, warps - 1);
+        let total = tile_kept as u64;
         let status = TileStatus { words: temp.add(COUNTER_BYTES), epoch, acq_rel: false };
         let prefix = if tile == 0 {
             if l == 0 {
@@ -93,24 +112,20 @@ pub unsafe fn compact<T: Element, const TH: u32, const V: usize, const VECS: usi
             }
             p
         };
-        if l < warps {
-            warp_offsets.set(l, prefix + before.unwrap_or(0));
-        }
-        if l == 0 && (tile as u64 + 1) * tile_elems >= n {
-            *count = prefix + total;
+        if l == 0 {
+            tile_offset.set(0, prefix);
+            if (tile as u64 + 1) * tile_elems >= n {
+                *count = prefix + total;
+            }
         }
     }
     sync_threads();
 
-    let base = warp_offsets.get(w);
-    for j in 0..VECS {
-        let mut at = base + lane_before[j] as u64;
-        for k in 0..V {
-            if keep[j][k] {
-                *out.add(at as usize) = vals[j][k];
-                at += 1;
-            }
-        }
+    let dst = out.add(tile_offset.get(0) as usize);
+    let mut i = thread_idx();
+    while i < tile_kept {
+        *dst.add(i as usize) = staged.get(i);
+        i += TH;
     }
 }
 

@@ -6,15 +6,16 @@ use crate::arch::{atomic_add_u32, block_idx, sync_threads, thread_idx, warp_idx,
 use crate::smem::Smem;
 use crate::tile::load_striped;
 
+pub mod batched;
 pub mod compact;
 pub mod csr;
 pub mod hierarchical;
 pub mod naive;
+pub mod onesweep;
 pub mod partition;
 pub mod segmented;
 pub mod single_pass;
 pub mod trace;
-pub mod transpose;
 
 /// The architecture the tuning table is read for (the PTX builder compiles for one target).
 pub const ARCH: u32 = scan_abi::tuning::DEFAULT_ARCH;

@@ -1,7 +1,8 @@
 //! What scans are for, built on the scan kernels and their tile machinery: stream compaction,
 //! radix sort and histograms (through a stable partition pass), COO ↔ CSR conversion, and
-//! segmented and row-batched scans, and the linear recurrence.
+//! segmented and batched scans, and the linear recurrence.
 
+pub mod batched;
 pub mod compact;
 pub mod csr;
 pub mod histogram;

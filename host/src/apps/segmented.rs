@@ -1,6 +1,6 @@
-//! Segmented and batched scans: every segment scanned on its own, in one pass (see
+//! Segmented scans: every segment scanned on its own, in one pass (see
 //! `gpu/src/kernels/segmented.rs`). Segments are given by head flags, by start offsets, or by a
-//! fixed length, which is the row-wise batched scan of a row-major matrix.
+//! fixed length (the rows of a row-major matrix, see `crate::apps::batched`).
 
 use crate::dispatch::{check_output, grid, TempStorage};
 use crate::element::{Element, Op, OpVisitor, ScanOp};
@@ -48,7 +48,7 @@ pub fn reference<T: Element>(op: Op, input: &[T], head: impl Fn(usize) -> bool, 
     T::visit_op(op, Visit { input, head, exclusive })
 }
 
-fn supported<T: Element>(op: Op) -> Result<()> {
+pub(crate) fn supported<T: Element>(op: Op) -> Result<()> {
     if OPS.contains(&op) && matches!(T::TYPE.size(), 4 | 8) {
         return Ok(());
     }
@@ -112,7 +112,7 @@ impl Gpu {
 
     /// The segmented kernel on raw pointers (`output` may equal `input`).
     #[allow(clippy::too_many_arguments)]
-    fn segmented_raw<T: Element>(
+    pub(crate) fn segmented_raw<T: Element>(
         &self,
         stream: &Arc<CudaStream>,
         input: u64,
@@ -148,84 +148,6 @@ impl Gpu {
         // SAFETY: matches segmented_kernels! in gpu/; input, output (and heads) hold n elements,
         // the tile state temp_bytes().
         temp.poison_on_error(unsafe { b.launch(cfg) }.map(drop).map_err(|e| Error::kernel(&name, e)))
-    }
-
-    /// `output = inputᵀ` for the row-major `rows × cols` matrix at `input` (4- or 8-byte elements).
-    fn transpose_raw<T: Element>(
-        &self,
-        stream: &Arc<CudaStream>,
-        input: u64,
-        output: u64,
-        rows: u64,
-        cols: u64,
-    ) -> Result<()> {
-        let size = T::TYPE.size();
-        let name = format!("{}_b{}", names::TRANSPOSE, 8 * size);
-        let f = self.kernel(&name)?;
-        let blocks = rows.div_ceil(32) * cols.div_ceil(32);
-        let mut b = stream.launch_builder(&f);
-        b.arg(&input).arg(&output).arg(&rows).arg(&cols);
-        // SAFETY: matches transpose_b32/b64; both buffers hold rows × cols elements.
-        unsafe { b.launch(grid(blocks, 256, layout::transpose_smem(size as u32))?) }
-            .map_err(|e| Error::kernel(&name, e))?;
-        Ok(())
-    }
-
-    /// The scan down every column of the row-major `rows × cols` matrix `input` (the batched scan
-    /// along the outer axis): transposed, scanned row by row in place, transposed back. Uses
-    /// `rows × cols` elements of scratch in `scratch` (grown when too small).
-    #[allow(clippy::too_many_arguments)]
-    pub fn scan_columns<T: Element>(
-        &self,
-        stream: &Arc<CudaStream>,
-        input: &CudaSlice<T>,
-        rows: u64,
-        output: &mut CudaSlice<T>,
-        op: Op,
-        exclusive: bool,
-        scratch: &mut Option<CudaSlice<T>>,
-        temp: &mut TempStorage,
-    ) -> Result<()> {
-        supported::<T>(op)?;
-        let n = input.len() as u64;
-        if rows == 0 || !n.is_multiple_of(rows) {
-            return Err(Error::invalid(format!("{n} elements are not {rows} whole rows")));
-        }
-        check_output(output.len(), n, "elements")?;
-        let cols = n / rows;
-        if n == 0 {
-            return Ok(());
-        }
-        if scratch.as_ref().is_none_or(|s| (s.len() as u64) < n) {
-            *scratch = None;
-            *scratch = Some(self.alloc_zeros::<T>(stream, "column-scan scratch", n as usize)?);
-        }
-        let t = scratch.as_mut().expect("allocated above");
-        let (i, _r) = input.device_ptr(stream);
-        let (o, _w) = output.device_ptr_mut(stream);
-        let (tp, _t) = t.device_ptr_mut(stream);
-        self.transpose_raw::<T>(stream, i, tp, rows, cols)?;
-        self.segmented_raw::<T>(stream, tp, tp, n, 0, rows, op, exclusive, temp)?;
-        self.transpose_raw::<T>(stream, tp, o, cols, rows)
-    }
-
-    /// The scan of every row of the row-major `rows × cols` matrix `input` (the batched scan along
-    /// the last axis).
-    #[allow(clippy::too_many_arguments)]
-    pub fn scan_rows<T: Element>(
-        &self,
-        stream: &Arc<CudaStream>,
-        input: &CudaSlice<T>,
-        cols: u64,
-        output: &mut CudaSlice<T>,
-        op: Op,
-        exclusive: bool,
-        temp: &mut TempStorage,
-    ) -> Result<()> {
-        if cols == 0 || !(input.len() as u64).is_multiple_of(cols) {
-            return Err(Error::invalid(format!("{} elements are not whole rows of {cols}", input.len())));
-        }
-        self.segmented_scan(stream, input, Segments::Every(cols), output, op, exclusive, temp)
     }
 }
 
@@ -331,43 +253,6 @@ mod tests {
             }
         }
         out
-    }
-
-    /// The transpose kernel's index arithmetic, block by block and thread by thread.
-    #[test]
-    fn the_transpose_kernels_indices_transpose() {
-        for (rows, cols) in [(1u64, 1u64), (1, 70), (70, 1), (33, 31), (64, 96), (100, 7)] {
-            let inp: Vec<u64> = (0..rows * cols).collect();
-            let mut out = vec![u64::MAX; (rows * cols) as usize];
-            let tiles_across = cols.div_ceil(32);
-            for block in 0..rows.div_ceil(32) * tiles_across {
-                let (tr, tc) = (block / tiles_across, block % tiles_across);
-                let mut tile = vec![0u64; 32 * 33];
-                for t in 0..256u64 {
-                    let (x, y0) = (t % 32, t / 32);
-                    for y in (y0..32).step_by(8) {
-                        let (r, c) = (tr * 32 + y, tc * 32 + x);
-                        if r < rows && c < cols {
-                            tile[(y * 33 + x) as usize] = inp[(r * cols + c) as usize];
-                        }
-                    }
-                }
-                for t in 0..256u64 {
-                    let (x, y0) = (t % 32, t / 32);
-                    for y in (y0..32).step_by(8) {
-                        let (r, c) = (tr * 32 + x, tc * 32 + y);
-                        if r < rows && c < cols {
-                            out[(c * rows + r) as usize] = tile[(x * 33 + y) as usize];
-                        }
-                    }
-                }
-            }
-            for r in 0..rows {
-                for c in 0..cols {
-                    assert_eq!(out[(c * rows + r) as usize], inp[(r * cols + c) as usize], "{rows}x{cols}");
-                }
-            }
-        }
     }
 
     #[test]

@@ -1,0 +1,242 @@
+//! Batched scans of a row-major `rows × cols` matrix, each in one pass over the data.
+//!
+//! - [`scan_columns`] scans down every column (the outer axis). A tile is a block of rows of one strip
+//!   of `strip` adjacent columns; each thread owns one column of `IT` consecutive rows of it, so a
+//!   warp's load covers adjacent columns of a row (or, when a strip is the whole row, adjacent
+//!   rows). Every column has its own status word per tile, and the threads of the tile's first
+//!   group each look back along their own column, independently: the decoupled look-back of the
+//!   single-pass scan, one column per thread. Tiles are numbered row-block-major across strips,
+//!   so a tile's predecessor in its column was claimed `strips` tiles earlier and has usually
+//!   finished: the look-back rarely waits.
+//! - [`scan_rows`] scans along every row (the inner axis) of long rows: each block takes whole rows
+//!   and walks each from left to right one tile at a time, carrying the running value from tile
+//!   to tile, so blocks never wait for one another.
+
+use crate::arch::{block_idx, grid_dim, lane, sync_threads, thread_idx, warp_idx, WARP};
+use crate::kernels::{claim_tile, Mode, ARCH};
+use crate::lookback::{StatusValue, TileStatus};
+use crate::op::{combine_after, combine_opt, Add, Max, Min, Mul, ScanOp};
+use crate::smem::Carver;
+use crate::tile::{load_striped, store_striped};
+use crate::warp;
+use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
+use scan_abi::tuning;
+
+/// Each thread's `IT` items, scanned in place (inclusive or exclusive) after `prefix`.
+#[inline(always)]
+fn finish<T: Copy, O: ScanOp<T>, const IT: usize>(vals: &mut [T; IT], prefix: Option<T>, exclusive: bool) {
+    if exclusive {
+        for k in (1..IT).rev() {
+            vals[k] = combine_after::<T, O>(prefix, vals[k - 1]);
+        }
+        vals[0] = prefix.unwrap_or(O::identity());
+    } else {
+        for x in vals.iter_mut() {
+            *x = combine_after::<T, O>(prefix, *x);
+        }
+    }
+}
+
+/// The scan down every column of `inp` into `out`, in tiles of `groups * IT` rows by `strip`
+/// columns (`groups = min(TH / strip, scan_abi::tuning::COLUMN_GROUPS)`). `temp` holds the tile
+/// counter and one status word per (row block, column); `counter_base` and `epoch` as in the
+/// single-pass scan.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn scan_columns<T: StatusValue, O: ScanOp<T>, const TH: u32, const IT: usize>(
+    inp: *const T,
+    out: *mut T,
+    rows: u64,
+    cols: u64,
+    strip: u32,
+    flags: u32,
+    temp: *mut u8,
+    counter_base: u32,
+    epoch: u32,
+) {
+    let mode = Mode::from_flags(flags);
+    let t = thread_idx();
+    let groups = (TH / strip).min(tuning::COLUMN_GROUPS);
+    let (g, c) = (t / strip, t % strip);
+    let strips = cols.div_ceil(strip as u64);
+    let tile_rows = (groups * IT as u32) as u64;
+
+    let mut smem = Carver::new();
+    let tile_slot = smem.take::<u32>(1);
+    let totals = smem.take::<T>(TH);
+    let prefixes = smem.take::<T>(TH);
+    smem.check();
+
+    // (row block, this thread's column (may be past the last), first row of this thread)
+    let place = |tile: u32| {
+        let (chunk, s) = (tile as u64 / strips, tile as u64 % strips);
+        (chunk, s * strip as u64 + c as u64, chunk * tile_rows + (g * IT as u32) as u64)
+    };
+    let active = g < groups;
+    let (tile, mut vals) = claim_tile(temp, counter_base, tile_slot, |tile| {
+        let (_, col, row0) = place(tile);
+        let mut v = [O::identity(); IT];
+        if active && col < cols {
+            for (k, x) in v.iter_mut().enumerate() {
+                if row0 + (k as u64) < rows {
+                    *x = *inp.add(((row0 + k as u64) * cols + col) as usize);
+                }
+            }
+        }
+        v
+    });
+    let (chunk, col, row0) = place(tile);
+
+    for k in 1..IT {
+        vals[k] = O::combine(vals[k - 1], vals[k]);
+    }
+    if active {
+        totals.set(g * strip + c, vals[IT - 1]);
+    }
+    sync_threads();
+
+    // This thread's groups before it in the tile, and the whole tile, in its column.
+    let mut before: Option<T> = None;
+    let mut tile_total = O::identity();
+    if active {
+        for h in 0..groups {
+            let x = totals.get(h * strip + c);
+            if h == g {
+                before = Some(tile_total);
+            }
+            tile_total = if h == 0 { x } else { O::combine(tile_total, x) };
+        }
+        before = before.filter(|_| g > 0);
+    }
+
+    if active && g == 0 && col < cols {
+        let status = TileStatus { words: temp.add(COUNTER_BYTES), epoch, acq_rel: false };
+        let slot = |k: u64| (k * cols + col) as u32;
+        if chunk == 0 {
+            status.publish(slot(0), FLAG_PREFIX, tile_total);
+        } else {
+            status.publish(slot(chunk), FLAG_AGGREGATE, tile_total);
+            let prefix = status.look_back_alone::<T, O>(chunk as u32, |k| slot(k as u64));
+            status.publish(slot(chunk), FLAG_PREFIX, O::combine(prefix, tile_total));
+            prefixes.set(c, prefix);
+        }
+    }
+    sync_threads();
+
+    if active && col < cols {
+        let column_prefix = if chunk > 0 { Some(prefixes.get(c)) } else { None };
+        finish::<T, O, IT>(&mut vals, combine_opt::<T, O>(column_prefix, before), mode.exclusive);
+        for (k, x) in vals.iter().enumerate() {
+            if row0 + (k as u64) < rows {
+                *out.add(((row0 + k as u64) * cols + col) as usize) = *x;
+            }
+        }
+    }
+}
+
+/// The scan along every row of `inp` into `out`: block `b` takes rows `b, b + grid, …` and scans
+/// each in tiles of `TH` threads × `VECS` vectors of `V` (warp-striped, as the single-pass scan
+/// loads them), carrying the row's running value from one tile to the next.
+#[inline(always)]
+pub unsafe fn scan_rows<T: Copy, O: ScanOp<T>, const TH: u32, const V: usize, const VECS: usize>(
+    inp: *const T,
+    out: *mut T,
+    rows: u64,
+    cols: u64,
+    flags: u32,
+) {
+    let mode = Mode::from_flags(flags);
+    let (w, l) = (warp_idx(), lane());
+    let warps = TH / WARP;
+    let segment = (WARP as usize * V * VECS) as u64;
+    let tile_elems = TH as u64 * (V * VECS) as u64;
+
+    let mut smem = Carver::new();
+    // Two sets of warp totals, used by alternate tiles: a warp writing one set never overtakes
+    // a warp still reading the other, since both passed the barrier in between.
+    let warp_totals = smem.take::<T>(2 * warps);
+    smem.check();
+
+    let size = core::mem::size_of::<T>() as u64;
+    let aligned = (inp as usize | out as usize) % tuning::VECTOR_BYTES == 0
+        && (cols * size).is_multiple_of(tuning::VECTOR_BYTES as u64);
+    let mut parity = 0;
+    let mut row = block_idx() as u64;
+    while row < rows {
+        let mut carry: Option<T> = None;
+        let mut start = 0u64;
+        while start < cols {
+            let first = row * cols + start + w as u64 * segment;
+            let valid = ((cols - start).min(tile_elems) as u32).saturating_sub(w * segment as u32);
+            let mut vals =
+                load_striped::<T, V, VECS>(inp.wrapping_add(first as usize), valid, O::identity(), aligned);
+
+            let mut lane_prefix = [None; VECS];
+            let mut warp_running: Option<T> = None;
+            for (j, v) in vals.iter_mut().enumerate() {
+                for k in 1..V {
+                    v[k] = O::combine(v[k - 1], v[k]);
+                }
+                let (before, through) = warp::scan::<T, O>(v[V - 1]);
+                lane_prefix[j] = combine_opt::<T, O>(warp_running, before);
+                warp_running = Some(combine_after::<T, O>(warp_running, warp::broadcast(through, WARP - 1)));
+            }
+            let set = warp_totals.offset(parity * warps);
+            if l == 0 {
+                set.set(w, warp_running.unwrap_or(O::identity()));
+            }
+            sync_threads();
+
+            // This warp's prefix: the carry and the warps before it; the new carry: all of them.
+            let mut warp_prefix = carry;
+            for v in 0..warps {
+                if v == w {
+                    warp_prefix = carry;
+                }
+                carry = Some(combine_after::<T, O>(carry, set.get(v)));
+            }
+
+            for (j, v) in vals.iter_mut().enumerate() {
+                let prefix = combine_opt::<T, O>(warp_prefix, lane_prefix[j]);
+                finish::<T, O, V>(v, prefix, mode.exclusive);
+            }
+            store_striped::<T, V, VECS>(out.wrapping_add(first as usize), valid, vals, aligned);
+            parity ^= 1;
+            start += tile_elems;
+        }
+        row += grid_dim() as u64;
+    }
+}
+
+macro_rules! batched_kernels {
+    ($($t:ident),*) => { paste::paste! { $(
+        batched_kernels!(@one $t, Add);
+        batched_kernels!(@one $t, Mul);
+        batched_kernels!(@one $t, Min);
+        batched_kernels!(@one $t, Max);
+    )* } };
+    (@one $t:ident, $op:ident) => { paste::paste! {
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn [<batched_columns_ $t _ $op:lower>](
+            inp: *const $t, out: *mut $t, rows: u64, cols: u64, strip: u32, flags: u32,
+            temp: *mut u8, counter_base: u32, epoch: u32,
+        ) {
+            const SHAPE: tuning::TileShape = tuning::columns(ARCH, core::mem::size_of::<$t>());
+            scan_columns::<$t, $op, { SHAPE.threads }, { SHAPE.items as usize }>(
+                inp, out, rows, cols, strip, flags, temp, counter_base, epoch,
+            )
+        }
+
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn [<batched_rows_ $t _ $op:lower>](
+            inp: *const $t, out: *mut $t, rows: u64, cols: u64, flags: u32,
+        ) {
+            const SIZE: usize = core::mem::size_of::<$t>();
+            const SHAPE: tuning::TileShape = tuning::rows(ARCH, SIZE);
+            const V: usize = tuning::vector_elems(SIZE) as usize;
+            scan_rows::<$t, $op, { SHAPE.threads }, V, { SHAPE.items as usize / V }>(inp, out, rows, cols, flags)
+        }
+    } };
+}
+batched_kernels!(u32, i32, u64, i64, f32, f64);

@@ -1,0 +1,234 @@
+//! Radix sort passes in one sweep each (after Adinets & Merrill's Onesweep, 2022): every pass
+//! reads the keys once and writes them once, with no count kernel and no scan launch between.
+//!
+//! 1. [`digit_counts`] counts every pass's digits over all keys in one read (per block in shared
+//!    memory, then added to the global counts).
+//! 2. [`pass`], once per digit: each tile ranks its keys by digit (per warp with `match.any`, then
+//!    across the warps: stable), publishes its count of every digit and looks back per digit for
+//!    how many keys of that digit earlier tiles hold: the single-pass scan's decoupled look-back,
+//!    one digit per thread, seeded by tile 0 with where each digit starts overall. The tile then
+//!    gathers its keys in shared memory in digit order and writes them out: consecutive threads
+//!    write consecutive places within a digit's run.
+
+use crate::arch::{
+    atomic_add_block_u32, atomic_add_u32, block_dim, block_idx, grid_dim, lane, match_any, sync_threads, sync_warp,
+    thread_idx, warp_idx, WARP,
+};
+use crate::kernels::claim_tile;
+use crate::lookback::TileStatus;
+use crate::op::{Add, Element};
+use crate::smem::Carver;
+use crate::warp;
+use scan_abi::partition::{radix_digit, RADIX_BITS};
+use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
+
+/// Digits of one pass.
+const DIGITS: u32 = 1 << RADIX_BITS;
+
+/// Adds the digit counts of `keys[..n]` for passes `0..passes` to `counts` (`passes * 256`
+/// words, digit `d` of pass `p` at `p * 256 + d`).
+#[inline(always)]
+pub unsafe fn digit_counts<T: Element>(keys: *const T, n: u64, passes: u32, counts: *mut u32) {
+    let mut smem = Carver::new();
+    let hist = smem.take::<u32>(passes * DIGITS);
+    smem.check();
+    let t = thread_idx();
+    let mut k = t;
+    while k < passes * DIGITS {
+        hist.set(k, 0);
+        k += block_dim();
+    }
+    sync_threads();
+    let stride = grid_dim() as u64 * block_dim() as u64;
+    let mut i = block_idx() as u64 * block_dim() as u64 + t as u64;
+    while i < n {
+        let key = (*keys.add(i as usize)).order_key();
+        for p in 0..passes {
+            atomic_add_block_u32(hist.at(p * DIGITS + radix_digit(key, p * RADIX_BITS)), 1);
+        }
+        i += stride;
+    }
+    sync_threads();
+    let mut k = t;
+    while k < passes * DIGITS {
+        let c = hist.get(k);
+        if c > 0 {
+            atomic_add_u32(counts.add(k as usize), c);
+        }
+        k += block_dim();
+    }
+}
+
+/// One pass over digit bits `shift..shift + 8`: moves `keys_in[..n]` (and `values_in`, unless
+/// null) to `keys_out` (`values_out`) stably by digit. `counts` holds this pass's 256 digit
+/// counts over all keys; `temp`, `counter_base` and `epoch` are tile state as in the
+/// single-pass scan, with 256 status words per tile.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn pass<T: Element, const TH: u32, const IT: usize>(
+    keys_in: *const T,
+    values_in: *const u32,
+    keys_out: *mut T,
+    values_out: *mut u32,
+    n: u64,
+    shift: u32,
+    counts: *const u32,
+    temp: *mut u8,
+    counter_base: u32,
+    epoch: u32,
+) {
+    let (t, w, l) = (thread_idx(), warp_idx(), lane());
+    let warps = TH / WARP;
+    let tile_elems = TH * IT as u32;
+    let with_values = !values_out.is_null();
+
+    let mut smem = Carver::new();
+    let tile_slot = smem.take::<u32>(1);
+    // Per warp and digit: the warp's count, then its first place among the tile's keys.
+    let warp_digits = smem.take::<u32>(warps * DIGITS);
+    // Per digit: where the tile's run of it starts in the output, less where it starts in the tile.
+    let out_shift = smem.take::<u32>(DIGITS);
+    let digit_warp_totals = smem.take::<u32>(DIGITS / WARP);
+    let start_warp_totals = smem.take::<u32>(DIGITS / WARP);
+    let staged_keys = smem.take::<T>(tile_elems);
+    let staged_values = smem.take::<u32>(if with_values { tile_elems } else { 0 });
+    smem.check();
+
+    let mut k = t;
+    while k < warps * DIGITS {
+        warp_digits.set(k, 0);
+        k += TH;
+    }
+    // Warp-striped: lane l's r-th key is the warp's element r * 32 + l, in index order.
+    let index = |tile: u32, r: usize| tile as u64 * tile_elems as u64 + (w * WARP * IT as u32 + r as u32 * WARP + l) as u64;
+    let (tile, keys) = claim_tile(temp, counter_base, tile_slot, |tile| {
+        let mut keys = [T::zero(); IT];
+        for (r, key) in keys.iter_mut().enumerate() {
+            let i = index(tile, r);
+            if i < n {
+                *key = *keys_in.add(i as usize);
+            }
+        }
+        keys
+    });
+    let valid = |r: usize| index(tile, r) < n;
+
+    // Rank among the warp's keys of the same digit, in index order; lanes past the end take no
+    // part (u32::MAX is no digit).
+    let mine = warp_digits.offset(w * DIGITS);
+    let below = (1u32 << l) - 1;
+    let mut rank = [0u32; IT];
+    for r in 0..IT {
+        let d = if valid(r) { radix_digit(keys[r].order_key(), shift) } else { u32::MAX };
+        let peers = match_any(d);
+        let before = if d != u32::MAX { mine.get(d) } else { 0 };
+        sync_warp();
+        rank[r] = before + (peers & below).count_ones();
+        if d != u32::MAX && l == 31 - peers.leading_zeros() {
+            mine.set(d, before + peers.count_ones());
+        }
+        sync_warp();
+    }
+    sync_threads();
+
+    // Thread d < 256: the tile's count of digit d, each warp's first place among its keys, and
+    // where the tile's run of d starts (an exclusive scan over the digits). Tile 0 also scans the
+    // overall counts: where each digit starts among all keys.
+    let mut tile_count = 0;
+    let mut overall = None;
+    if t < DIGITS {
+        for v in 0..warps {
+            let c = warp_digits.get(v * DIGITS + t);
+            warp_digits.set(v * DIGITS + t, tile_count);
+            tile_count += c;
+        }
+        let (before, through) = warp::scan::<u32, Add>(tile_count);
+        if l == WARP - 1 {
+            digit_warp_totals.set(w, through);
+        }
+        out_shift.set(t, before.unwrap_or(0));
+        if tile == 0 {
+            let (before, through) = warp::scan::<u32, Add>(*counts.add(t as usize));
+            if l == WARP - 1 {
+                start_warp_totals.set(w, through);
+            }
+            overall = Some(before.unwrap_or(0));
+        }
+    }
+    sync_threads();
+    let mut tile_start = 0;
+    if t < DIGITS {
+        tile_start = out_shift.get(t);
+        for v in 0..w {
+            tile_start += digit_warp_totals.get(v);
+            overall = overall.map(|s| s + start_warp_totals.get(v));
+        }
+        for v in 0..warps {
+            let at = warp_digits.get(v * DIGITS + t);
+            warp_digits.set(v * DIGITS + t, at + tile_start);
+        }
+    }
+    sync_threads();
+
+    // Gather the tile in digit order while the first 256 threads look back.
+    for r in 0..IT {
+        if valid(r) {
+            let d = radix_digit(keys[r].order_key(), shift);
+            let at = mine.get(d) + rank[r];
+            staged_keys.set(at, keys[r]);
+            if with_values {
+                staged_values.set(at, *values_in.add(index(tile, r) as usize));
+            }
+        }
+    }
+    if t < DIGITS {
+        let status = TileStatus { words: temp.add(COUNTER_BYTES), epoch, acq_rel: false };
+        let word = |k: u32| k * DIGITS + t;
+        let before = if let Some(start) = overall {
+            status.publish(word(0), FLAG_PREFIX, start + tile_count);
+            start
+        } else {
+            status.publish(word(tile), FLAG_AGGREGATE, tile_count);
+            let p = status.look_back_alone::<u32, Add>(tile, word);
+            status.publish(word(tile), FLAG_PREFIX, p + tile_count);
+            p
+        };
+        out_shift.set(t, before.wrapping_sub(tile_start));
+    }
+    sync_threads();
+
+    let in_tile = (n - tile as u64 * tile_elems as u64).min(tile_elems as u64) as u32;
+    let mut i = t;
+    while i < in_tile {
+        let key = staged_keys.get(i);
+        let to = out_shift.get(radix_digit(key.order_key(), shift)).wrapping_add(i) as usize;
+        *keys_out.add(to) = key;
+        if with_values {
+            *values_out.add(to) = staged_values.get(i);
+        }
+        i += TH;
+    }
+}
+
+macro_rules! onesweep_kernels {
+    ($($t:ident),*) => { paste::paste! { $(
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn [<sort_counts_ $t>](keys: *const $t, n: u64, passes: u32, counts: *mut u32) {
+            digit_counts::<$t>(keys, n, passes, counts)
+        }
+
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn [<sort_pass_ $t>](
+            keys_in: *const $t, values_in: *const u32, keys_out: *mut $t, values_out: *mut u32, n: u64,
+            shift: u32, counts: *const u32, temp: *mut u8, counter_base: u32, epoch: u32,
+        ) {
+            const SHAPE: scan_abi::tuning::TileShape =
+                scan_abi::tuning::sort(crate::kernels::ARCH, core::mem::size_of::<$t>());
+            pass::<$t, { SHAPE.threads }, { SHAPE.items as usize }>(
+                keys_in, values_in, keys_out, values_out, n, shift, counts, temp, counter_base, epoch,
+            )
+        }
+    )* } };
+}
+onesweep_kernels!(u32, i32, u64, i64, f32, f64);

@@ -1,0 +1,169 @@
+//! Batched scans of a row-major `rows × cols` matrix along either axis, each one pass over the
+//! data (see `gpu/src/kernels/batched.rs`): down every column with a look-back per column, along
+//! every row with one block walking each long row. Short rows, and few long ones, go to the
+//! segmented scan with fixed-length segments; a single row or column is a plain scan.
+
+use crate::apps::segmented::{supported, Segments};
+use crate::dispatch::{check_output, grid, ScanOptions, TempStorage};
+use crate::element::{Element, Op};
+use crate::error::{Error, Result};
+use crate::runtime::Gpu;
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, PushKernelArg};
+use scan_abi::{layout, names, status, tuning};
+use std::sync::Arc;
+
+/// How the column kernel lays out a matrix of `cols` columns of `elem_size`-byte elements:
+/// (strip width, thread groups per tile, rows per tile). Strips split the columns as evenly as
+/// the widest strip allows.
+pub fn column_plan(cols: u64, elem_size: usize) -> (u32, u32, u64) {
+    let shape = tuning::columns(tuning::DEFAULT_ARCH, elem_size);
+    let widest = tuning::COLUMN_STRIP as u64;
+    let strip = if cols <= widest { cols } else { cols.div_ceil(cols.div_ceil(widest)) } as u32;
+    let groups = (shape.threads / strip.max(1)).min(tuning::COLUMN_GROUPS);
+    (strip, groups, groups as u64 * shape.items as u64)
+}
+
+/// Whether rows of `cols` elements, `rows` of them, go to the row kernel: each row at least a
+/// tile long, and enough rows to give every SM several blocks.
+pub fn uses_row_kernel(rows: u64, cols: u64, elem_size: usize) -> bool {
+    cols >= tuning::rows(tuning::DEFAULT_ARCH, elem_size).tile() as u64 && rows >= tuning::ROW_KERNEL_MIN_ROWS
+}
+
+/// `rows × cols`, after checking that `n` elements are whole rows and the output is long enough.
+fn shape(n: u64, output: usize, rows: Option<u64>, cols: Option<u64>) -> Result<(u64, u64)> {
+    let (rows, cols) = match (rows, cols) {
+        (Some(r), _) if r == 0 || !n.is_multiple_of(r) => {
+            return Err(Error::invalid(format!("{n} elements are not {r} whole rows")))
+        }
+        (Some(r), _) => (r, n / r),
+        (_, Some(c)) if c == 0 || !n.is_multiple_of(c) => {
+            return Err(Error::invalid(format!("{n} elements are not whole rows of {c}")))
+        }
+        (_, Some(c)) => (n / c, c),
+        (None, None) => unreachable!("callers give rows or columns"),
+    };
+    check_output(output, n, "elements")?;
+    Ok((rows, cols))
+}
+
+impl Gpu {
+    /// The scan down every column of the row-major matrix `input` of `rows` rows (the batched
+    /// scan along the outer axis) into `output`, with `op` (add, mul, min, max; 32- and 64-bit
+    /// types).
+    #[allow(clippy::too_many_arguments)]
+    pub fn scan_columns<T: Element>(
+        &self,
+        stream: &Arc<CudaStream>,
+        input: &CudaSlice<T>,
+        rows: u64,
+        output: &mut CudaSlice<T>,
+        op: Op,
+        exclusive: bool,
+        temp: &mut TempStorage,
+    ) -> Result<()> {
+        supported::<T>(op)?;
+        let n = input.len() as u64;
+        let (rows, cols) = shape(n, output.len(), Some(rows), None)?;
+        if n == 0 {
+            return Ok(());
+        }
+        if cols == 1 {
+            return self.scan(stream, input, output, &ScanOptions::new(op).exclusive(exclusive), temp);
+        }
+        let size = T::TYPE.size();
+        let (strip, _, tile_rows) = column_plan(cols, size);
+        let chunks = rows.div_ceil(tile_rows);
+        let tiles = chunks * cols.div_ceil(strip as u64);
+        let slots = chunks * cols;
+        let too_many = || Error::invalid(format!("a {rows} x {cols} matrix is too many column tiles"));
+        let advance = u32::try_from(tiles).map_err(|_| too_many())?;
+        u32::try_from(slots).map_err(|_| too_many())?;
+        let (base, epoch, counter_base) = temp.single_pass(self, stream, status::temp_bytes(slots, size), advance)?;
+        let name = format!("{}_{}_{}", names::BATCHED_COLUMNS, T::TYPE.name(), op.name());
+        let f = self.kernel(&name)?;
+        let flags = if exclusive { scan_abi::flags::EXCLUSIVE } else { 0 };
+        let threads = tuning::columns(tuning::DEFAULT_ARCH, size).threads;
+        let cfg = grid(tiles, threads, layout::columns_smem(tuning::DEFAULT_ARCH, size))?;
+        let (i, _r) = input.device_ptr(stream);
+        let (o, _w) = output.device_ptr_mut(stream);
+        let mut b = stream.launch_builder(&f);
+        b.arg(&i)
+            .arg(&o)
+            .arg(&rows)
+            .arg(&cols)
+            .arg(&strip)
+            .arg(&flags)
+            .arg(&base)
+            .arg(&counter_base)
+            .arg(&epoch);
+        // SAFETY: matches batched_kernels! in gpu/; input and output hold rows × cols elements,
+        // the tile state one status word per (row block, column).
+        temp.poison_on_error(unsafe { b.launch(cfg) }.map(drop).map_err(|e| Error::kernel(&name, e)))
+    }
+
+    /// The scan of every row of the row-major matrix `input` of rows of `cols` elements (the
+    /// batched scan along the last axis) into `output`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn scan_rows<T: Element>(
+        &self,
+        stream: &Arc<CudaStream>,
+        input: &CudaSlice<T>,
+        cols: u64,
+        output: &mut CudaSlice<T>,
+        op: Op,
+        exclusive: bool,
+        temp: &mut TempStorage,
+    ) -> Result<()> {
+        supported::<T>(op)?;
+        let n = input.len() as u64;
+        let (rows, cols) = shape(n, output.len(), None, Some(cols))?;
+        let size = T::TYPE.size();
+        if n == 0 {
+            return Ok(());
+        }
+        if rows == 1 {
+            return self.scan(stream, input, output, &ScanOptions::new(op).exclusive(exclusive), temp);
+        }
+        if !uses_row_kernel(rows, cols, size) {
+            return self.segmented_scan(stream, input, Segments::Every(cols), output, op, exclusive, temp);
+        }
+        let name = format!("{}_{}_{}", names::BATCHED_ROWS, T::TYPE.name(), op.name());
+        let f = self.kernel(&name)?;
+        let flags = if exclusive { scan_abi::flags::EXCLUSIVE } else { 0 };
+        let threads = tuning::rows(tuning::DEFAULT_ARCH, size).threads;
+        let cfg = grid(rows.min(tuning::ROW_KERNEL_MAX_BLOCKS), threads, layout::rows_smem(tuning::DEFAULT_ARCH, size))?;
+        let (i, _r) = input.device_ptr(stream);
+        let (o, _w) = output.device_ptr_mut(stream);
+        let mut b = stream.launch_builder(&f);
+        b.arg(&i).arg(&o).arg(&rows).arg(&cols).arg(&flags);
+        // SAFETY: matches batched_kernels! in gpu/; input and output hold rows × cols elements.
+        unsafe { b.launch(cfg) }.map(drop).map_err(|e| Error::kernel(&name, e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strips_cover_the_columns_evenly() {
+        assert_eq!(column_plan(8, 4), (8, 32, 32 * 32));
+        assert_eq!(column_plan(64, 4), (64, 4, 4 * 32));
+        assert_eq!(column_plan(65, 4), (33, 7, 7 * 32));
+        assert_eq!(column_plan(16384, 8), (64, 4, 4 * 16));
+        assert_eq!(column_plan(2, 4), (2, 32, 32 * 32));
+        for cols in 2..2000u64 {
+            let (strip, groups, _) = column_plan(cols, 4);
+            assert!(strip as u64 <= tuning::COLUMN_STRIP as u64 && groups >= 1, "{cols}");
+            let strips = cols.div_ceil(strip as u64);
+            assert!(strips * strip as u64 - cols < strips, "{cols}: strips {strips} of {strip}");
+        }
+    }
+
+    #[test]
+    fn long_rows_and_many_go_to_the_row_kernel() {
+        assert!(uses_row_kernel(16384, 16384, 4));
+        assert!(!uses_row_kernel(1 << 20, 8, 4));
+        assert!(!uses_row_kernel(8, 1 << 20, 4));
+    }
+}
