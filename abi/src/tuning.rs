@@ -88,6 +88,16 @@ pub const fn sort(arch: u32, key_size: usize) -> TileShape {
     TileShape { threads: 256, items: if key_size > 4 { 12 } else { 16 } }
 }
 
+/// Radix sort digit counting (every pass's digits in one read): threads per block and keys each
+/// thread loads before counting them.
+pub const fn sort_counts(arch: u32) -> TileShape {
+    let _ = arch;
+    TileShape { threads: 256, items: 8 }
+}
+
+/// Blocks per SM of the digit counting (a grid that stays resident and walks the keys).
+pub const SORT_COUNT_BLOCKS_PER_SM: u64 = 8;
+
 /// Most thread groups (row blocks of one strip) in a column-scan tile.
 pub const COLUMN_GROUPS: u32 = 32;
 
@@ -130,6 +140,9 @@ pub fn launch_bounds(arch: u32, kernel: &str) -> Option<(u32, u32)> {
     if let Some(&(_, size, blocks)) = BOUNDED_COMPACT.iter().find(|(name, _, _)| kernel == *name) {
         return Some((compact(arch, size).threads, blocks));
     }
+    if let Some(&(_, size, blocks)) = BOUNDED_SORT.iter().find(|(name, _, _)| kernel == *name) {
+        return Some((sort(arch, size).threads, blocks));
+    }
     let &(_, size, blocks) = BOUNDED_SINGLE_PASS.iter().find(|(name, _, _)| kernel == *name)?;
     Some((single_pass(arch, size).threads, blocks))
 }
@@ -137,6 +150,17 @@ pub fn launch_bounds(arch: u32, kernel: &str) -> Option<(u32, u32)> {
 /// The compaction kernels with launch bounds: (kernel, element size, blocks per SM).
 pub const BOUNDED_COMPACT: &[(&str, usize, u32)] =
     &[("compact_u32", 4, 3), ("compact_i32", 4, 3), ("compact_f32", 4, 3), ("compact_u16", 2, 2)];
+
+/// The radix sort passes with launch bounds: (kernel, key size, blocks per SM). Unbounded, float
+/// keys take 87-88 registers (2 blocks of 256); at 4 blocks integer keys would spill.
+pub const BOUNDED_SORT: &[(&str, usize, u32)] = &[
+    ("sort_pass_u32", 4, 3),
+    ("sort_pass_i32", 4, 3),
+    ("sort_pass_f32", 4, 3),
+    ("sort_pass_u64", 8, 3),
+    ("sort_pass_i64", 8, 3),
+    ("sort_pass_f64", 8, 3),
+];
 
 /// The single-pass kernels with launch bounds: (kernel, element size, blocks per SM).
 pub const BOUNDED_SINGLE_PASS: &[(&str, usize, u32)] = &[

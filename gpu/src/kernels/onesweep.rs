@@ -6,12 +6,14 @@
 //! 2. [`pass`], once per digit: each tile ranks its keys by digit (per warp with `match.any`, then
 //!    across the warps: stable), publishes its count of every digit and looks back per digit for
 //!    how many keys of that digit earlier tiles hold: the single-pass scan's decoupled look-back,
-//!    one digit per thread, seeded by tile 0 with where each digit starts overall. The tile then
+//!    one digit per thread, seeded by tile 0 with where each digit starts overall. A tile counts
+//!    its digits and publishes the counts first, before it ranks, so that the tiles after it
+//!    rarely wait on it. The tile then
 //!    gathers its keys in shared memory in digit order and writes them out: consecutive threads
 //!    write consecutive places within a digit's run.
 
 use crate::arch::{
-    atomic_add_block_u32, atomic_add_u32, block_dim, block_idx, grid_dim, lane, match_any, sync_threads, sync_warp,
+    atomic_add_block_u32, atomic_add_u32, block_idx, grid_dim, lane, match_any, opaque_u32, sync_threads, sync_warp,
     thread_idx, warp_idx, WARP,
 };
 use crate::kernels::claim_tile;
@@ -25,10 +27,22 @@ use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
 /// Digits of one pass.
 const DIGITS: u32 = 1 << RADIX_BITS;
 
-/// Adds the digit counts of `keys[..n]` for passes `0..passes` to `counts` (`passes * 256`
-/// words, digit `d` of pass `p` at `p * 256 + d`).
+/// The pass digit of `key` (bits `shift..shift + 8` of its order key), recomputed at every use:
+/// the key goes through [`opaque_u32`], so LLVM cannot keep a tile's digits in registers from
+/// the counting through the ranking to the gathering (16 more registers, or spills under the
+/// launch bounds). Digits never straddle bit 32 (`shift` is a multiple of 8).
 #[inline(always)]
-pub unsafe fn digit_counts<T: Element>(keys: *const T, n: u64, passes: u32, counts: *mut u32) {
+fn digit<T: Element>(key: T, shift: u32) -> u32 {
+    let k = key.order_key();
+    let word = if shift >= 32 { (k >> 32) as u32 } else { k as u32 };
+    (opaque_u32(word) >> (shift % 32)) & (DIGITS - 1)
+}
+
+/// Adds the digit counts of `keys[..n]` for passes `0..passes` to `counts` (`passes * 256`
+/// words, digit `d` of pass `p` at `p * 256 + d`). Blocks take tiles of `TH × IT` keys in turn
+/// and load all of a thread's keys before counting them, so many loads are in flight at once.
+#[inline(always)]
+pub unsafe fn digit_counts<T: Element, const TH: u32, const IT: usize>(keys: *const T, n: u64, passes: u32, counts: *mut u32) {
     let mut smem = Carver::new();
     let hist = smem.take::<u32>(passes * DIGITS);
     smem.check();
@@ -36,17 +50,27 @@ pub unsafe fn digit_counts<T: Element>(keys: *const T, n: u64, passes: u32, coun
     let mut k = t;
     while k < passes * DIGITS {
         hist.set(k, 0);
-        k += block_dim();
+        k += TH;
     }
     sync_threads();
-    let stride = grid_dim() as u64 * block_dim() as u64;
-    let mut i = block_idx() as u64 * block_dim() as u64 + t as u64;
-    while i < n {
-        let key = (*keys.add(i as usize)).order_key();
-        for p in 0..passes {
-            atomic_add_block_u32(hist.at(p * DIGITS + radix_digit(key, p * RADIX_BITS)), 1);
+    let tile_elems = (TH * IT as u32) as u64;
+    let mut base = block_idx() as u64 * tile_elems;
+    while base < n {
+        let mut mine = [0u64; IT];
+        for (r, key) in mine.iter_mut().enumerate() {
+            let i = base + (r as u32 * TH + t) as u64;
+            if i < n {
+                *key = (*keys.add(i as usize)).order_key();
+            }
         }
-        i += stride;
+        for (r, &key) in mine.iter().enumerate() {
+            if base + ((r as u32 * TH + t) as u64) < n {
+                for p in 0..passes {
+                    atomic_add_block_u32(hist.at(p * DIGITS + radix_digit(key, p * RADIX_BITS)), 1);
+                }
+            }
+        }
+        base += grid_dim() as u64 * tile_elems;
     }
     sync_threads();
     let mut k = t;
@@ -55,7 +79,7 @@ pub unsafe fn digit_counts<T: Element>(keys: *const T, n: u64, passes: u32, coun
         if c > 0 {
             atomic_add_u32(counts.add(k as usize), c);
         }
-        k += block_dim();
+        k += TH;
     }
 }
 
@@ -86,6 +110,7 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize>(
     let tile_slot = smem.take::<u32>(1);
     // Per warp and digit: the warp's count, then its first place among the tile's keys.
     let warp_digits = smem.take::<u32>(warps * DIGITS);
+    let tile_hist = smem.take::<u32>(DIGITS);
     // Per digit: where the tile's run of it starts in the output, less where it starts in the tile.
     let out_shift = smem.take::<u32>(DIGITS);
     let digit_warp_totals = smem.take::<u32>(DIGITS / WARP);
@@ -98,6 +123,9 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize>(
     while k < warps * DIGITS {
         warp_digits.set(k, 0);
         k += TH;
+    }
+    if t < DIGITS {
+        tile_hist.set(t, 0);
     }
     // Warp-striped: lane l's r-th key is the warp's element r * 32 + l, in index order.
     let index = |tile: u32, r: usize| tile as u64 * tile_elems as u64 + (w * WARP * IT as u32 + r as u32 * WARP + l) as u64;
@@ -113,13 +141,48 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize>(
     });
     let valid = |r: usize| index(tile, r) < n;
 
+    // The tile's digit counts, published at once (tile 0: with where each digit starts among
+    // all keys, an exclusive scan of `counts`), so that later tiles' look-backs find them early.
+    for r in 0..IT {
+        if valid(r) {
+            atomic_add_block_u32(tile_hist.at(digit(keys[r], shift)), 1);
+        }
+    }
+    sync_threads();
+    let status = TileStatus { words: temp.add(COUNTER_BYTES), epoch, acq_rel: false };
+    let word = |k: u32| k * DIGITS + t;
+    let mut overall = None;
+    if tile == 0 {
+        let mut start = 0;
+        if t < DIGITS {
+            let (before, through) = warp::scan::<u32, Add>(*counts.add(t as usize));
+            if l == WARP - 1 {
+                start_warp_totals.set(w, through);
+            }
+            start = before.unwrap_or(0);
+        }
+        sync_threads();
+        if t < DIGITS {
+            for v in 0..w {
+                start += start_warp_totals.get(v);
+            }
+            overall = Some(start);
+        }
+    }
+    if t < DIGITS {
+        match overall {
+            Some(start) => status.publish(word(0), FLAG_PREFIX, start + tile_hist.get(t)),
+            None => status.publish(word(tile), FLAG_AGGREGATE, tile_hist.get(t)),
+        }
+    }
+
     // Rank among the warp's keys of the same digit, in index order; lanes past the end take no
     // part (u32::MAX is no digit).
     let mine = warp_digits.offset(w * DIGITS);
     let below = (1u32 << l) - 1;
     let mut rank = [0u32; IT];
     for r in 0..IT {
-        let d = if valid(r) { radix_digit(keys[r].order_key(), shift) } else { u32::MAX };
+        let d = if valid(r) { digit(keys[r], shift) } else { u32::MAX };
         let peers = match_any(d);
         let before = if d != u32::MAX { mine.get(d) } else { 0 };
         sync_warp();
@@ -132,10 +195,8 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize>(
     sync_threads();
 
     // Thread d < 256: the tile's count of digit d, each warp's first place among its keys, and
-    // where the tile's run of d starts (an exclusive scan over the digits). Tile 0 also scans the
-    // overall counts: where each digit starts among all keys.
+    // where the tile's run of d starts (an exclusive scan over the digits).
     let mut tile_count = 0;
-    let mut overall = None;
     if t < DIGITS {
         for v in 0..warps {
             let c = warp_digits.get(v * DIGITS + t);
@@ -147,13 +208,6 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize>(
             digit_warp_totals.set(w, through);
         }
         out_shift.set(t, before.unwrap_or(0));
-        if tile == 0 {
-            let (before, through) = warp::scan::<u32, Add>(*counts.add(t as usize));
-            if l == WARP - 1 {
-                start_warp_totals.set(w, through);
-            }
-            overall = Some(before.unwrap_or(0));
-        }
     }
     sync_threads();
     let mut tile_start = 0;
@@ -161,7 +215,6 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize>(
         tile_start = out_shift.get(t);
         for v in 0..w {
             tile_start += digit_warp_totals.get(v);
-            overall = overall.map(|s| s + start_warp_totals.get(v));
         }
         for v in 0..warps {
             let at = warp_digits.get(v * DIGITS + t);
@@ -173,7 +226,7 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize>(
     // Gather the tile in digit order while the first 256 threads look back.
     for r in 0..IT {
         if valid(r) {
-            let d = radix_digit(keys[r].order_key(), shift);
+            let d = digit(keys[r], shift);
             let at = mine.get(d) + rank[r];
             staged_keys.set(at, keys[r]);
             if with_values {
@@ -182,13 +235,9 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize>(
         }
     }
     if t < DIGITS {
-        let status = TileStatus { words: temp.add(COUNTER_BYTES), epoch, acq_rel: false };
-        let word = |k: u32| k * DIGITS + t;
         let before = if let Some(start) = overall {
-            status.publish(word(0), FLAG_PREFIX, start + tile_count);
             start
         } else {
-            status.publish(word(tile), FLAG_AGGREGATE, tile_count);
             let p = status.look_back_alone::<u32, Add>(tile, word);
             status.publish(word(tile), FLAG_PREFIX, p + tile_count);
             p
@@ -201,7 +250,7 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize>(
     let mut i = t;
     while i < in_tile {
         let key = staged_keys.get(i);
-        let to = out_shift.get(radix_digit(key.order_key(), shift)).wrapping_add(i) as usize;
+        let to = out_shift.get(digit(key, shift)).wrapping_add(i) as usize;
         *keys_out.add(to) = key;
         if with_values {
             *values_out.add(to) = staged_values.get(i);
@@ -214,7 +263,8 @@ macro_rules! onesweep_kernels {
     ($($t:ident),*) => { paste::paste! { $(
         #[no_mangle]
         pub unsafe extern "ptx-kernel" fn [<sort_counts_ $t>](keys: *const $t, n: u64, passes: u32, counts: *mut u32) {
-            digit_counts::<$t>(keys, n, passes, counts)
+            const SHAPE: scan_abi::tuning::TileShape = scan_abi::tuning::sort_counts(crate::kernels::ARCH);
+            digit_counts::<$t, { SHAPE.threads }, { SHAPE.items as usize }>(keys, n, passes, counts)
         }
 
         #[no_mangle]

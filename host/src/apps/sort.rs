@@ -110,14 +110,14 @@ impl Gpu {
         let (va, _rva) = values.map(|v| v.device_ptr_mut(stream)).unzip();
         let (vb, _rvb) = alt_values.map(|v| v.device_ptr_mut(stream)).unzip();
         let (va, vb) = (va.unwrap_or(0), vb.unwrap_or(0));
-        let threads = 256u32;
-        let blocks = n.div_ceil(threads as u64).min(4 * self.info().multiprocessors as u64);
+        let counting = tuning::sort_counts(tuning::DEFAULT_ARCH);
+        let blocks = n.div_ceil(counting.tile() as u64).min(tuning::SORT_COUNT_BLOCKS_PER_SM * self.info().multiprocessors as u64);
         {
             let (c, _w) = counts.device_ptr_mut(stream);
             let mut l = stream.launch_builder(&f);
             l.arg(&a).arg(&n).arg(&passes).arg(&c);
             // SAFETY: matches onesweep_kernels! in gpu/; keys hold n elements, counts passes × 256.
-            unsafe { l.launch(grid(blocks, threads, layout::sort_counts_smem(passes))?) }
+            unsafe { l.launch(grid(blocks, counting.threads, layout::sort_counts_smem(passes))?) }
                 .map_err(|e| Error::kernel(&name, e))?;
         }
 
