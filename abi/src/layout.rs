@@ -18,6 +18,12 @@ pub const fn single_pass_smem(arch: u32, elem_size: usize) -> u32 {
     smem_window(1, 4) + 2 * smem_window(threads / 32, elem_size as u32) + smem_window(held as u32, elem_size as u32)
 }
 
+/// Staged single-pass kernel: the single-pass windows, then the tile itself.
+pub const fn single_pass_staged_smem(arch: u32, elem_size: usize) -> u32 {
+    let tile = crate::tuning::single_pass(arch, elem_size).tile();
+    single_pass_smem(arch, elem_size) + smem_window(tile, elem_size as u32)
+}
+
 /// Compaction: the tile index, per-warp counts (u32), the tile's output offset (u64) and the
 /// tile's kept elements, staged in order.
 pub const fn compact_smem(arch: u32, elem_size: usize) -> u32 {

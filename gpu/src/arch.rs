@@ -318,6 +318,27 @@ pub unsafe fn atomic_cas_u64(p: *mut u64, expected: u64, new: u64) -> u64 {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Asynchronous copies into shared memory (sm_80+)
+
+/// Starts copying 16 bytes from global `src` to shared `dst` (both 16-byte aligned; `dst` a
+/// generic pointer into shared memory) without passing through registers; L2 only (`.cg`).
+#[inline(always)]
+pub unsafe fn cp_async_16(dst: *mut u8, src: *const u8) {
+    asm!(
+        "{{ .reg .u64 s; cvta.to.shared.u64 s, {d}; cp.async.cg.shared.global [s], [{g}], 16; }}",
+        d = in(reg64) dst,
+        g = in(reg64) src,
+    );
+}
+
+/// Waits until every [`cp_async_16`] this thread started has landed; the data is then visible
+/// to this thread (other threads need a barrier as well).
+#[inline(always)]
+pub fn cp_async_wait_all() {
+    unsafe { asm!("cp.async.wait_all;") }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Vector memory access
 
 /// `V` elements filling 16 aligned bytes, read or written as one 16-byte access.

@@ -10,7 +10,7 @@
 //! loads. (A persistent grid that asks for its next tile early was measured slower: successors
 //! then wait on tiles that are claimed but not yet loaded.)
 
-use crate::arch::{lane, opaque_u32, sync_threads, warp_idx, WARP};
+use crate::arch::{cp_async_16, cp_async_wait_all, lane, load_vec16, opaque_u32, store_vec16, sync_threads, warp_idx, WARP};
 use crate::kernels::{claim_striped, claim_tile, for_each_type, Mode, ARCH};
 use crate::lookback::{StatusValue, TileStatus};
 use crate::op::{combine_after, combine_opt, ScanOp};
@@ -287,6 +287,114 @@ pub unsafe fn single_pass_packed<
     }
 }
 
+/// The single-pass scan with the tile staged in shared memory instead of registers: full parts
+/// arrive by asynchronous copies straight into shared memory, and a thread holds only its
+/// vectors' prefixes through the look-back, reading each vector again to finish it. Fewer
+/// registers per thread let more blocks, and so more tiles in flight, share an SM while their
+/// look-backs wait. Each thread reads back only what its own copies wrote, so waiting for its
+/// own copies is all the ordering it needs.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn single_pass_staged<
+    T: StatusValue,
+    O: ScanOp<T>,
+    const TH: u32,
+    const V: usize,
+    const VECS: usize,
+    const D: usize,
+    const K: usize,
+    const FIXED: bool,
+>(
+    inp: *const T,
+    out: *mut T,
+    n: u64,
+    init: T,
+    flags: u32,
+    temp: *mut u8,
+    counter_base: u32,
+    epoch: u32,
+    backoff_ns: u32,
+) {
+    let mode = Mode::from_flags(flags);
+    let mut smem = Carver::new();
+    let tile_slot = smem.take::<u32>(1);
+    let sh = TileSmem::<T> {
+        warp_totals: smem.take::<T>(TH / WARP),
+        warp_prefixes: smem.take::<T>(TH / WARP),
+        held: smem.take::<T>(((K + 1) * D) as u32 * WARP),
+    };
+    let staged = smem.take::<T>(TH * (V * VECS) as u32);
+    smem.check();
+    let publish = Publish { temp, epoch, backoff_ns };
+    let (w, l) = (warp_idx(), lane());
+    let vectors = (inp as usize | out as usize) % tuning::VECTOR_BYTES == 0;
+    let segment = WARP * (V * VECS) as u32;
+    let tile_elems = TH as u64 * (V * VECS) as u64;
+    let part = |tile: u32| {
+        let base = tile as u64 * tile_elems;
+        let valid = ((n - base).min(tile_elems) as u32).saturating_sub(w * segment);
+        ((base + (w * segment) as u64) as usize, valid)
+    };
+    let mine = staged.offset(w * segment);
+    // Element `k` of this lane's vector `j` within the warp's part.
+    let at = |j: usize, k: usize| ((j * WARP as usize + l as usize) * V + k) as u32;
+    let (tile, ()) = claim_tile(temp, counter_base, tile_slot, |tile| {
+        // A second call (the counter named another tile) must not race the first one's copies.
+        cp_async_wait_all();
+        let (offset, valid) = part(tile);
+        let src = inp.wrapping_add(offset);
+        if vectors && valid >= segment {
+            for j in 0..VECS {
+                cp_async_16(mine.at(at(j, 0)) as *mut u8, src.add(at(j, 0) as usize) as *const u8);
+            }
+        } else {
+            for j in 0..VECS {
+                for k in 0..V {
+                    let i = at(j, k);
+                    mine.set(i, if i < valid { *src.add(i as usize) } else { O::identity() });
+                }
+            }
+        }
+    });
+    cp_async_wait_all();
+
+    let vector = |j: usize| load_vec16::<T, V>(mine.at(at(j, 0)));
+    let mut lane_prefix = [None; VECS];
+    let mut warp_running: Option<T> = None;
+    for (j, prefix) in lane_prefix.iter_mut().enumerate() {
+        let v = vector(j);
+        let mut total = v[0];
+        for &x in &v[1..] {
+            total = O::combine(total, x);
+        }
+        let (before, through) = warp::scan::<T, O>(total);
+        *prefix = combine_opt::<T, O>(warp_running, before);
+        warp_running = Some(combine_after::<T, O>(warp_running, warp::broadcast(through, WARP - 1)));
+    }
+    let warp_prefix = block_prefix::<T, O, TH, D, K, FIXED>((w, l), warp_running, tile, mode, init, publish, sh);
+
+    let (offset, valid) = part(tile);
+    let dst = out.wrapping_add(offset);
+    for (j, &prefix) in lane_prefix.iter().enumerate() {
+        let mut v = vector(j);
+        let mut running = combine_opt::<T, O>(warp_prefix, prefix);
+        for x in v.iter_mut() {
+            let through = combine_after::<T, O>(running, *x);
+            *x = if mode.exclusive { running.unwrap_or(O::identity()) } else { through };
+            running = Some(through);
+        }
+        if vectors && valid >= segment {
+            store_vec16::<T, V>(dst.add(at(j, 0) as usize), v);
+        } else {
+            for (k, &x) in v.iter().enumerate() {
+                if at(j, k) < valid {
+                    *dst.add(at(j, k) as usize) = x;
+                }
+            }
+        }
+    }
+}
+
 /// The block's part of a packed tile's scan between the warps' own scans and their finishing:
 /// publishes the warps' totals (`warp_running`, this warp's), scans them, and has the first warp
 /// look back for the tile's prefix and publish. Returns what comes before this warp's first
@@ -402,6 +510,16 @@ macro_rules! single_pass_kernels {
     )* } };
 }
 for_each_type!(single_pass_kernels);
+
+/// The staged variant for 4- and 8-byte elements: `single_pass_staged_<t>_<op>`.
+macro_rules! single_pass_staged_kernels {
+    (u8, [$($op:ident),*]) => {};
+    (u16, [$($op:ident),*]) => {};
+    ($t:ident, [$($op:ident),*]) => { paste::paste! { $(
+        single_pass_kernel!([<single_pass_staged_ $t _ $op:lower>], $t, $op, false, single_pass_staged);
+    )* } };
+}
+for_each_type!(single_pass_staged_kernels);
 
 macro_rules! single_pass_det_kernels {
     ($($t:ident),*) => { paste::paste! { $(

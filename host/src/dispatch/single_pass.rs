@@ -14,9 +14,22 @@ pub(super) fn temp_bytes(elem_size: usize, n: u64) -> u64 {
     status::temp_bytes(n.div_ceil(shape(elem_size).tile() as u64), elem_size)
 }
 
+/// Whether the tile-in-shared-memory kernels run (`GPU_SCAN_STAGED=1`, 4- and 8-byte elements,
+/// free-order look-back), for measuring them against the register-tile kernels in one run.
+fn staged(elem_size: usize, fixed: bool) -> bool {
+    !fixed && matches!(elem_size, 4 | 8) && std::env::var("GPU_SCAN_STAGED").as_deref() == Ok("1")
+}
+
 pub(super) fn run<T: Element>(job: &Job<'_, T>, temp: &mut TempStorage) -> Result<()> {
     let fixed = job.opts.deterministic && job.opts.op.order_sensitive(T::TYPE);
-    let name = kernel_name(if fixed { names::SINGLE_PASS_DET } else { names::SINGLE_PASS }, T::TYPE, job.opts.op);
+    let prefix = if fixed {
+        names::SINGLE_PASS_DET
+    } else if staged(T::TYPE.size(), fixed) {
+        names::SINGLE_PASS_STAGED
+    } else {
+        names::SINGLE_PASS
+    };
+    let name = kernel_name(prefix, T::TYPE, job.opts.op);
     let init = job.opts.init.unwrap_or(T::identity(job.opts.op)?);
     launch(job, &name, init, temp)
 }
@@ -32,7 +45,11 @@ pub(crate) fn launch<T: DeviceRepr + Copy>(
 ) -> Result<()> {
     let size = std::mem::size_of::<T>();
     let f = job.gpu.kernel(name)?;
-    let smem = layout::single_pass_smem(tuning::DEFAULT_ARCH, size);
+    let smem = if name.starts_with(names::SINGLE_PASS_STAGED) {
+        layout::single_pass_staged_smem(tuning::DEFAULT_ARCH, size)
+    } else {
+        layout::single_pass_smem(tuning::DEFAULT_ARCH, size)
+    };
     let (tiles, base, epoch, counter_base) = temp.tiles(job.gpu, job.stream, job.n, shape(size), size)?;
     let mut flags = kernel_flags(job.opts.exclusive, job.opts.init.is_some());
     if job.opts.status_ordering == StatusOrdering::AcquireRelease {
