@@ -134,14 +134,6 @@ pub fn ballot(pred: bool) -> u32 {
     r
 }
 
-/// The lanes whose `v` equals this lane's. All 32 lanes must call it together.
-#[inline(always)]
-pub fn match_any(v: u32) -> u32 {
-    let r: u32;
-    unsafe { asm!("match.any.sync.b32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) v, m = in(reg32) FULL_MASK) }
-    r
-}
-
 /// True when the predicate holds on every lane.
 #[inline(always)]
 pub fn all_lanes(pred: bool) -> bool {

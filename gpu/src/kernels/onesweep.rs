@@ -3,17 +3,16 @@
 //!
 //! 1. [`digit_counts`] counts every pass's digits over all keys in one read (per block in shared
 //!    memory, then added to the global counts).
-//! 2. [`pass`], once per digit: each tile ranks its keys by digit (per warp with `match.any`, then
-//!    across the warps: stable), publishes its count of every digit and looks back per digit for
-//!    how many keys of that digit earlier tiles hold: the single-pass scan's decoupled look-back,
-//!    one digit per thread, seeded by tile 0 with where each digit starts overall. A tile counts
-//!    its digits and publishes the counts first, before it ranks, so that the tiles after it
-//!    rarely wait on it. The tile then
-//!    gathers its keys in shared memory in digit order and writes them out: consecutive threads
-//!    write consecutive places within a digit's run.
+//! 2. [`pass`], once per digit: each tile counts its digits and publishes the counts at once, so
+//!    the tiles after it rarely wait on it; ranks its keys by digit (per warp with one ballot per
+//!    digit bit, then across the warps: stable); and looks back per digit for how many keys of
+//!    that digit earlier tiles hold: the single-pass scan's decoupled look-back, one digit per
+//!    thread, seeded by tile 0 with where each digit starts overall. The tile then gathers its
+//!    keys in shared memory in digit order and writes them out: consecutive threads write
+//!    consecutive places within a digit's run.
 
 use crate::arch::{
-    atomic_add_block_u32, atomic_add_u32, block_idx, grid_dim, lane, match_any, opaque_u32, sync_threads, sync_warp,
+    atomic_add_block_u32, atomic_add_u32, block_idx, grid_dim, lane, opaque_u32, sync_threads, sync_warp,
     thread_idx, warp_idx, WARP,
 };
 use crate::kernels::claim_tile;
@@ -23,6 +22,17 @@ use crate::smem::Carver;
 use crate::warp;
 use scan_abi::partition::{radix_digit, RADIX_BITS};
 use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
+
+/// Runs `body` with `r` = 0, 1, … while `r < n` (at most 16), each copy with `r` a constant.
+macro_rules! unrolled {
+    ($r:ident < $n:expr, $body:block) => {
+        unrolled!(@ $r, $n, $body, 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15)
+    };
+    (@ $r:ident, $n:expr, $body:block, $($i:literal)*) => {
+        const { assert!($n <= 16) };
+        $( if $i < $n { let $r: usize = $i; $body } )*
+    };
+}
 
 /// Digits of one pass.
 const DIGITS: u32 = 1 << RADIX_BITS;
@@ -181,9 +191,11 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize>(
     let mine = warp_digits.offset(w * DIGITS);
     let below = (1u32 << l) - 1;
     let mut rank = [0u32; IT];
-    for r in 0..IT {
+    // Unrolled by hand: as a loop LLVM leaves it rolled (eight ballots a step), and the keys and
+    // ranks it indexes would live in local memory.
+    unrolled!(r < IT, {
         let d = if valid(r) { digit(keys[r], shift) } else { u32::MAX };
-        let peers = match_any(d);
+        let peers = warp::peers(d, RADIX_BITS, d != u32::MAX);
         let before = if d != u32::MAX { mine.get(d) } else { 0 };
         sync_warp();
         rank[r] = before + (peers & below).count_ones();
@@ -191,7 +203,7 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize>(
             mine.set(d, before + peers.count_ones());
         }
         sync_warp();
-    }
+    });
     sync_threads();
 
     // Thread d < 256: the tile's count of digit d, each warp's first place among its keys, and

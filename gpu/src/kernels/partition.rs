@@ -6,15 +6,16 @@
 //! 2. The host scans that matrix (exclusive, with the single-pass scan): entry `(d, tile)` becomes
 //!    the output position of tile `tile`'s first element with digit `d`.
 //! 3. `partition_scatter`: each warp walks its part of the tile 32 elements at a time, in index
-//!    order; lanes with equal digits find each other with `match.any`, so each element's rank
+//!    order; lanes with equal digits find each other with one ballot per digit bit, so each element's rank
 //!    among the warp's equal digits is known without atomics; per-digit warp counts are then
 //!    scanned across the warps, and every element goes to its place. Equal digits keep their
 //!    input order: the pass is stable.
 
 use crate::arch::{
-    atomic_add_block_u32, block_idx, lane, match_any, sync_threads, sync_warp, thread_idx, warp_idx, WARP,
+    atomic_add_block_u32, block_idx, lane, sync_threads, sync_warp, thread_idx, warp_idx, WARP,
 };
 use crate::op::Element;
+use crate::warp;
 use crate::smem::Carver;
 use scan_abi::partition::{Digit, ITEMS, THREADS};
 
@@ -92,8 +93,8 @@ pub unsafe fn scatter<T: Element>(
             digit_of[r] = digit.of(keys[r]);
         }
         // Lanes past the end share the digit u32::MAX, which no element has.
-        let peers = match_any(digit_of[r]);
         let valid = digit_of[r] != u32::MAX;
+        let peers = warp::peers(digit_of[r], u32::BITS - (d_count - 1).leading_zeros(), valid);
         let before = if valid { mine.get(digit_of[r]) } else { 0 };
         sync_warp();
         rank[r] = before + (peers & below).count_ones();

@@ -14,10 +14,16 @@ pub(super) fn temp_bytes(elem_size: usize, n: u64) -> u64 {
     status::temp_bytes(n.div_ceil(shape(elem_size).tile() as u64), elem_size)
 }
 
-/// Whether the tile-in-shared-memory kernels run (`GPU_SCAN_STAGED=1`, 4- and 8-byte elements,
-/// free-order look-back), for measuring them against the register-tile kernels in one run.
+/// Whether the tile-in-shared-memory kernels run (4- and 8-byte elements, free-order look-back
+/// only): as `tuning::single_pass_staged` says, unless `GPU_SCAN_STAGED` is `0` or `1`, which
+/// lets one run measure both kinds.
 fn staged(elem_size: usize, fixed: bool) -> bool {
-    !fixed && matches!(elem_size, 4 | 8) && std::env::var("GPU_SCAN_STAGED").as_deref() == Ok("1")
+    let chosen = match std::env::var("GPU_SCAN_STAGED").as_deref() {
+        Ok("0") => false,
+        Ok("1") => true,
+        _ => tuning::single_pass_staged(tuning::DEFAULT_ARCH, elem_size),
+    };
+    chosen && !fixed && matches!(elem_size, 4 | 8)
 }
 
 pub(super) fn run<T: Element>(job: &Job<'_, T>, temp: &mut TempStorage) -> Result<()> {
