@@ -20,7 +20,7 @@ pub const fn single_pass_smem(arch: u32, elem_size: usize) -> u32 {
 
 /// Staged single-pass kernel: the single-pass windows, then the tile itself.
 pub const fn single_pass_staged_smem(arch: u32, elem_size: usize) -> u32 {
-    let tile = crate::tuning::single_pass(arch, elem_size).tile();
+    let tile = crate::tuning::single_pass_staged_shape(arch, elem_size).tile();
     single_pass_smem(arch, elem_size) + smem_window(tile, elem_size as u32)
 }
 

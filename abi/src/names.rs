@@ -29,6 +29,9 @@ pub const SEGMENTED: &str = "segmented";
 pub const RECURRENCE_F32: &str = "recurrence_f32";
 /// Linear recurrence over f64 (single-pass scan of `[a, b]` pairs).
 pub const RECURRENCE_F64: &str = "recurrence_f64";
+/// The recurrences with the tile staged in shared memory.
+pub const RECURRENCE_STAGED_F32: &str = "recurrence_staged_f32";
+pub const RECURRENCE_STAGED_F64: &str = "recurrence_staged_f64";
 /// Batched scans of a row-major matrix: `batched_columns_<type>_<op>` down the columns,
 /// `batched_rows_<type>_<op>` along the rows (add, mul, min, max on 32- and 64-bit types).
 pub const BATCHED_COLUMNS: &str = "batched_columns";

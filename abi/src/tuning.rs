@@ -56,7 +56,17 @@ pub const fn single_pass(arch: u32, elem_size: usize) -> TileShape {
 /// or `1` overrides it, to measure both in one run.
 pub const fn single_pass_staged(arch: u32, elem_size: usize) -> bool {
     let _ = arch;
-    elem_size == 8
+    elem_size >= 8
+}
+
+/// Tile of the staged single-pass kernels: the register tile, except for 16-byte elements (the
+/// f64 recurrence's pairs), whose register tile stops at 4 per thread (8 spilled) while shared
+/// memory holds 8.
+pub const fn single_pass_staged_shape(arch: u32, elem_size: usize) -> TileShape {
+    match elem_size {
+        16 => TileShape { threads: 256, items: 8 },
+        _ => single_pass(arch, elem_size),
+    }
 }
 
 /// Stream compaction: the single-pass shapes, except for 1- and 2-byte elements, which the

@@ -31,6 +31,11 @@ fn expected_kernels() -> Vec<String> {
             }
             if gpu_scan::apps::segmented::OPS.contains(&op) && matches!(ty.size(), 4 | 8) {
                 names.push(format!("segmented_{suffix}"));
+                names.push(format!("batched_columns_{suffix}"));
+                names.push(format!("batched_rows_{suffix}"));
+            }
+            if matches!(ty.size(), 4 | 8) {
+                names.push(format!("single_pass_staged_{suffix}"));
             }
             names.push(format!("naive_{suffix}"));
             names.push(format!("hier_reduce_{suffix}"));
@@ -46,11 +51,24 @@ fn expected_kernels() -> Vec<String> {
     for ty in gpu_scan::apps::sort::KEY_TYPES {
         names.push(format!("partition_count_{}", ty.name()));
         names.push(format!("partition_scatter_{}", ty.name()));
+        names.push(format!("sort_counts_{}", ty.name()));
+        names.push(format!("sort_pass_{}", ty.name()));
     }
     for ty in ElemType::ALL {
         names.push(format!("compact_{}", ty.name()));
     }
-    names.extend(["recurrence_f32", "segmented_heads_u64", "csr_count_u32", "csr_heads_u32"].map(String::from));
+    names.extend(
+        [
+            "recurrence_f32",
+            "recurrence_f64",
+            "recurrence_staged_f32",
+            "recurrence_staged_f64",
+            "segmented_heads_u64",
+            "csr_count_u32",
+            "csr_heads_u32",
+        ]
+        .map(String::from),
+    );
     names
 }
 

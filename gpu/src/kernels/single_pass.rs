@@ -463,7 +463,13 @@ macro_rules! single_pass_kernel {
     ($name:ident, $t:ty, $op:ident, $fixed:expr) => {
         single_pass_kernel!($name, $t, $op, $fixed, single_pass);
     };
+    ($name:ident, $t:ty, $op:ident, $fixed:expr, single_pass_staged) => {
+        single_pass_kernel!($name, $t, $op, $fixed, single_pass_staged, single_pass_staged_shape);
+    };
     ($name:ident, $t:ty, $op:ident, $fixed:expr, $driver:ident) => {
+        single_pass_kernel!($name, $t, $op, $fixed, $driver, single_pass);
+    };
+    ($name:ident, $t:ty, $op:ident, $fixed:expr, $driver:ident, $shape:ident) => {
         #[no_mangle]
         // A `[f64; 2]` initial value is a 16-byte, 8-aligned PTX parameter, as the host passes it.
         #[allow(clippy::too_many_arguments, improper_ctypes_definitions)]
@@ -479,7 +485,7 @@ macro_rules! single_pass_kernel {
             backoff_ns: u32,
         ) {
             const SIZE: usize = core::mem::size_of::<$t>();
-            const SHAPE: tuning::TileShape = tuning::single_pass(ARCH, SIZE);
+            const SHAPE: tuning::TileShape = tuning::$shape(ARCH, SIZE);
             const V: usize = tuning::vector_elems(SIZE) as usize;
             const D: usize = tuning::lookback_depth(ARCH, SIZE);
             const K: usize = tuning::lookback_fixed_windows(ARCH, SIZE);
@@ -533,3 +539,5 @@ single_pass_det_kernels!(f32, f64);
 // u64, or f64 pairs.
 single_pass_kernel!(recurrence_f32, u64, AffineF32, false);
 single_pass_kernel!(recurrence_f64, [f64; 2], AffineF64, false);
+single_pass_kernel!(recurrence_staged_f32, u64, AffineF32, false, single_pass_staged);
+single_pass_kernel!(recurrence_staged_f64, [f64; 2], AffineF64, false, single_pass_staged);

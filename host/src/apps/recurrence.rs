@@ -18,7 +18,9 @@ use std::sync::Arc;
 /// u64 (`AffineF32`), f64 pairs as `[a, b]` (`AffineF64`).
 pub trait RecurrenceFloat: Copy + Into<f64> + Send + Sync + 'static {
     type Map: DeviceRepr + ValidAsZeroBits + Copy + Unpin + Send + Sync;
+    /// The kernels: tile in registers, tile staged in shared memory.
     const KERNEL: &'static str;
+    const STAGED_KERNEL: &'static str;
     fn map(a: Self, b: Self) -> Self::Map;
     /// The constant map `x -> x0`, i.e. (0, x0), that starts the scan.
     fn start(x0: Self) -> Self::Map;
@@ -31,6 +33,7 @@ pub trait RecurrenceFloat: Copy + Into<f64> + Send + Sync + 'static {
 impl RecurrenceFloat for f32 {
     type Map = u64;
     const KERNEL: &'static str = names::RECURRENCE_F32;
+    const STAGED_KERNEL: &'static str = names::RECURRENCE_STAGED_F32;
     fn map(a: f32, b: f32) -> u64 {
         AffineF32::pack(a, b)
     }
@@ -48,6 +51,7 @@ impl RecurrenceFloat for f32 {
 impl RecurrenceFloat for f64 {
     type Map = [f64; 2];
     const KERNEL: &'static str = names::RECURRENCE_F64;
+    const STAGED_KERNEL: &'static str = names::RECURRENCE_STAGED_F64;
     fn map(a: f64, b: f64) -> [f64; 2] {
         [a, b]
     }
@@ -98,7 +102,9 @@ impl Gpu {
         let (input, _r) = maps.device_ptr(stream);
         let (output, _w) = out.device_ptr_mut(stream);
         let job = Job { gpu: self, stream, input, output, n, opts: &opts };
-        let r = single_pass::launch(&job, F::KERNEL, start, temp);
+        let staged = single_pass::staged(std::mem::size_of::<F::Map>(), false);
+        let kernel = if staged { F::STAGED_KERNEL } else { F::KERNEL };
+        let r = single_pass::launch(&job, kernel, staged, start, temp);
         temp.poison_on_error(r)
     }
 

@@ -17,13 +17,13 @@ pub(super) fn temp_bytes(elem_size: usize, n: u64) -> u64 {
 /// Whether the tile-in-shared-memory kernels run (4- and 8-byte elements, free-order look-back
 /// only): as `tuning::single_pass_staged` says, unless `GPU_SCAN_STAGED` is `0` or `1`, which
 /// lets one run measure both kinds.
-fn staged(elem_size: usize, fixed: bool) -> bool {
+pub(crate) fn staged(elem_size: usize, fixed: bool) -> bool {
     let chosen = match std::env::var("GPU_SCAN_STAGED").as_deref() {
         Ok("0") => false,
         Ok("1") => true,
         _ => tuning::single_pass_staged(tuning::DEFAULT_ARCH, elem_size),
     };
-    chosen && !fixed && matches!(elem_size, 4 | 8)
+    chosen && !fixed && matches!(elem_size, 4 | 8 | 16)
 }
 
 pub(super) fn run<T: Element>(job: &Job<'_, T>, temp: &mut TempStorage) -> Result<()> {
@@ -37,32 +37,37 @@ pub(super) fn run<T: Element>(job: &Job<'_, T>, temp: &mut TempStorage) -> Resul
     };
     let name = kernel_name(prefix, T::TYPE, job.opts.op);
     let init = job.opts.init.unwrap_or(T::identity(job.opts.op)?);
-    launch(job, &name, init, temp)
+    launch(job, &name, prefix == names::SINGLE_PASS_STAGED, init, temp)
 }
 
 /// Launches the single-pass kernel `name` (any kernel stamped out by `single_pass_kernel!`, also
 /// for operators outside [`scan_abi::Op`]) for `job`, with `init` as the initial value when
-/// `job.opts.init` is set.
+/// `job.opts.init` is set. `staged`: the kernel stages its tile in shared memory (its own tile
+/// shape and shared memory).
 pub(crate) fn launch<T: DeviceRepr + Copy>(
     job: &Job<'_, T>,
     name: &str,
+    staged: bool,
     init: T,
     temp: &mut TempStorage,
 ) -> Result<()> {
     let size = std::mem::size_of::<T>();
     let f = job.gpu.kernel(name)?;
-    let smem = if name.starts_with(names::SINGLE_PASS_STAGED) {
-        layout::single_pass_staged_smem(tuning::DEFAULT_ARCH, size)
+    let (shape, smem) = if staged {
+        (
+            tuning::single_pass_staged_shape(tuning::DEFAULT_ARCH, size),
+            layout::single_pass_staged_smem(tuning::DEFAULT_ARCH, size),
+        )
     } else {
-        layout::single_pass_smem(tuning::DEFAULT_ARCH, size)
+        (shape(size), layout::single_pass_smem(tuning::DEFAULT_ARCH, size))
     };
-    let (tiles, base, epoch, counter_base) = temp.tiles(job.gpu, job.stream, job.n, shape(size), size)?;
+    let (tiles, base, epoch, counter_base) = temp.tiles(job.gpu, job.stream, job.n, shape, size)?;
     let mut flags = kernel_flags(job.opts.exclusive, job.opts.init.is_some());
     if job.opts.status_ordering == StatusOrdering::AcquireRelease {
         flags |= scan_abi::flags::ACQ_REL_STATUS;
     }
     let backoff = job.opts.backoff_ns.unwrap_or(tuning::lookback_backoff_ns(tuning::DEFAULT_ARCH, size));
-    let cfg = grid(tiles, shape(size).threads, smem)?;
+    let cfg = grid(tiles, shape.threads, smem)?;
     let mut b = job.stream.launch_builder(&f);
     b.arg(&job.input)
         .arg(&job.output)
