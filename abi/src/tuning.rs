@@ -52,8 +52,10 @@ pub const fn single_pass(arch: u32, elem_size: usize) -> TileShape {
 /// elements read back after the look-back) instead of holding it in registers. Same tile
 /// shapes. On the H200 at 2^26-2^30, in one run: 8-byte elements staged f64 68.0-68.3% of copy
 /// against 62.7-64.1% in registers (56 registers instead of 2 blocks per SM), u64 71.6-71.7%
-/// against 71.7-72.8%; 4-byte staged 62-63% against 68% (f32) and 73% (u32). `GPU_SCAN_STAGED=0`
-/// or `1` overrides it, to measure both in one run.
+/// against 71.7-72.8%; 4-byte staged 62-63% against 68% (f32) and 73% (u32). The recurrences
+/// (another run): f64 pairs, 16 bytes, 54.1% staged (8 per thread) against 41.7% (4 per thread in
+/// registers); f32 pairs packed in 8 bytes 70.9% against 72.0%. `GPU_SCAN_STAGED=0` or `1`
+/// overrides it, to measure both in one run.
 pub const fn single_pass_staged(arch: u32, elem_size: usize) -> bool {
     let _ = arch;
     elem_size >= 8
