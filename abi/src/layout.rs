@@ -28,7 +28,10 @@ pub const fn single_pass_staged_smem(arch: u32, elem_size: usize) -> u32 {
 /// tile's kept elements, staged in order.
 pub const fn compact_smem(arch: u32, elem_size: usize) -> u32 {
     let shape = crate::tuning::compact(arch, elem_size);
-    smem_window(1, 4) + smem_window(shape.threads / 32, 4) + smem_window(1, 8) + smem_window(shape.tile(), elem_size as u32)
+    smem_window(1, 4)
+        + smem_window(shape.threads / 32, 4)
+        + smem_window(1, 8)
+        + smem_window(shape.tile(), elem_size as u32)
 }
 
 /// Segmented scan: the tile index, then per-warp (head, value) totals and prefixes; a pair

@@ -87,15 +87,7 @@ impl Gpu {
         let (i, _r) = input.device_ptr(stream);
         let (o, _w) = output.device_ptr_mut(stream);
         let mut b = stream.launch_builder(&f);
-        b.arg(&i)
-            .arg(&o)
-            .arg(&rows)
-            .arg(&cols)
-            .arg(&strip)
-            .arg(&flags)
-            .arg(&base)
-            .arg(&counter_base)
-            .arg(&epoch);
+        b.arg(&i).arg(&o).arg(&rows).arg(&cols).arg(&strip).arg(&flags).arg(&base).arg(&counter_base).arg(&epoch);
         // SAFETY: matches batched_kernels! in gpu/; input and output hold rows × cols elements,
         // the tile state one status word per (row block, column).
         temp.poison_on_error(unsafe { b.launch(cfg) }.map(drop).map_err(|e| Error::kernel(&name, e)))
@@ -131,7 +123,8 @@ impl Gpu {
         let f = self.kernel(&name)?;
         let flags = if exclusive { scan_abi::flags::EXCLUSIVE } else { 0 };
         let threads = tuning::rows(tuning::DEFAULT_ARCH, size).threads;
-        let cfg = grid(rows.min(tuning::ROW_KERNEL_MAX_BLOCKS), threads, layout::rows_smem(tuning::DEFAULT_ARCH, size))?;
+        let cfg =
+            grid(rows.min(tuning::ROW_KERNEL_MAX_BLOCKS), threads, layout::rows_smem(tuning::DEFAULT_ARCH, size))?;
         let (i, _r) = input.device_ptr(stream);
         let (o, _w) = output.device_ptr_mut(stream);
         let mut b = stream.launch_builder(&f);
@@ -157,6 +150,102 @@ mod tests {
             assert!(strip as u64 <= tuning::COLUMN_STRIP as u64 && groups >= 1, "{cols}");
             let strips = cols.div_ceil(strip as u64);
             assert!(strips * strip as u64 - cols < strips, "{cols}: strips {strips} of {strip}");
+        }
+    }
+
+    /// The column kernel's algorithm, thread by thread on the CPU, for wrapping u32 sums: tile
+    /// numbering across strips, thread groups of consecutive rows, the groups' totals combined
+    /// per column, and a per-column look-back that walks aggregates back to some published
+    /// prefix (which one depends on timing: `stop` picks it). It must equal the scan of every
+    /// column for any shape, inclusive and exclusive.
+    fn emulate(x: &[u32], rows: u64, cols: u64, exclusive: bool, stop: u64) -> Vec<u32> {
+        let it = tuning::columns(tuning::DEFAULT_ARCH, 4).items as u64;
+        let threads = tuning::columns(tuning::DEFAULT_ARCH, 4).threads as u64;
+        let (strip, groups, tile_rows) = column_plan(cols, 4);
+        let (strip, groups) = (strip as u64, groups as u64);
+        let strips = cols.div_ceil(strip);
+        let tiles = rows.div_ceil(tile_rows) * strips;
+        // (aggregate, inclusive prefix) per (row block, column)
+        let mut status: Vec<(u32, u32)> = vec![(0, 0); (rows.div_ceil(tile_rows) * cols) as usize];
+        let mut out = vec![u32::MAX; x.len()];
+        for tile in 0..tiles {
+            let (chunk, s) = (tile / strips, tile % strips);
+            let mut totals = vec![0u32; threads as usize];
+            let mut vals = vec![vec![0u32; it as usize]; threads as usize];
+            for t in 0..threads {
+                let (g, c) = (t / strip, t % strip);
+                let (col, row0) = (s * strip + c, chunk * tile_rows + g * it);
+                if g >= groups || col >= cols {
+                    continue;
+                }
+                let mut run = 0u32;
+                for k in 0..it {
+                    if row0 + k < rows {
+                        run = run.wrapping_add(x[((row0 + k) * cols + col) as usize]);
+                    }
+                    vals[t as usize][k as usize] = run;
+                }
+                totals[(g * strip + c) as usize] = run;
+            }
+            for t in 0..threads {
+                let (g, c) = (t / strip, t % strip);
+                let (col, row0) = (s * strip + c, chunk * tile_rows + g * it);
+                if g >= groups || col >= cols {
+                    continue;
+                }
+                let before: u32 = (0..g).map(|h| totals[(h * strip + c) as usize]).fold(0, u32::wrapping_add);
+                let total: u32 = (0..groups).map(|h| totals[(h * strip + c) as usize]).fold(0, u32::wrapping_add);
+                let slot = |k: u64| (k * cols + col) as usize;
+                let mut prefix = 0u32;
+                if g == 0 {
+                    if chunk > 0 {
+                        let mut k = chunk - 1;
+                        loop {
+                            let (aggregate, inclusive) = status[slot(k)];
+                            if k == 0 || (k + stop).is_multiple_of(3) {
+                                prefix = prefix.wrapping_add(inclusive);
+                                break;
+                            }
+                            prefix = prefix.wrapping_add(aggregate);
+                            k -= 1;
+                        }
+                    }
+                    status[slot(chunk)] = (total, prefix.wrapping_add(total));
+                } else if chunk > 0 {
+                    prefix = status[slot(chunk)].1.wrapping_sub(total);
+                }
+                let p = prefix.wrapping_add(before);
+                for k in 0..it {
+                    if row0 + k < rows {
+                        let inclusive = p.wrapping_add(vals[t as usize][k as usize]);
+                        let previous = if k == 0 { p } else { p.wrapping_add(vals[t as usize][k as usize - 1]) };
+                        out[((row0 + k) * cols + col) as usize] = if exclusive { previous } else { inclusive };
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_column_kernels_algorithm_equals_the_scan_of_every_column() {
+        for (rows, cols) in [(1u64, 2u64), (7, 3), (1025, 8), (300, 65), (129, 200), (5, 1000), (2000, 2)] {
+            let x: Vec<u32> = (0..rows * cols).map(|i| crate::input::bits(rows ^ cols, i) as u32).collect();
+            for exclusive in [false, true] {
+                let mut want = vec![0u32; x.len()];
+                for c in 0..cols {
+                    let mut run = 0u32;
+                    for r in 0..rows {
+                        let i = (r * cols + c) as usize;
+                        want[i] = if exclusive { run } else { run.wrapping_add(x[i]) };
+                        run = run.wrapping_add(x[i]);
+                    }
+                }
+                for stop in 0..3 {
+                    let got = emulate(&x, rows, cols, exclusive, stop);
+                    assert_eq!(got, want, "{rows}x{cols} exclusive={exclusive} stop={stop}");
+                }
+            }
         }
     }
 

@@ -111,7 +111,9 @@ impl Gpu {
         let (vb, _rvb) = alt_values.map(|v| v.device_ptr_mut(stream)).unzip();
         let (va, vb) = (va.unwrap_or(0), vb.unwrap_or(0));
         let counting = tuning::sort_counts(tuning::DEFAULT_ARCH);
-        let blocks = n.div_ceil(counting.tile() as u64).min(tuning::SORT_COUNT_BLOCKS_PER_SM * self.info().multiprocessors as u64);
+        let blocks = n
+            .div_ceil(counting.tile() as u64)
+            .min(tuning::SORT_COUNT_BLOCKS_PER_SM * self.info().multiprocessors as u64);
         {
             let (c, _w) = counts.device_ptr_mut(stream);
             let mut l = stream.launch_builder(&f);
