@@ -155,3 +155,98 @@ impl Gpu {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use scan_abi::partition::radix_digit;
+
+    /// One pass of the sort kernel, thread by thread on the CPU for `u32` keys: warp-striped
+    /// tiles, ranks within a warp in index order, warps' first places per digit, the tile's digit
+    /// runs, per-digit look-back offsets from the overall counts, the gather in digit order and
+    /// the write-out. It must equal a stable counting sort by the digit.
+    fn emulate_pass(keys: &[u32], shift: u32) -> Vec<u32> {
+        const WARP: usize = 32;
+        let shape = tuning::sort(tuning::DEFAULT_ARCH, 4);
+        let (threads, it) = (shape.threads as usize, shape.items as usize);
+        let (warps, tile_elems) = (threads / WARP, threads * it);
+        let digit = |k: u32| radix_digit(k as u64, shift) as usize;
+        let n = keys.len();
+        let mut overall = [0usize; 256];
+        for &k in keys {
+            overall[digit(k)] += 1;
+        }
+        let mut start = [0usize; 256];
+        for d in 1..256 {
+            start[d] = start[d - 1] + overall[d - 1];
+        }
+        let mut out = vec![u32::MAX; n];
+        let mut published = vec![[0usize; 256]; n.div_ceil(tile_elems)];
+        for tile in 0..n.div_ceil(tile_elems) {
+            let index = |w: usize, r: usize, l: usize| tile * tile_elems + w * WARP * it + r * WARP + l;
+            let mut warp_digits = vec![[0usize; 256]; warps];
+            let mut rank = vec![0usize; tile_elems];
+            for (w, counts) in warp_digits.iter_mut().enumerate() {
+                for r in 0..it {
+                    for l in 0..WARP {
+                        if index(w, r, l) < n {
+                            let d = digit(keys[index(w, r, l)]);
+                            rank[w * WARP * it + r * WARP + l] = counts[d];
+                            counts[d] += 1;
+                        }
+                    }
+                }
+            }
+            let mut tile_count = [0usize; 256];
+            for d in 0..256 {
+                for counts in warp_digits.iter_mut() {
+                    let c = counts[d];
+                    counts[d] = tile_count[d];
+                    tile_count[d] += c;
+                }
+            }
+            let mut tile_start = [0usize; 256];
+            for d in 1..256 {
+                tile_start[d] = tile_start[d - 1] + tile_count[d - 1];
+            }
+            let before: Vec<usize> =
+                (0..256).map(|d| if tile == 0 { start[d] } else { published[tile - 1][d] }).collect();
+            for d in 0..256 {
+                published[tile][d] = before[d] + tile_count[d];
+            }
+            let mut staged = vec![0u32; tile_elems];
+            for w in 0..warps {
+                for r in 0..it {
+                    for l in 0..WARP {
+                        let i = index(w, r, l);
+                        if i < n {
+                            let d = digit(keys[i]);
+                            staged[tile_start[d] + warp_digits[w][d] + rank[w * WARP * it + r * WARP + l]] = keys[i];
+                        }
+                    }
+                }
+            }
+            for (i, &k) in staged.iter().enumerate().take((n - tile * tile_elems).min(tile_elems)) {
+                out[before[digit(k)] - tile_start[digit(k)] + i] = k;
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_sort_pass_algorithm_is_a_stable_partition_by_digit() {
+        let tile = tuning::sort(tuning::DEFAULT_ARCH, 4).tile() as usize;
+        for n in [0, 1, 33, tile - 1, tile, tile + 1, 3 * tile + 17] {
+            for few_digits in [false, true] {
+                let keys: Vec<u32> = (0..n as u64)
+                    .map(|i| crate::input::bits(n as u64, i) as u32 & if few_digits { 0x0303_0303 } else { u32::MAX })
+                    .collect();
+                for shift in [0, 8, 24] {
+                    let mut want = keys.clone();
+                    want.sort_by_key(|&k| radix_digit(k as u64, shift));
+                    assert_eq!(emulate_pass(&keys, shift), want, "n={n} shift={shift} few_digits={few_digits}");
+                }
+            }
+        }
+    }
+}
