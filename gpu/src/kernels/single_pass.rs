@@ -143,6 +143,18 @@ struct TileSmem<T> {
     held: Smem<T>,
 }
 
+impl<T: Copy> TileSmem<T> {
+    /// The windows, carved next from `smem` (after the tile index).
+    #[inline(always)]
+    fn take<const TH: u32, const D: usize, const K: usize>(smem: &mut Carver) -> TileSmem<T> {
+        TileSmem {
+            warp_totals: smem.take::<T>(TH / WARP),
+            warp_prefixes: smem.take::<T>(TH / WARP),
+            held: smem.take::<T>(((K + 1) * D) as u32 * WARP),
+        }
+    }
+}
+
 /// Bits of a 1- or 2-byte element, and back.
 #[inline(always)]
 fn narrow_bits<T: Copy>(x: T) -> u32 {
@@ -205,11 +217,7 @@ pub unsafe fn single_pass_packed<
     let mode = Mode::from_flags(flags);
     let mut smem = Carver::new();
     let tile_slot = smem.take::<u32>(1);
-    let sh = TileSmem::<T> {
-        warp_totals: smem.take::<T>(TH / WARP),
-        warp_prefixes: smem.take::<T>(TH / WARP),
-        held: smem.take::<T>(((K + 1) * D) as u32 * WARP),
-    };
+    let sh = TileSmem::<T>::take::<TH, D, K>(&mut smem);
     smem.check();
     let publish = Publish { temp, epoch, backoff_ns };
     let (w, l) = (warp_idx(), lane());
@@ -318,11 +326,7 @@ pub unsafe fn single_pass_staged<
     let mode = Mode::from_flags(flags);
     let mut smem = Carver::new();
     let tile_slot = smem.take::<u32>(1);
-    let sh = TileSmem::<T> {
-        warp_totals: smem.take::<T>(TH / WARP),
-        warp_prefixes: smem.take::<T>(TH / WARP),
-        held: smem.take::<T>(((K + 1) * D) as u32 * WARP),
-    };
+    let sh = TileSmem::<T>::take::<TH, D, K>(&mut smem);
     let staged = smem.take::<T>(TH * (V * VECS) as u32);
     smem.check();
     let publish = Publish { temp, epoch, backoff_ns };
