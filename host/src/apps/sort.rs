@@ -4,7 +4,7 @@
 //! their `order_key` (floats: `-0.0` before `+0.0`, NaNs last); u32 values ride along.
 
 use super::partition::check_len;
-use crate::dispatch::{grid, TempStorage};
+use crate::dispatch::{at_least, grid, TempStorage};
 use crate::element::{ElemType, Element};
 use crate::error::{Error, Result};
 use crate::runtime::Gpu;
@@ -40,21 +40,6 @@ impl<T: Element> SortBuffers<T> {
     pub fn new() -> SortBuffers<T> {
         SortBuffers { keys: None, values: None, counts: None, temp: TempStorage::new() }
     }
-}
-
-/// `slot`, (re)allocated when it holds fewer than `len` items.
-fn at_least<'a, U: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
-    gpu: &Gpu,
-    stream: &Arc<CudaStream>,
-    slot: &'a mut Option<CudaSlice<U>>,
-    what: &str,
-    len: usize,
-) -> Result<&'a mut CudaSlice<U>> {
-    if slot.as_ref().is_none_or(|b| b.len() < len) {
-        *slot = None;
-        *slot = Some(gpu.alloc_zeros::<U>(stream, what, len)?);
-    }
-    Ok(slot.as_mut().expect("allocated above"))
 }
 
 impl Gpu {
@@ -96,12 +81,12 @@ impl Gpu {
         let size = T::TYPE.size();
         let passes = 8 * size as u32 / RADIX_BITS;
         let digits = 1usize << RADIX_BITS;
-        let alt_keys = at_least(self, stream, &mut bufs.keys, "sort buffer", n as usize)?;
+        let alt_keys = at_least(self, stream, &mut bufs.keys, "sort buffer", n as usize)?.0;
         let alt_values = match values {
-            Some(_) => Some(at_least(self, stream, &mut bufs.values, "sort value buffer", n as usize)?),
+            Some(_) => Some(at_least(self, stream, &mut bufs.values, "sort value buffer", n as usize)?.0),
             None => None,
         };
-        let counts = at_least(self, stream, &mut bufs.counts, "digit counts", passes as usize * digits)?;
+        let counts = at_least(self, stream, &mut bufs.counts, "digit counts", passes as usize * digits)?.0;
         stream.memset_zeros(counts)?;
         let name = format!("{}_{}", names::SORT_COUNTS, T::TYPE.name());
         let f = self.kernel(&name)?;

@@ -12,7 +12,7 @@ pub use trace::{Trace, TraceStep};
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::runtime::Gpu;
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, LaunchConfig};
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, LaunchConfig, ValidAsZeroBits};
 use scan_abi::block::BlockAlgo;
 use scan_abi::status::EPOCH_MAX;
 use scan_abi::{ElemType, Op};
@@ -208,6 +208,23 @@ pub struct TempStorage {
     epoch: u32,
 }
 
+/// `slot`'s buffer, (re)allocated zeroed when it holds fewer than `len` items (the old one freed
+/// first), and whether it was.
+pub(crate) fn at_least<'a, U: DeviceRepr + ValidAsZeroBits>(
+    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
+    slot: &'a mut Option<CudaSlice<U>>,
+    what: &str,
+    len: usize,
+) -> Result<(&'a mut CudaSlice<U>, bool)> {
+    let fresh = slot.as_ref().is_none_or(|b| b.len() < len);
+    if fresh {
+        *slot = None;
+        *slot = Some(gpu.alloc_zeros::<U>(stream, what, len)?);
+    }
+    Ok((slot.as_mut().expect("allocated above"), fresh))
+}
+
 /// A device pointer to at least `bytes` bytes of `region`, (re)allocated zeroed when too small.
 fn grow(region: &mut Option<CudaSlice<u8>>, gpu: &Gpu, stream: &Arc<CudaStream>, bytes: u64) -> Result<(u64, bool)> {
     if let Some(b) = region.as_ref() {
@@ -215,12 +232,7 @@ fn grow(region: &mut Option<CudaSlice<u8>>, gpu: &Gpu, stream: &Arc<CudaStream>,
             return Err(Error::invalid("this TempStorage belongs to another CUDA context"));
         }
     }
-    let fresh = region.as_ref().is_none_or(|b| (b.len() as u64) < bytes);
-    if fresh {
-        *region = None;
-        *region = Some(gpu.alloc_zeros::<u8>(stream, "scan temporary storage", bytes.max(1) as usize)?);
-    }
-    let buf = region.as_mut().expect("allocated above");
+    let (buf, fresh) = at_least(gpu, stream, region, "scan temporary storage", bytes.max(1) as usize)?;
     let (ptr, _sync) = buf.device_ptr_mut(stream);
     Ok((ptr, fresh))
 }
