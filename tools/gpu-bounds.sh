@@ -7,9 +7,7 @@
 # shellcheck source=tools/gpu-common.sh
 . "$(dirname "$0")/gpu-common.sh"
 {
-  nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/cub_baseline .gpu-bundle/bench/cub_baseline.cu &&
-    /tmp/cub_baseline --ops select --log2 20,24,28 --types u32 > "$out/cub-select.csv"
-  cat "$out/cub-select.csv"
+  cub "$out/cub-select.csv" --ops select --log2 20,24,28 --types u32 || status=1
   for bounds in 1 0; do
     echo "== GPU_SCAN_LAUNCH_BOUNDS=$bounds"
     for n in 2^20 2^24 2^28; do

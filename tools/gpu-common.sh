@@ -1,6 +1,6 @@
 # Sourced by the GPU scripts (tools/gpu-*.sh), run from the repository root after
 # ../shared/tools/gpu-bundle: where logs go ($out: $RESULTS_DIR, default .gpu-bundle/results),
-# the host binary ($host), the exit status to return ($status), and `sanitize`.
+# the host binary ($host), the exit status to return ($status), `cub` and `sanitize`.
 set -u
 out="${RESULTS_DIR:-.gpu-bundle/results}"
 mkdir -p "$out"
@@ -20,4 +20,13 @@ sanitize() {
       echo "$tool [$c] exit=$? $(echo "$r" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|PASS|FAIL' | tr '\n' ' ')"
     done
   done
+}
+
+# cub CSV ARGS... builds ../shared/bench/cub_baseline.cu (from the bundle) and runs it with ARGS
+# (--ops, --log2, --types), writing its CSV to CSV and printing it.
+cub() {
+  local csv=$1
+  shift
+  nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/cub_baseline .gpu-bundle/bench/cub_baseline.cu &&
+    /tmp/cub_baseline "$@" > "$csv" && cat "$csv"
 }

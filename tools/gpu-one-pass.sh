@@ -8,9 +8,7 @@
 . "$(dirname "$0")/gpu-common.sh"
 {
   echo "== CUB select and sort (same run)"
-  nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/cub_baseline .gpu-bundle/bench/cub_baseline.cu &&
-    /tmp/cub_baseline --ops select,sort --log2 20,24,28 --types u32,u64,f64 > "$out/cub-select.csv"
-  cat "$out/cub-select.csv"
+  cub "$out/cub-select.csv" --ops select,sort --log2 20,24,28 --types u32,u64,f64 || status=1
   for t in u32 u64; do
     for n in 2^20 2^24 2^28; do
       "$host" compact $n --type $t --baseline "$out/cub-select.csv" || status=1

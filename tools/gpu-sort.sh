@@ -8,9 +8,7 @@
 . "$(dirname "$0")/gpu-common.sh"
 {
   echo "== CUB sort (same run)"
-  nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/cub_baseline .gpu-bundle/bench/cub_baseline.cu &&
-    /tmp/cub_baseline --ops sort --log2 24,28 --types u32,u64,f64 > "$out/cub-sort.csv"
-  cat "$out/cub-sort.csv"
+  cub "$out/cub-sort.csv" --ops sort --log2 24,28 --types u32,u64,f64 || status=1
   for t in u32 u64 f64; do
     for n in 2^24 2^28; do
       "$host" sort $n --type $t --baseline "$out/cub-sort.csv" || status=1

@@ -8,9 +8,7 @@
 . "$(dirname "$0")/gpu-common.sh"
 {
   echo "== CUB scan and sort (same run)"
-  nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/cub_baseline .gpu-bundle/bench/cub_baseline.cu &&
-    /tmp/cub_baseline --ops scan,sort --log2 20,24,26,28,30 --types u32,f32,u64,f64 > "$out/cub-staged.csv"
-  cat "$out/cub-staged.csv"
+  cub "$out/cub-staged.csv" --ops scan,sort --log2 20,24,26,28,30 --types u32,f32,u64,f64 || status=1
   for staged in 0 1; do
     echo "== GPU_SCAN_STAGED=$staged"
     GPU_SCAN_STAGED=$staged "$host" bench --types u32,f32,u64,f64 --algos single-pass --sizes 2^20..2^30 --step 2 \
