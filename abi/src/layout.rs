@@ -34,12 +34,15 @@ pub const fn compact_smem(arch: u32, elem_size: usize) -> u32 {
         + smem_window(shape.tile(), elem_size as u32)
 }
 
-/// Segmented scan: the tile index, then per-warp (head, value) totals and prefixes; a pair
-/// takes twice the larger of the element and 4 bytes.
+/// Bytes of a segmented scan's (head, value) pair: twice the larger of the element and 4 bytes.
+const fn seg_pair_bytes(elem_size: usize) -> u32 {
+    2 * if elem_size > 4 { elem_size as u32 } else { 4 }
+}
+
+/// Segmented scan: the tile index, then per-warp (head, value) totals and prefixes.
 pub const fn segmented_smem(arch: u32, elem_size: usize) -> u32 {
     let warps = crate::tuning::single_pass(arch, elem_size).threads / 32;
-    let pair = 2 * if elem_size > 4 { elem_size } else { 4 };
-    smem_window(1, 4) + 2 * smem_window(warps, pair as u32)
+    smem_window(1, 4) + 2 * smem_window(warps, seg_pair_bytes(elem_size))
 }
 
 /// Column scan: the tile index, then per-thread totals and per-column prefixes.
@@ -70,6 +73,11 @@ pub const fn sort_counts_smem(passes: u32) -> u32 {
 /// Row scan: two sets of per-warp totals.
 pub const fn rows_smem(arch: u32, elem_size: usize) -> u32 {
     smem_window(2 * crate::tuning::rows(arch, elem_size).threads / 32, elem_size as u32)
+}
+
+/// Short-row scan: two sets of per-warp (head, value) totals.
+pub const fn short_rows_smem(arch: u32, elem_size: usize) -> u32 {
+    smem_window(2 * crate::tuning::short_rows(arch, elem_size).threads / 32, seg_pair_bytes(elem_size))
 }
 
 /// Hierarchical tile scan: the transposing tile buffer, then the block algorithm's scratch.

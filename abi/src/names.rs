@@ -33,9 +33,13 @@ pub const RECURRENCE_F64: &str = "recurrence_f64";
 pub const RECURRENCE_STAGED_F32: &str = "recurrence_staged_f32";
 pub const RECURRENCE_STAGED_F64: &str = "recurrence_staged_f64";
 /// Batched scans of a row-major matrix: `batched_columns_<type>_<op>` down the columns,
-/// `batched_rows_<type>_<op>` along the rows (add, mul, min, max on 32- and 64-bit types).
+/// `batched_rows_<type>_<op>` along many long rows, `batched_long_rows_<type>_<op>` along few,
+/// `batched_short_rows_<type>_<op>` along rows of at most one tile (add, mul, min, max on 32- and
+/// 64-bit types).
 pub const BATCHED_COLUMNS: &str = "batched_columns";
 pub const BATCHED_ROWS: &str = "batched_rows";
+pub const BATCHED_SHORT_ROWS: &str = "batched_short_rows";
+pub const BATCHED_LONG_ROWS: &str = "batched_long_rows";
 /// One-block traced scan; followed by `_<block algorithm token>`.
 pub const TRACE: &str = "trace";
 

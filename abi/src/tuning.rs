@@ -96,8 +96,15 @@ pub const fn rows(arch: u32, elem_size: usize) -> TileShape {
     TileShape { threads: shape.threads, items: shape.items / 2 }
 }
 
+/// Short-row scan of a row-major matrix (`batched_short_rows`, rows of at most one tile): the row
+/// kernel's tile, which holds as many whole rows as fit.
+pub const fn short_rows(arch: u32, elem_size: usize) -> TileShape {
+    rows(arch, elem_size)
+}
+
 /// Fewest rows the row kernel takes (one block per row at a time): with fewer, SMs idle, and the
-/// segmented scan, which splits long rows across blocks, is used instead.
+/// single-pass scan with one chain of tiles per row (`batched_long_rows`), which splits long rows
+/// across blocks, is used instead.
 pub const ROW_KERNEL_MIN_ROWS: u64 = 1024;
 
 /// Most blocks of the row kernel; beyond that blocks take several rows each.
@@ -124,9 +131,13 @@ pub const SORT_COUNT_BLOCKS_PER_SM: u64 = 8;
 /// Most thread groups (row blocks of one strip) in a column-scan tile.
 pub const COLUMN_GROUPS: u32 = 32;
 
-/// Widest strip of columns one column-scan tile covers: a warp's 32 lanes read 32 adjacent
-/// columns of a row, and a tile's status words stay few next to its data.
-pub const COLUMN_STRIP: u32 = 64;
+/// Widest strip of columns one column-scan tile covers, for a matrix of `cols` columns: a warp's
+/// 32 lanes read 32 adjacent columns of a row, and a tile's status words stay few next to its
+/// data. (The host widens it when a tile would hold more rows than the matrix has.)
+pub const fn column_strip(arch: u32, cols: u64) -> u32 {
+    let _ = (arch, cols);
+    64
+}
 
 /// Nanoseconds the single-pass look-back sleeps between polls of a tile that has not published
 /// yet (0: poll at once). On the H200, 100 and 400 ns measured the same as 0 (within 1%).
@@ -166,6 +177,9 @@ pub fn launch_bounds(arch: u32, kernel: &str) -> Option<(u32, u32)> {
     if let Some(&(_, size, blocks)) = BOUNDED_SORT.iter().find(|(name, _, _)| kernel == *name) {
         return Some((sort(arch, size).threads, blocks));
     }
+    if let Some(&(_, size, blocks)) = BOUNDED_SHORT_ROWS.iter().find(|(name, _, _)| kernel == *name) {
+        return Some((short_rows(arch, size).threads, blocks));
+    }
     let &(_, size, blocks) = BOUNDED_SINGLE_PASS.iter().find(|(name, _, _)| kernel == *name)?;
     Some((single_pass(arch, size).threads, blocks))
 }
@@ -183,6 +197,34 @@ pub const BOUNDED_SORT: &[(&str, usize, u32)] = &[
     ("sort_pass_u64", 8, 3),
     ("sort_pass_i64", 8, 3),
     ("sort_pass_f64", 8, 3),
+];
+
+/// The short-row scans with launch bounds: (kernel, element size, blocks per SM).
+pub const BOUNDED_SHORT_ROWS: &[(&str, usize, u32)] = &[
+    ("batched_short_rows_u32_add", 4, 4),
+    ("batched_short_rows_u32_mul", 4, 4),
+    ("batched_short_rows_u32_min", 4, 4),
+    ("batched_short_rows_u32_max", 4, 4),
+    ("batched_short_rows_i32_add", 4, 4),
+    ("batched_short_rows_i32_mul", 4, 4),
+    ("batched_short_rows_i32_min", 4, 4),
+    ("batched_short_rows_i32_max", 4, 4),
+    ("batched_short_rows_f32_add", 4, 4),
+    ("batched_short_rows_f32_mul", 4, 4),
+    ("batched_short_rows_f32_min", 4, 4),
+    ("batched_short_rows_f32_max", 4, 4),
+    ("batched_short_rows_u64_add", 8, 3),
+    ("batched_short_rows_u64_mul", 8, 3),
+    ("batched_short_rows_u64_min", 8, 3),
+    ("batched_short_rows_u64_max", 8, 3),
+    ("batched_short_rows_i64_add", 8, 3),
+    ("batched_short_rows_i64_mul", 8, 3),
+    ("batched_short_rows_i64_min", 8, 3),
+    ("batched_short_rows_i64_max", 8, 3),
+    ("batched_short_rows_f64_add", 8, 3),
+    ("batched_short_rows_f64_mul", 8, 3),
+    ("batched_short_rows_f64_min", 8, 3),
+    ("batched_short_rows_f64_max", 8, 3),
 ];
 
 /// The single-pass kernels with launch bounds: (kernel, element size, blocks per SM).

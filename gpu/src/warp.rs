@@ -2,7 +2,7 @@
 //! together. Lane order is index order: lane `i` holds the `i`-th operand.
 
 use crate::arch::{ballot, lane, shfl_down, shfl_idx, shfl_up, WARP};
-use crate::op::ScanOp;
+use crate::op::{ScanOp, Seg};
 
 /// Inclusive scan: lane `l` gets `x_0 ⊕ … ⊕ x_l`. Five shuffle steps; a lane only combines what
 /// lane `l - delta` holds when that lane exists (`l >= delta`), otherwise it would add its own
@@ -28,6 +28,36 @@ pub fn scan<T: Copy, O: ScanOp<T>>(x: T) -> (Option<T>, T) {
     let inclusive = inclusive_scan::<T, O>(x);
     let before = shfl_up(inclusive, 1);
     (if lane() == 0 { None } else { Some(before) }, inclusive)
+}
+
+/// Segmented scan: lane `l` holds `x_l`, what its range contributes since its last head, and
+/// whether a segment starts in its range. Returns (exclusive, total) as [`SegOp`] values: the
+/// lanes before `l` combined (`None` for lane 0), and all 32.
+///
+/// One ballot finds each lane's nearest head at or before it, and the five shuffle steps combine
+/// only from lanes at or after it: one shuffle of `T` per step instead of a (flag, value) pair.
+///
+/// [`SegOp`]: crate::op::SegOp
+#[inline(always)]
+pub fn segmented_scan<T: Copy, O: ScanOp<T>>(x: T, head: bool) -> (Option<Seg<T>>, Seg<T>) {
+    let lane = lane();
+    let heads = ballot(head);
+    let through_me = heads & (u32::MAX >> (WARP - 1 - lane));
+    let start = if through_me == 0 { 0 } else { WARP - 1 - through_me.leading_zeros() };
+    let mut v = x;
+    let mut delta = 1;
+    while delta < WARP {
+        let up = shfl_up(v, delta);
+        if lane >= start + delta {
+            v = O::combine(up, v);
+        }
+        delta *= 2;
+    }
+    let before = shfl_up(v, 1);
+    let total = shfl_idx(v, WARP - 1);
+    let before_me = heads & !(u32::MAX << lane);
+    let exclusive = if lane == 0 { None } else { Some(Seg { head: (before_me != 0) as u32, v: before }) };
+    (exclusive, Seg { head: (heads != 0) as u32, v: total })
 }
 
 /// `x_0 ⊕ … ⊕ x_31` in lane order, returned to every lane.

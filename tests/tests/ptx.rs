@@ -33,6 +33,8 @@ fn expected_kernels() -> Vec<String> {
                 names.push(format!("segmented_{suffix}"));
                 names.push(format!("batched_columns_{suffix}"));
                 names.push(format!("batched_rows_{suffix}"));
+                names.push(format!("batched_short_rows_{suffix}"));
+                names.push(format!("batched_long_rows_{suffix}"));
             }
             if matches!(ty.size(), 4 | 8) {
                 names.push(format!("single_pass_staged_{suffix}"));

@@ -11,11 +11,18 @@
 //! - [`scan_rows`] scans along every row (the inner axis) of long rows: each block takes whole rows
 //!   and walks each from left to right one tile at a time, carrying the running value from tile
 //!   to tile, so blocks never wait for one another.
+//! - Few long rows (`batched_long_rows_*`) are the single-pass scan with one chain of tiles per
+//!   row: tiles never cross a row, and each row's first tile publishes at once, so look-backs
+//!   stop there.
+//! - [`scan_short_rows`] scans rows shorter than a tile: each tile holds whole rows, so it is a
+//!   segmented scan whose segments never cross a tile, and tiles need nothing from one another.
 
 use crate::arch::{block_idx, grid_dim, lane, sync_threads, thread_idx, warp_idx, WARP};
-use crate::kernels::{claim_tile, Mode, ARCH};
+use crate::kernels::single_pass::single_pass_placed;
+use crate::kernels::{claim_tile, Mode, Place, ARCH};
 use crate::lookback::{StatusValue, TileStatus};
-use crate::op::{combine_after, combine_opt, Add, Max, Min, Mul, ScanOp};
+use crate::kernels::segmented::{finish_part, fixed_heads, scan_part};
+use crate::op::{combine_after, combine_opt, Add, Max, Min, Mul, ScanOp, Seg, SegOp};
 use crate::smem::Carver;
 use crate::tile::{load_striped, store_striped};
 use crate::warp;
@@ -208,6 +215,61 @@ pub unsafe fn scan_rows<T: Copy, O: ScanOp<T>, const TH: u32, const V: usize, co
     }
 }
 
+/// The scan along every row of `inp` into `out` for rows of `cols` elements, `rows_per_tile` whole
+/// rows per tile (at most `TH * V * VECS` elements): block `b` takes tiles `b, b + grid, …`, and
+/// each tile is a segmented scan with a head every `cols` elements and nothing carried in.
+#[inline(always)]
+pub unsafe fn scan_short_rows<T: Copy, O: ScanOp<T>, const TH: u32, const V: usize, const VECS: usize>(
+    inp: *const T,
+    out: *mut T,
+    rows: u64,
+    cols: u64,
+    rows_per_tile: u64,
+    flags: u32,
+) where
+    SegOp<O>: ScanOp<Seg<T>>,
+{
+    let mode = Mode::from_flags(flags);
+    let (w, l) = (warp_idx(), lane());
+    let warps = TH / WARP;
+    let part = (WARP as usize * V * VECS) as u64;
+    let tile_elems = rows_per_tile * cols;
+    let n = rows * cols;
+
+    let mut smem = Carver::new();
+    // Two sets of warp totals for alternate tiles, as in `scan_rows`.
+    let warp_totals = smem.take::<Seg<T>>(2 * warps);
+    smem.check();
+
+    let size = core::mem::size_of::<T>() as u64;
+    let aligned = (inp as usize | out as usize) % tuning::VECTOR_BYTES == 0
+        && (tile_elems * size).is_multiple_of(tuning::VECTOR_BYTES as u64);
+    let mut parity = 0;
+    let mut tile = block_idx() as u64;
+    while tile * tile_elems < n {
+        let first = tile * tile_elems + w as u64 * part;
+        let valid = ((n - tile * tile_elems).min(tile_elems) as u32).saturating_sub(w * part as u32);
+        let mut vals = load_striped::<T, V, VECS>(inp.wrapping_add(first as usize), valid, O::identity(), aligned);
+        let head = fixed_heads::<V, VECS>(w as u64 * part, cols, valid);
+        let (lane_in, warp_total) = scan_part::<T, O, V, VECS>(&mut vals, &head);
+        let set = warp_totals.offset(parity * warps);
+        if l == 0 {
+            set.set(w, warp_total);
+        }
+        sync_threads();
+
+        let mut warp_in: Option<Seg<T>> = None;
+        for v in 0..w {
+            warp_in = Some(combine_after::<Seg<T>, SegOp<O>>(warp_in, set.get(v)));
+        }
+        let incoming = lane_in.map(|x| combine_opt::<Seg<T>, SegOp<O>>(warp_in, x).map(|s| s.v));
+        finish_part::<T, O, V, VECS>(&mut vals, &head, incoming, mode.exclusive);
+        store_striped::<T, V, VECS>(out.wrapping_add(first as usize), valid, vals, aligned);
+        parity ^= 1;
+        tile += grid_dim() as u64;
+    }
+}
+
 macro_rules! batched_kernels {
     ($($t:ident),*) => { paste::paste! { $(
         batched_kernels!(@one $t, Add);
@@ -236,6 +298,41 @@ macro_rules! batched_kernels {
             const SHAPE: tuning::TileShape = tuning::rows(ARCH, SIZE);
             const V: usize = tuning::vector_elems(SIZE) as usize;
             scan_rows::<$t, $op, { SHAPE.threads }, V, { SHAPE.items as usize / V }>(inp, out, rows, cols, flags)
+        }
+
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn [<batched_long_rows_ $t _ $op:lower>](
+            inp: *const $t, out: *mut $t, cols: u64, tiles_per_row: u32, flags: u32,
+            temp: *mut u8, counter_base: u32, epoch: u32,
+        ) {
+            const SIZE: usize = core::mem::size_of::<$t>();
+            const SHAPE: tuning::TileShape = tuning::single_pass(ARCH, SIZE);
+            const V: usize = tuning::vector_elems(SIZE) as usize;
+            const D: usize = tuning::lookback_depth(ARCH, SIZE);
+            const K: usize = tuning::lookback_fixed_windows(ARCH, SIZE);
+            let tile_elems = SHAPE.tile() as u64;
+            let place = |tile: u32| {
+                let (row, k) = (tile / tiles_per_row, tile % tiles_per_row);
+                let start = k as u64 * tile_elems;
+                Place { base: row as u64 * cols + start, len: (cols - start).min(tile_elems) as u32, first: k == 0 }
+            };
+            let aligned = (cols * SIZE as u64).is_multiple_of(tuning::VECTOR_BYTES as u64);
+            single_pass_placed::<$t, $op, { SHAPE.threads }, V, { SHAPE.items as usize / V }, D, K, false>(
+                inp, out, place, aligned, <$op as ScanOp<$t>>::identity(), flags, temp, counter_base, epoch, 0,
+            )
+        }
+
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn [<batched_short_rows_ $t _ $op:lower>](
+            inp: *const $t, out: *mut $t, rows: u64, cols: u64, rows_per_tile: u64, flags: u32,
+        ) {
+            const SIZE: usize = core::mem::size_of::<$t>();
+            const SHAPE: tuning::TileShape = tuning::short_rows(ARCH, SIZE);
+            const V: usize = tuning::vector_elems(SIZE) as usize;
+            scan_short_rows::<$t, $op, { SHAPE.threads }, V, { SHAPE.items as usize / V }>(
+                inp, out, rows, cols, rows_per_tile, flags,
+            )
         }
     } };
 }

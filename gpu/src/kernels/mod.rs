@@ -76,10 +76,53 @@ pub unsafe fn claim_tile<R>(temp: *mut u8, counter_base: u32, slot: Smem<u32>, l
     (tile, loaded)
 }
 
+/// Where a tile lies: its first element, how many elements it holds, and whether it starts a
+/// chain of tiles (nothing before it to look back for).
+#[derive(Clone, Copy)]
+pub struct Place {
+    pub base: u64,
+    pub len: u32,
+    pub first: bool,
+}
+
+impl Place {
+    /// Tile `tile` of an array of `n` elements in tiles of `tile_elems`: one chain.
+    #[inline(always)]
+    pub fn flat(tile: u32, n: u64, tile_elems: u64) -> Place {
+        let base = tile as u64 * tile_elems;
+        Place { base, len: (n - base).min(tile_elems) as u32, first: tile == 0 }
+    }
+}
+
 /// Claims a tile with [`claim_tile`] and loads this warp's part of it in the warp-striped
 /// arrangement (`tile::load_striped`, tiles of `TH` threads × `VECS` vectors of `V`; `fill`
-/// past the end): (tile, where the warp's part starts, how many of its elements exist, the
-/// vectors). `vectors` allows 16-byte accesses.
+/// past the end): (tile, where it lies, where the warp's part starts, how many of its elements
+/// exist, the vectors). `place` maps a tile index to where the tile lies; `vectors` allows
+/// 16-byte accesses.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn claim_placed<T: Copy, const TH: u32, const V: usize, const VECS: usize>(
+    inp: *const T,
+    place: impl Fn(u32) -> Place,
+    fill: T,
+    vectors: bool,
+    temp: *mut u8,
+    counter_base: u32,
+    slot: Smem<u32>,
+) -> (u32, Place, usize, u32, [[T; V]; VECS]) {
+    let w = warp_idx();
+    let segment = WARP * (V * VECS) as u32;
+    let (tile, (at, offset, valid, vals)) = claim_tile(temp, counter_base, slot, |tile| {
+        let at = place(tile);
+        let valid = at.len.saturating_sub(w * segment);
+        let offset = (at.base + (w * segment) as u64) as usize;
+        (at, offset, valid, load_striped::<T, V, VECS>(inp.wrapping_add(offset), valid, fill, vectors))
+    });
+    (tile, at, offset, valid, vals)
+}
+
+/// [`claim_placed`] for the tiles of one array of `n` elements: (tile, where the warp's part
+/// starts, how many of its elements exist, the vectors).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn claim_striped<T: Copy, const TH: u32, const V: usize, const VECS: usize>(
@@ -91,15 +134,10 @@ pub unsafe fn claim_striped<T: Copy, const TH: u32, const V: usize, const VECS: 
     counter_base: u32,
     slot: Smem<u32>,
 ) -> (u32, usize, u32, [[T; V]; VECS]) {
-    let w = warp_idx();
-    let segment = WARP * (V * VECS) as u32;
     let tile_elems = TH as u64 * (V * VECS) as u64;
-    let (tile, (offset, valid, vals)) = claim_tile(temp, counter_base, slot, |tile| {
-        let base = tile as u64 * tile_elems;
-        let valid = ((n - base).min(tile_elems) as u32).saturating_sub(w * segment);
-        let offset = (base + (w * segment) as u64) as usize;
-        (offset, valid, load_striped::<T, V, VECS>(inp.wrapping_add(offset), valid, fill, vectors))
-    });
+    let place = |tile| Place::flat(tile, n, tile_elems);
+    let (tile, _, offset, valid, vals) =
+        claim_placed::<T, TH, V, VECS>(inp, place, fill, vectors, temp, counter_base, slot);
     (tile, offset, valid, vals)
 }
 

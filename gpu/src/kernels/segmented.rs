@@ -11,34 +11,101 @@
 use crate::arch::{lane, sync_threads, warp_idx, WARP};
 use crate::kernels::{claim_striped, Mode, ARCH};
 use crate::lookback::{StatusValue, TileStatus};
-use crate::op::{Add, Element, Max, Min, Mul, ScanOp};
+use crate::op::{combine_after, combine_opt, Add, Element, Max, Min, Mul, ScanOp, Seg, SegOp};
 use crate::smem::Carver;
 use crate::tile::store_striped;
 use crate::warp;
-use core::marker::PhantomData;
 use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
 use scan_abi::tuning;
 
-/// A value and whether a segment starts within what it covers.
-#[derive(Clone, Copy, Default)]
-#[repr(C)]
-pub struct Seg<T> {
-    pub head: u32,
-    pub v: T,
+/// Which of this lane's warp-striped elements start a segment of `seg_len` (`seg_len > 0`), for a
+/// warp's part that starts `start` elements into the array and holds `valid` elements.
+#[inline(always)]
+pub fn fixed_heads<const V: usize, const VECS: usize>(start: u64, seg_len: u64, valid: u32) -> [[bool; V]; VECS] {
+    let l = lane();
+    let part = WARP * (V * VECS) as u32;
+    // One 64-bit division per thread; each vector then needs a 32-bit remainder (short
+    // segments) or at most one subtraction (segments longer than the warp's part).
+    let base = if (start | seg_len) >> 32 == 0 { (start as u32 % seg_len as u32) as u64 } else { start % seg_len };
+    let mut head = [[false; V]; VECS];
+    for (j, hv) in head.iter_mut().enumerate() {
+        let first = (j as u32 * WARP + l) * V as u32;
+        let mut into = if seg_len <= part as u64 {
+            ((base as u32 + first) % seg_len as u32) as u64
+        } else {
+            let r = base + first as u64;
+            if r >= seg_len {
+                r - seg_len
+            } else {
+                r
+            }
+        };
+        for (k, h) in hv.iter_mut().enumerate() {
+            *h = first + (k as u32) < valid && into == 0;
+            into += 1;
+            if into == seg_len {
+                into = 0;
+            }
+        }
+    }
+    head
 }
 
-/// The segmented form of `O`: a head on the right discards what came before it.
-#[derive(Clone, Copy, Default)]
-pub struct SegOp<O>(PhantomData<O>);
-
-impl<T: Element, O: ScanOp<T>> ScanOp<Seg<T>> for SegOp<O> {
-    #[inline(always)]
-    fn identity() -> Seg<T> {
-        Seg { head: 0, v: O::identity() }
+/// Segmented scan of this lane's vectors in place (each vector on its own), then across the
+/// warp: (what reaches each vector from the lanes and vectors before it in the warp's part, the
+/// whole part).
+#[inline(always)]
+pub fn scan_part<T: Copy, O: ScanOp<T>, const V: usize, const VECS: usize>(
+    vals: &mut [[T; V]; VECS],
+    head: &[[bool; V]; VECS],
+) -> ([Option<Seg<T>>; VECS], Seg<T>)
+where
+    SegOp<O>: ScanOp<Seg<T>>,
+{
+    let mut lane_in = [None; VECS];
+    let mut running: Option<Seg<T>> = None;
+    for j in 0..VECS {
+        let v = &mut vals[j];
+        let mut any = head[j][0];
+        for k in 1..V {
+            if !head[j][k] {
+                v[k] = O::combine(v[k - 1], v[k]);
+            }
+            any |= head[j][k];
+        }
+        let (before, total) = warp::segmented_scan::<T, O>(v[V - 1], any);
+        lane_in[j] = combine_opt::<Seg<T>, SegOp<O>>(running, before);
+        running = Some(combine_after::<Seg<T>, SegOp<O>>(running, total));
     }
-    #[inline(always)]
-    fn combine(a: Seg<T>, b: Seg<T>) -> Seg<T> {
-        Seg { head: a.head | b.head, v: if b.head != 0 { b.v } else { O::combine(a.v, b.v) } }
+    (lane_in, running.unwrap_or(SegOp::<O>::identity()))
+}
+
+/// Finishes [`scan_part`]'s vectors once `incoming[j]` (what precedes vector `j` in the array) is
+/// known: it reaches a vector's elements up to its first head; exclusive scans shift by one
+/// within each segment, and a segment's first element gets the identity.
+#[inline(always)]
+pub fn finish_part<T: Copy, O: ScanOp<T>, const V: usize, const VECS: usize>(
+    vals: &mut [[T; V]; VECS],
+    head: &[[bool; V]; VECS],
+    incoming: [Option<T>; VECS],
+    exclusive: bool,
+) {
+    for j in 0..VECS {
+        let v = &mut vals[j];
+        let mut seen = false;
+        let mut prev = incoming[j];
+        for k in 0..V {
+            seen |= head[j][k];
+            let inclusive = if seen { v[k] } else { combine_after::<T, O>(incoming[j], v[k]) };
+            v[k] = if !exclusive {
+                inclusive
+            } else if head[j][k] {
+                O::identity()
+            } else {
+                prev.unwrap_or(O::identity())
+            };
+            prev = Some(inclusive);
+        }
     }
 }
 
@@ -74,39 +141,20 @@ pub unsafe fn segmented<T: Element + StatusValue, O: ScanOp<T>, const TH: u32, c
     let (tile, offset, valid, mut vals) =
         claim_striped::<T, TH, V, VECS>(inp, n, O::identity(), vectors, temp, counter_base, tile_slot);
 
-    let mut head = [[false; V]; VECS];
-    for (j, hv) in head.iter_mut().enumerate() {
-        let first = (j as u32 * WARP + l) * V as u32;
-        // Fixed segments: one 64-bit division per vector, then count along it.
-        let mut into_segment = if heads.is_null() { (offset as u64 + first as u64) % seg_len } else { 0 };
-        for (k, h) in hv.iter_mut().enumerate() {
-            let i = first + k as u32;
-            if i < valid {
-                *h = if heads.is_null() { into_segment == 0 } else { *heads.add(offset + i as usize) != 0 };
-            }
-            into_segment += 1;
-            if into_segment == seg_len {
-                into_segment = 0;
+    let head = if heads.is_null() {
+        fixed_heads::<V, VECS>(offset as u64, seg_len, valid)
+    } else {
+        let mut head = [[false; V]; VECS];
+        for (j, hv) in head.iter_mut().enumerate() {
+            for (k, h) in hv.iter_mut().enumerate() {
+                let i = (j as u32 * WARP + l) * V as u32 + k as u32;
+                *h = i < valid && *heads.add(offset + i as usize) != 0;
             }
         }
-    }
+        head
+    };
 
-    // Each vector: segmented scan in the thread, then across the warp's 32 vectors.
-    let mut lane_in = [none; VECS];
-    let mut running = none;
-    for j in 0..VECS {
-        let v = &mut vals[j];
-        let mut any = head[j][0];
-        for k in 1..V {
-            if !head[j][k] {
-                v[k] = O::combine(v[k - 1], v[k]);
-            }
-            any |= head[j][k];
-        }
-        let (before, through) = warp::scan::<Seg<T>, SegOp<O>>(Seg { head: any as u32, v: v[V - 1] });
-        lane_in[j] = SegOp::<O>::combine(running, before.unwrap_or(none));
-        running = SegOp::<O>::combine(running, warp::broadcast(through, WARP - 1));
-    }
+    let (lane_in, running) = scan_part::<T, O, V, VECS>(&mut vals, &head);
     if l == 0 {
         warp_totals.set(w, running);
     }
@@ -140,26 +188,9 @@ pub unsafe fn segmented<T: Element + StatusValue, O: ScanOp<T>, const TH: u32, c
     }
     sync_threads();
 
-    // The carry reaches a vector's elements up to its first head.
     let warp_in = warp_prefixes.get(w);
-    for j in 0..VECS {
-        let incoming = SegOp::<O>::combine(warp_in, lane_in[j]).v;
-        let v = &mut vals[j];
-        let mut seen = false;
-        let mut prev = incoming;
-        for k in 0..V {
-            seen |= head[j][k];
-            let inclusive = if seen { v[k] } else { O::combine(incoming, v[k]) };
-            v[k] = if !mode.exclusive {
-                inclusive
-            } else if head[j][k] {
-                O::identity()
-            } else {
-                prev
-            };
-            prev = inclusive;
-        }
-    }
+    let incoming = lane_in.map(|x| Some(combine_after::<Seg<T>, SegOp<O>>(Some(warp_in), x.unwrap_or(none)).v));
+    finish_part::<T, O, V, VECS>(&mut vals, &head, incoming, mode.exclusive);
     store_striped::<T, V, VECS>(out.wrapping_add(offset), valid, vals, vectors);
 }
 

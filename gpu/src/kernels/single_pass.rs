@@ -6,12 +6,12 @@
 //! the tile aggregate, looks back for its exclusive prefix (see [`crate::lookback`]), publishes
 //! its inclusive prefix, and stores the finished tile.
 //!
-//! Tiles are claimed with [`claim_striped`], which overlaps the counter's round trip with the
+//! Tiles are claimed with [`claim_placed`], which overlaps the counter's round trip with the
 //! loads. (A persistent grid that asks for its next tile early was measured slower: successors
 //! then wait on tiles that are claimed but not yet loaded.)
 
 use crate::arch::{cp_async_16, cp_async_wait_all, lane, load_vec16, opaque_u32, store_vec16, sync_threads, warp_idx, WARP};
-use crate::kernels::{claim_striped, claim_tile, for_each_type, Mode, ARCH};
+use crate::kernels::{claim_placed, claim_tile, for_each_type, Mode, Place, ARCH};
 use crate::lookback::{StatusValue, TileStatus};
 use crate::op::{combine_after, combine_opt, ScanOp};
 use crate::smem::{Carver, Smem};
@@ -48,6 +48,39 @@ pub unsafe fn single_pass<
     epoch: u32,
     backoff_ns: u32,
 ) {
+    let tile_elems = TH as u64 * (V * VECS) as u64;
+    let place = |tile| Place::flat(tile, n, tile_elems);
+    single_pass_placed::<T, O, TH, V, VECS, D, K, FIXED>(
+        inp, out, place, true, init, flags, temp, counter_base, epoch, backoff_ns,
+    )
+}
+
+/// [`single_pass`] over tiles that `place` lays out (tile index -> where the tile lies): several
+/// chains of tiles when `place` starts more than one (each looks back no further than its first
+/// tile, which publishes at once). `aligned`: every tile starts on a 16-byte boundary.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn single_pass_placed<
+    T: StatusValue,
+    O: ScanOp<T>,
+    const TH: u32,
+    const V: usize,
+    const VECS: usize,
+    const D: usize,
+    const K: usize,
+    const FIXED: bool,
+>(
+    inp: *const T,
+    out: *mut T,
+    place: impl Fn(u32) -> Place,
+    aligned: bool,
+    init: T,
+    flags: u32,
+    temp: *mut u8,
+    counter_base: u32,
+    epoch: u32,
+    backoff_ns: u32,
+) {
     let mode = Mode::from_flags(flags);
     let (w, l) = (warp_idx(), lane());
     let warps = TH / WARP;
@@ -59,9 +92,9 @@ pub unsafe fn single_pass<
     let held = smem.take::<T>(((K + 1) * D) as u32 * WARP);
     smem.check();
 
-    let vectors = (inp as usize | out as usize) % tuning::VECTOR_BYTES == 0;
-    let (tile, offset, valid, mut vals) =
-        claim_striped::<T, TH, V, VECS>(inp, n, O::identity(), vectors, temp, counter_base, tile_slot);
+    let vectors = aligned && (inp as usize | out as usize) % tuning::VECTOR_BYTES == 0;
+    let (tile, at, offset, valid, mut vals) =
+        claim_placed::<T, TH, V, VECS>(inp, place, O::identity(), vectors, temp, counter_base, tile_slot);
 
     // Each vector: inclusive scan in the thread, then across the warp's 32 vectors.
     let mut lane_prefix = [None; VECS];
@@ -84,10 +117,10 @@ pub unsafe fn single_pass<
         let (warp_before, through) = warp::scan::<T, O>(total);
         let tile_total = warp::broadcast(through, warps - 1);
         let status = TileStatus { words: temp.add(COUNTER_BYTES), epoch, acq_rel: mode.acq_rel_status };
-        let tile_prefix = if tile == 0 {
+        let tile_prefix = if at.first {
             let prefix = if mode.has_init { Some(init) } else { None };
             if l == 0 {
-                status.publish(0, FLAG_PREFIX, combine_after::<T, O>(prefix, tile_total));
+                status.publish(tile, FLAG_PREFIX, combine_after::<T, O>(prefix, tile_total));
             }
             prefix
         } else {
@@ -107,8 +140,8 @@ pub unsafe fn single_pass<
     }
     sync_threads();
 
-    // Only the first warp of the first tile, without an initial value, has nothing before it.
-    let warp_prefix = if tile > 0 || mode.has_init || w > 0 { Some(warp_prefixes.get(w)) } else { None };
+    // Only the first warp of a chain's first tile, without an initial value, has nothing before it.
+    let warp_prefix = if !at.first || mode.has_init || w > 0 { Some(warp_prefixes.get(w)) } else { None };
     for (j, v) in vals.iter_mut().enumerate() {
         let prefix = combine_opt::<T, O>(warp_prefix, lane_prefix[j]);
         if mode.exclusive {

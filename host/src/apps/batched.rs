@@ -1,9 +1,10 @@
 //! Batched scans of a row-major `rows × cols` matrix along either axis, each one pass over the
 //! data (see `gpu/src/kernels/batched.rs`): down every column with a look-back per column, along
-//! every row with one block walking each long row. Short rows, and few long ones, go to the
-//! segmented scan with fixed-length segments; a single row or column is a plain scan.
+//! many long rows with one block walking each, few with one single-pass chain of tiles per row,
+//! short rows as tiles of whole rows that need nothing from one another. A single row or column
+//! is a plain scan.
 
-use crate::apps::segmented::{supported, Segments};
+use crate::apps::segmented::supported;
 use crate::dispatch::{check_output, grid, ScanOptions, TempStorage};
 use crate::element::{Element, Op};
 use crate::error::{Error, Result};
@@ -12,21 +13,52 @@ use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, PushKernelA
 use scan_abi::{layout, names, status, tuning};
 use std::sync::Arc;
 
-/// How the column kernel lays out a matrix of `cols` columns of `elem_size`-byte elements:
-/// (strip width, thread groups per tile, rows per tile). Strips split the columns as evenly as
-/// the widest strip allows.
-pub fn column_plan(cols: u64, elem_size: usize) -> (u32, u32, u64) {
+/// How the column kernel lays out a `rows × cols` matrix of `elem_size`-byte elements: (strip
+/// width, thread groups per tile, rows per tile). Strips split the columns as evenly as the widest
+/// strip allows: `tuning::column_strip`, or `GPU_SCAN_COLUMN_STRIP` (8 to 256) to compare widths
+/// in one run, widened when fewer groups than it leaves already cover every row, so that no
+/// group idles.
+pub fn column_plan(rows: u64, cols: u64, elem_size: usize) -> (u32, u32, u64) {
     let shape = tuning::columns(tuning::DEFAULT_ARCH, elem_size);
-    let widest = tuning::COLUMN_STRIP as u64;
+    let threads = shape.threads as u64;
+    let tuned = std::env::var("GPU_SCAN_COLUMN_STRIP").ok().and_then(|v| v.parse::<u64>().ok());
+    let tuned =
+        tuned.filter(|w| (8..=threads).contains(w)).unwrap_or(tuning::column_strip(tuning::DEFAULT_ARCH, cols) as u64);
+    let needed = rows.div_ceil(shape.items as u64).max(1);
+    let widest = (threads / needed).clamp(tuned, threads);
     let strip = if cols <= widest { cols } else { cols.div_ceil(cols.div_ceil(widest)) } as u32;
     let groups = (shape.threads / strip.max(1)).min(tuning::COLUMN_GROUPS);
     (strip, groups, groups as u64 * shape.items as u64)
 }
 
 /// Whether rows of `cols` elements, `rows` of them, go to the row kernel: each row at least a
-/// tile long, and enough rows to give every SM several blocks.
+/// tile long, and enough rows to give every SM several blocks (fewer go to one single-pass chain
+/// of tiles per row).
 pub fn uses_row_kernel(rows: u64, cols: u64, elem_size: usize) -> bool {
     cols >= tuning::rows(tuning::DEFAULT_ARCH, elem_size).tile() as u64 && rows >= tuning::ROW_KERNEL_MIN_ROWS
+}
+
+/// Rows per tile of the short-row kernel for rows of `cols` elements, or `None` when a row is
+/// longer than its tile. As many whole rows as fit, rounded down so that tiles start on 16-byte
+/// boundaries (vector loads) unless that would leave a tile less than half full.
+pub fn short_rows_per_tile(cols: u64, elem_size: usize) -> Option<u64> {
+    let tile = tuning::short_rows(tuning::DEFAULT_ARCH, elem_size).tile() as u64;
+    if cols == 0 || cols > tile {
+        return None;
+    }
+    let fit = tile / cols;
+    let v = tuning::vector_elems(elem_size) as u64;
+    let step = v / gcd(cols, v);
+    let aligned = fit - fit % step;
+    Some(if aligned > 0 && 2 * aligned >= fit { aligned } else { fit })
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
 }
 
 /// `rows × cols`, after checking that `n` elements are whole rows and the output is long enough.
@@ -71,7 +103,7 @@ impl Gpu {
             return self.scan(stream, input, output, &ScanOptions::new(op).exclusive(exclusive), temp);
         }
         let size = T::TYPE.size();
-        let (strip, _, tile_rows) = column_plan(cols, size);
+        let (strip, _, tile_rows) = column_plan(rows, cols, size);
         let chunks = rows.div_ceil(tile_rows);
         let tiles = chunks * cols.div_ceil(strip as u64);
         let slots = chunks * cols;
@@ -116,21 +148,68 @@ impl Gpu {
         if rows == 1 {
             return self.scan(stream, input, output, &ScanOptions::new(op).exclusive(exclusive), temp);
         }
-        if !uses_row_kernel(rows, cols, size) {
-            return self.segmented_scan(stream, input, Segments::Every(cols), output, op, exclusive, temp);
-        }
-        let name = format!("{}_{}_{}", names::BATCHED_ROWS, T::TYPE.name(), op.name());
+        let (name, cfg, per_tile) = if let Some(per_tile) = short_rows_per_tile(cols, size) {
+            let threads = tuning::short_rows(tuning::DEFAULT_ARCH, size).threads;
+            let tiles = rows.div_ceil(per_tile).min(tuning::ROW_KERNEL_MAX_BLOCKS);
+            (
+                names::BATCHED_SHORT_ROWS,
+                grid(tiles, threads, layout::short_rows_smem(tuning::DEFAULT_ARCH, size))?,
+                Some(per_tile),
+            )
+        } else if uses_row_kernel(rows, cols, size) {
+            let threads = tuning::rows(tuning::DEFAULT_ARCH, size).threads;
+            let blocks = rows.min(tuning::ROW_KERNEL_MAX_BLOCKS);
+            (names::BATCHED_ROWS, grid(blocks, threads, layout::rows_smem(tuning::DEFAULT_ARCH, size))?, None)
+        } else {
+            return self.scan_long_rows(stream, input, (rows, cols), output, op, exclusive, temp);
+        };
+        let name = format!("{name}_{}_{}", T::TYPE.name(), op.name());
         let f = self.kernel(&name)?;
         let flags = if exclusive { scan_abi::flags::EXCLUSIVE } else { 0 };
-        let threads = tuning::rows(tuning::DEFAULT_ARCH, size).threads;
-        let cfg =
-            grid(rows.min(tuning::ROW_KERNEL_MAX_BLOCKS), threads, layout::rows_smem(tuning::DEFAULT_ARCH, size))?;
         let (i, _r) = input.device_ptr(stream);
         let (o, _w) = output.device_ptr_mut(stream);
         let mut b = stream.launch_builder(&f);
-        b.arg(&i).arg(&o).arg(&rows).arg(&cols).arg(&flags);
-        // SAFETY: matches batched_kernels! in gpu/; input and output hold rows × cols elements.
+        b.arg(&i).arg(&o).arg(&rows).arg(&cols);
+        if let Some(per_tile) = &per_tile {
+            b.arg(per_tile);
+        }
+        b.arg(&flags);
+        // SAFETY: matches batched_kernels! in gpu/ (the short-row kernel takes rows per tile
+        // before the flags); input and output hold rows × cols elements.
         unsafe { b.launch(cfg) }.map(drop).map_err(|e| Error::kernel(&name, e))
+    }
+
+    /// Few rows longer than a tile: the single-pass scan with one chain of tiles per row.
+    #[allow(clippy::too_many_arguments)]
+    fn scan_long_rows<T: Element>(
+        &self,
+        stream: &Arc<CudaStream>,
+        input: &CudaSlice<T>,
+        (rows, cols): (u64, u64),
+        output: &mut CudaSlice<T>,
+        op: Op,
+        exclusive: bool,
+        temp: &mut TempStorage,
+    ) -> Result<()> {
+        let size = T::TYPE.size();
+        let shape = tuning::single_pass(tuning::DEFAULT_ARCH, size);
+        let per_row = cols.div_ceil(shape.tile() as u64);
+        let tiles = rows * per_row;
+        let too_many = || Error::invalid(format!("a {rows} x {cols} matrix is too many row tiles"));
+        let advance = u32::try_from(tiles).map_err(|_| too_many())?;
+        let per_row = u32::try_from(per_row).map_err(|_| too_many())?;
+        let (base, epoch, counter_base) = temp.single_pass(self, stream, status::temp_bytes(tiles, size), advance)?;
+        let name = format!("{}_{}_{}", names::BATCHED_LONG_ROWS, T::TYPE.name(), op.name());
+        let f = self.kernel(&name)?;
+        let flags = if exclusive { scan_abi::flags::EXCLUSIVE } else { 0 };
+        let cfg = grid(tiles, shape.threads, layout::single_pass_smem(tuning::DEFAULT_ARCH, size))?;
+        let (i, _r) = input.device_ptr(stream);
+        let (o, _w) = output.device_ptr_mut(stream);
+        let mut b = stream.launch_builder(&f);
+        b.arg(&i).arg(&o).arg(&cols).arg(&per_row).arg(&flags).arg(&base).arg(&counter_base).arg(&epoch);
+        // SAFETY: matches batched_kernels! in gpu/; input and output hold rows × cols elements,
+        // the tile state one status word per tile.
+        temp.poison_on_error(unsafe { b.launch(cfg) }.map(drop).map_err(|e| Error::kernel(&name, e)))
     }
 }
 
@@ -140,16 +219,30 @@ mod tests {
 
     #[test]
     fn strips_cover_the_columns_evenly() {
-        assert_eq!(column_plan(8, 4), (8, 32, 32 * 32));
-        assert_eq!(column_plan(64, 4), (64, 4, 4 * 32));
-        assert_eq!(column_plan(65, 4), (33, 7, 7 * 32));
-        assert_eq!(column_plan(16384, 8), (64, 4, 4 * 16));
-        assert_eq!(column_plan(2, 4), (2, 32, 32 * 32));
+        let tall = 1 << 20;
+        assert_eq!(column_plan(tall, 8, 4), (8, 32, 32 * 32));
+        assert_eq!(column_plan(tall, 64, 4), (64, 4, 4 * 32));
+        assert_eq!(column_plan(tall, 65, 4), (33, 7, 7 * 32));
+        assert_eq!(column_plan(tall, 16384, 8), (64, 4, 4 * 16));
+        assert_eq!(column_plan(tall, 2, 4), (2, 32, 32 * 32));
         for cols in 2..2000u64 {
-            let (strip, groups, _) = column_plan(cols, 4);
-            assert!(strip as u64 <= tuning::COLUMN_STRIP as u64 && groups >= 1, "{cols}");
+            let (strip, groups, _) = column_plan(tall, cols, 4);
+            assert!(strip <= tuning::column_strip(tuning::DEFAULT_ARCH, cols) && groups >= 1, "{cols}");
             let strips = cols.div_ceil(strip as u64);
             assert!(strips * strip as u64 - cols < strips, "{cols}: strips {strips} of {strip}");
+        }
+    }
+
+    #[test]
+    fn few_rows_widen_the_strips_so_no_group_idles() {
+        assert_eq!(column_plan(8, 1 << 25, 4), (256, 1, 32));
+        assert_eq!(column_plan(40, 1 << 20, 4), (128, 2, 64));
+        assert_eq!(column_plan(100, 1 << 20, 4), (64, 4, 128));
+        assert_eq!(column_plan(8, 100, 4), (100, 2, 64));
+        for rows in 1..300u64 {
+            let (strip, groups, tile_rows) = column_plan(rows, 1 << 20, 4);
+            assert!(groups as u64 * tuning::columns(tuning::DEFAULT_ARCH, 4).items as u64 == tile_rows, "{rows}");
+            assert!(strip * groups <= 256 && (tile_rows >= rows || strip <= 64), "{rows}: {strip} x {groups}");
         }
     }
 
@@ -161,7 +254,7 @@ mod tests {
     fn emulate(x: &[u32], rows: u64, cols: u64, exclusive: bool, stop: u64) -> Vec<u32> {
         let it = tuning::columns(tuning::DEFAULT_ARCH, 4).items as u64;
         let threads = tuning::columns(tuning::DEFAULT_ARCH, 4).threads as u64;
-        let (strip, groups, tile_rows) = column_plan(cols, 4);
+        let (strip, groups, tile_rows) = column_plan(rows, cols, 4);
         let (strip, groups) = (strip as u64, groups as u64);
         let strips = cols.div_ceil(strip);
         let tiles = rows.div_ceil(tile_rows) * strips;
@@ -254,5 +347,25 @@ mod tests {
         assert!(uses_row_kernel(16384, 16384, 4));
         assert!(!uses_row_kernel(1 << 20, 8, 4));
         assert!(!uses_row_kernel(8, 1 << 20, 4));
+    }
+
+    #[test]
+    fn short_row_tiles_hold_whole_rows_and_start_aligned_when_that_costs_little() {
+        let tile = tuning::short_rows(tuning::DEFAULT_ARCH, 4).tile() as u64;
+        assert_eq!(short_rows_per_tile(8, 4), Some(tile / 8));
+        assert_eq!(short_rows_per_tile(tile, 4), Some(1));
+        assert_eq!(short_rows_per_tile(tile + 1, 4), None);
+        assert_eq!(short_rows_per_tile(0, 4), None);
+        assert_eq!(short_rows_per_tile(tile - 1, 4), Some(1), "one unaligned row beats none");
+        for size in [4, 8] {
+            let tile = tuning::short_rows(tuning::DEFAULT_ARCH, size).tile() as u64;
+            let v = tuning::vector_elems(size) as u64;
+            for cols in 1..=tile {
+                let r = short_rows_per_tile(cols, size).unwrap();
+                let fit = tile / cols;
+                assert!(r >= 1 && r * cols <= tile && 2 * r >= fit, "{cols}");
+                assert!((r * cols).is_multiple_of(v) || r == fit, "{cols}: {r} rows per tile");
+            }
+        }
     }
 }
