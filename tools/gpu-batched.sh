@@ -8,10 +8,6 @@
 # shellcheck source=tools/gpu-common.sh
 . "$(dirname "$0")/gpu-common.sh"
 {
-  echo "== GPU tests: applications and conformance"
-  for t in .gpu-bundle/tests/apps-* .gpu-bundle/tests/gpu_conformance-*; do
-    "$t" --test-threads=2 2>&1 | grep -E '^test |test result' || status=1
-  done
   echo "== single-pass scan against CUB (same run)"
   cub "$out/cub-batched.csv" --ops scan --log2 28 --types u32,f32,u64,f64 || status=1
   "$host" bench --types u32,f32,u64,f64 --algos single-pass --sizes 2^28 --baseline "$out/cub-batched.csv" \
@@ -47,5 +43,10 @@
     "batched 301 1365 --axis 1 --type f64 --exclusive" "batched 700 200 --axis 1 --op max --type u32" \
     "batched 5 8193 --axis 1" "batched 3 100003 --axis 1 --type f64 --exclusive" "batched 8 5000 --axis 0" \
     "segmented 70001 --mean-length 3" "segmented 70000 --rows-of 5000 --type f64 --exclusive"
+  echo "== GPU tests: applications and conformance"
+  for t in .gpu-bundle/tests/apps-* .gpu-bundle/tests/gpu_conformance-*; do
+    "$t" --test-threads=2 > /tmp/gpu-tests.log 2>&1 || status=1
+    grep -E '^test |test result|panicked' /tmp/gpu-tests.log
+  done
 } 2>&1 | tee "$out/batched.log"
 exit $status

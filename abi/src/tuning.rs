@@ -131,12 +131,21 @@ pub const SORT_COUNT_BLOCKS_PER_SM: u64 = 8;
 /// Most thread groups (row blocks of one strip) in a column-scan tile.
 pub const COLUMN_GROUPS: u32 = 32;
 
-/// Widest strip of columns one column-scan tile covers, for a matrix of `cols` columns: a warp's
-/// 32 lanes read 32 adjacent columns of a row, and a tile's status words stay few next to its
-/// data. (The host widens it when a tile would hold more rows than the matrix has.)
+/// Widest strip of columns one column-scan tile covers, for a matrix of `cols` columns (the host
+/// widens it when a tile would hold more rows than the matrix has). Each strip is its own chain
+/// of look-backs, so narrower strips give narrow matrices more chains, at the cost of shorter
+/// contiguous runs per row. On the H200 at 2^28 f32, strips of 16 / 32 / 64: 256 columns 77.0% /
+/// 71.1% / 73.1% of copy, 1024 columns 81.6% / 83.6% / 73.1%, 4096 columns 81.9% / 88.7% / 85.7%;
+/// 16384 columns 88.0% at 64.
 pub const fn column_strip(arch: u32, cols: u64) -> u32 {
-    let _ = (arch, cols);
-    64
+    let _ = arch;
+    if cols <= 512 {
+        16
+    } else if cols <= 8192 {
+        32
+    } else {
+        64
+    }
 }
 
 /// Nanoseconds the single-pass look-back sleeps between polls of a tile that has not published

@@ -80,7 +80,7 @@ pub unsafe fn scan_columns<T: StatusValue, O: ScanOp<T>, const TH: u32, const IT
         (chunk, s * strip as u64 + c as u64, chunk * tile_rows + (g * IT as u32) as u64)
     };
     let active = g < groups;
-    let (tile, mut vals) = claim_tile(temp, counter_base, tile_slot, |tile| {
+    let load = |tile: u32| {
         let (_, col, row0) = place(tile);
         let mut v = [O::identity(); IT];
         if active && col < cols {
@@ -91,7 +91,12 @@ pub unsafe fn scan_columns<T: StatusValue, O: ScanOp<T>, const TH: u32, const IT
             }
         }
         v
-    });
+    };
+    // A tile that holds every row has nothing to look back for: it is its block's index, and it
+    // neither claims nor publishes (the host advances the tile counter by nothing).
+    let whole = rows <= tile_rows;
+    let (tile, mut vals) =
+        if whole { (block_idx(), load(block_idx())) } else { claim_tile(temp, counter_base, tile_slot, load) };
     let (chunk, col, row0) = place(tile);
 
     for k in 1..IT {
@@ -116,7 +121,7 @@ pub unsafe fn scan_columns<T: StatusValue, O: ScanOp<T>, const TH: u32, const IT
         before = before.filter(|_| g > 0);
     }
 
-    if active && g == 0 && col < cols {
+    if active && g == 0 && col < cols && !whole {
         let status = TileStatus { words: temp.add(COUNTER_BYTES), epoch, acq_rel: false };
         let slot = |k: u64| (k * cols + col) as u32;
         if chunk == 0 {

@@ -110,6 +110,8 @@ impl Gpu {
         let too_many = || Error::invalid(format!("a {rows} x {cols} matrix is too many column tiles"));
         let advance = u32::try_from(tiles).map_err(|_| too_many())?;
         u32::try_from(slots).map_err(|_| too_many())?;
+        // Tiles that hold every row claim no tile index (see the kernel).
+        let advance = if chunks == 1 { 0 } else { advance };
         let (base, epoch, counter_base) = temp.single_pass(self, stream, status::temp_bytes(slots, size), advance)?;
         let name = format!("{}_{}_{}", names::BATCHED_COLUMNS, T::TYPE.name(), op.name());
         let f = self.kernel(&name)?;
@@ -221,8 +223,9 @@ mod tests {
     fn strips_cover_the_columns_evenly() {
         let tall = 1 << 20;
         assert_eq!(column_plan(tall, 8, 4), (8, 32, 32 * 32));
-        assert_eq!(column_plan(tall, 64, 4), (64, 4, 4 * 32));
-        assert_eq!(column_plan(tall, 65, 4), (33, 7, 7 * 32));
+        assert_eq!(column_plan(tall, 64, 4), (16, 16, 16 * 32));
+        assert_eq!(column_plan(tall, 65, 4), (13, 19, 19 * 32));
+        assert_eq!(column_plan(tall, 4096, 4), (32, 8, 8 * 32));
         assert_eq!(column_plan(tall, 16384, 8), (64, 4, 4 * 16));
         assert_eq!(column_plan(tall, 2, 4), (2, 32, 32 * 32));
         for cols in 2..2000u64 {
@@ -238,6 +241,8 @@ mod tests {
         assert_eq!(column_plan(8, 1 << 25, 4), (256, 1, 32));
         assert_eq!(column_plan(40, 1 << 20, 4), (128, 2, 64));
         assert_eq!(column_plan(100, 1 << 20, 4), (64, 4, 128));
+        assert_eq!(column_plan(1000, 1 << 20, 4), (64, 4, 128));
+        assert_eq!(column_plan(1 << 20, 1 << 20, 4), (64, 4, 128));
         assert_eq!(column_plan(8, 100, 4), (100, 2, 64));
         for rows in 1..300u64 {
             let (strip, groups, tile_rows) = column_plan(rows, 1 << 20, 4);
