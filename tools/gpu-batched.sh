@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine after ../shared/tools/gpu-bundle: the batched scans along either axis
 # and the segmented scan at 2^28 elements, every row and column shape the issue names, with
-# torch.cumsum timed in the same run, and column strips of 16, 32 and 64 (GPU_SCAN_COLUMN_STRIP)
+# torch.cumsum timed in the same run, the segmented scan with and without its launch bounds, and column strips of 16, 32 and 64 (GPU_SCAN_COLUMN_STRIP)
 # side by side; the single-pass scan against CUB; the GPU tests of all of them; the sanitizers
 # on the batched and segmented kernels. Log in $RESULTS_DIR (default .gpu-bundle/results).
 #   bash tools/gpu-batched.sh
@@ -37,7 +37,9 @@
   done
   for len in 3 1000 1000000; do
     "$host" segmented 2^28 --mean-length $len || status=1
+    GPU_SCAN_LAUNCH_BOUNDS=0 "$host" segmented 2^28 --mean-length $len | sed 's/^time/unbounded: time/' | grep -E 'unbounded|FAIL' || status=1
   done
+  "$host" segmented 2^27 --type f64 --mean-length 3 || status=1
   echo "== compute-sanitizer on the batched and segmented kernels"
   sanitize "memcheck racecheck synccheck" "$host" "batched 3000 8 --axis 1" \
     "batched 301 1365 --axis 1 --type f64 --exclusive" "batched 700 200 --axis 1 --op max --type u32" \

@@ -176,9 +176,10 @@ pub const fn lookback_fixed_windows(arch: u32, elem_size: usize) -> usize {
 /// registers at what that many blocks leave. Only where ptxas then needs no local memory (sm_90,
 /// ptxas 13.0): compaction of 4-byte types goes from 106 to 72 registers (2 -> 3 blocks of 256)
 /// and of `u16` from 96 to 72 (1 -> 2 blocks of 384); the packed single-pass scan of `u8` from
-/// 72-77 to 64 (3 -> 4 blocks), except min and max, which would spill. Measured and left out
-/// because ptxas would spill: the segmented scan of 4-byte types at 3 blocks (12-36 bytes), the
-/// single-pass scan of `u16` and, mul, min and max at 4.
+/// 72-77 to 64 (3 -> 4 blocks), except min and max, which would spill; the segmented scan of
+/// 4-byte types and the short-row batched scans (their tables below). Measured and left out
+/// because ptxas would spill: the segmented scan of 8-byte types at 3 blocks, the single-pass
+/// scan of `u16` and, mul, min and max at 4.
 pub fn launch_bounds(arch: u32, kernel: &str) -> Option<(u32, u32)> {
     if let Some(&(_, size, blocks)) = BOUNDED_COMPACT.iter().find(|(name, _, _)| kernel == *name) {
         return Some((compact(arch, size).threads, blocks));
@@ -188,6 +189,9 @@ pub fn launch_bounds(arch: u32, kernel: &str) -> Option<(u32, u32)> {
     }
     if let Some(&(_, size, blocks)) = BOUNDED_SHORT_ROWS.iter().find(|(name, _, _)| kernel == *name) {
         return Some((short_rows(arch, size).threads, blocks));
+    }
+    if let Some(&(_, size, blocks)) = BOUNDED_SEGMENTED.iter().find(|(name, _, _)| kernel == *name) {
+        return Some((single_pass(arch, size).threads, blocks));
     }
     let &(_, size, blocks) = BOUNDED_SINGLE_PASS.iter().find(|(name, _, _)| kernel == *name)?;
     Some((single_pass(arch, size).threads, blocks))
@@ -237,6 +241,24 @@ pub const BOUNDED_SHORT_ROWS: &[(&str, usize, u32)] = &[
     ("batched_short_rows_f64_mul", 8, 3),
     ("batched_short_rows_f64_min", 8, 3),
     ("batched_short_rows_f64_max", 8, 3),
+];
+
+/// The segmented scans with launch bounds: (kernel, element size, blocks per SM). With the heads
+/// in one bit mask per thread, the 4-byte kernels fit 3 blocks of 256 (80 registers instead of
+/// 105-108) with no local memory; the 8-byte ones (104-112) would spill 56-124 bytes there.
+pub const BOUNDED_SEGMENTED: &[(&str, usize, u32)] = &[
+    ("segmented_u32_add", 4, 3),
+    ("segmented_u32_mul", 4, 3),
+    ("segmented_u32_min", 4, 3),
+    ("segmented_u32_max", 4, 3),
+    ("segmented_i32_add", 4, 3),
+    ("segmented_i32_mul", 4, 3),
+    ("segmented_i32_min", 4, 3),
+    ("segmented_i32_max", 4, 3),
+    ("segmented_f32_add", 4, 3),
+    ("segmented_f32_mul", 4, 3),
+    ("segmented_f32_min", 4, 3),
+    ("segmented_f32_max", 4, 3),
 ];
 
 /// The single-pass kernels with launch bounds: (kernel, element size, blocks per SM).

@@ -256,7 +256,7 @@ pub unsafe fn scan_short_rows<T: Copy, O: ScanOp<T>, const TH: u32, const V: usi
         let valid = ((n - tile * tile_elems).min(tile_elems) as u32).saturating_sub(w * part as u32);
         let mut vals = load_striped::<T, V, VECS>(inp.wrapping_add(first as usize), valid, O::identity(), aligned);
         let head = fixed_heads::<V, VECS>(w as u64 * part, cols, valid);
-        let (lane_in, warp_total) = scan_part::<T, O, V, VECS>(&mut vals, &head);
+        let (lane_in, warp_total) = scan_part::<T, O, V, VECS>(&mut vals, head);
         let set = warp_totals.offset(parity * warps);
         if l == 0 {
             set.set(w, warp_total);
@@ -268,7 +268,7 @@ pub unsafe fn scan_short_rows<T: Copy, O: ScanOp<T>, const TH: u32, const V: usi
             warp_in = Some(combine_after::<Seg<T>, SegOp<O>>(warp_in, set.get(v)));
         }
         let incoming = lane_in.map(|x| combine_opt::<Seg<T>, SegOp<O>>(warp_in, x).map(|s| s.v));
-        finish_part::<T, O, V, VECS>(&mut vals, &head, incoming, mode.exclusive);
+        finish_part::<T, O, V, VECS>(&mut vals, head, incoming, mode.exclusive);
         store_striped::<T, V, VECS>(out.wrapping_add(first as usize), valid, vals, aligned);
         parity ^= 1;
         tile += grid_dim() as u64;

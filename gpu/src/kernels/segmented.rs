@@ -18,17 +18,42 @@ use crate::warp;
 use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
 use scan_abi::tuning;
 
+/// Which of a lane's `VECS` vectors of `V` elements start a segment: bit `j * V + k` for element
+/// `k` of vector `j`. One register instead of one per element keeps the segmented tiles at the
+/// single-pass scan's size without costing them a block per SM.
+#[derive(Clone, Copy, Default)]
+pub struct Heads(u32);
+
+impl Heads {
+    #[inline(always)]
+    pub fn at<const V: usize>(self, j: usize, k: usize) -> bool {
+        (self.0 >> (j * V + k)) & 1 != 0
+    }
+
+    /// Whether vector `j` holds a head.
+    #[inline(always)]
+    pub fn any<const V: usize>(self, j: usize) -> bool {
+        (self.0 >> (j * V)) & ((1 << V) - 1) != 0
+    }
+
+    #[inline(always)]
+    fn set<const V: usize>(&mut self, j: usize, k: usize, head: bool) {
+        self.0 |= (head as u32) << (j * V + k);
+    }
+}
+
 /// Which of this lane's warp-striped elements start a segment of `seg_len` (`seg_len > 0`), for a
 /// warp's part that starts `start` elements into the array and holds `valid` elements.
 #[inline(always)]
-pub fn fixed_heads<const V: usize, const VECS: usize>(start: u64, seg_len: u64, valid: u32) -> [[bool; V]; VECS] {
+pub fn fixed_heads<const V: usize, const VECS: usize>(start: u64, seg_len: u64, valid: u32) -> Heads {
     let l = lane();
     let part = WARP * (V * VECS) as u32;
     // One 64-bit division per thread; each vector then needs a 32-bit remainder (short
     // segments) or at most one subtraction (segments longer than the warp's part).
     let base = if (start | seg_len) >> 32 == 0 { (start as u32 % seg_len as u32) as u64 } else { start % seg_len };
-    let mut head = [[false; V]; VECS];
-    for (j, hv) in head.iter_mut().enumerate() {
+    const { assert!(V * VECS <= 32) };
+    let mut head = Heads::default();
+    for j in 0..VECS {
         let first = (j as u32 * WARP + l) * V as u32;
         let mut into = if seg_len <= part as u64 {
             ((base as u32 + first) % seg_len as u32) as u64
@@ -40,12 +65,43 @@ pub fn fixed_heads<const V: usize, const VECS: usize>(start: u64, seg_len: u64, 
                 r
             }
         };
-        for (k, h) in hv.iter_mut().enumerate() {
-            *h = first + (k as u32) < valid && into == 0;
+        for k in 0..V {
+            head.set::<V>(j, k, first + (k as u32) < valid && into == 0);
             into += 1;
             if into == seg_len {
                 into = 0;
             }
+        }
+    }
+    head
+}
+
+/// Which of this lane's warp-striped elements have a nonzero flag in `flags` (the warp's part,
+/// `valid` elements). A vector's flags are one 4- or 2-byte load where they are aligned.
+#[inline(always)]
+pub unsafe fn flagged_heads<const V: usize, const VECS: usize>(flags: *const u8, valid: u32) -> Heads {
+    const { assert!(V * VECS <= 32 && V <= 4) };
+    let l = lane();
+    let mut head = Heads::default();
+    for j in 0..VECS {
+        let first = (j as u32 * WARP + l) * V as u32;
+        let p = flags.add(first as usize);
+        let whole = first + V as u32 <= valid && (p as usize).is_multiple_of(V);
+        let bytes = if whole && V == 4 {
+            *(p as *const u32)
+        } else if whole && V == 2 {
+            *(p as *const u16) as u32
+        } else {
+            let mut b = 0u32;
+            for k in 0..V {
+                if first + (k as u32) < valid {
+                    b |= (*p.add(k) as u32) << (8 * k);
+                }
+            }
+            b
+        };
+        for k in 0..V {
+            head.set::<V>(j, k, (bytes >> (8 * k)) & 0xff != 0);
         }
     }
     head
@@ -57,7 +113,7 @@ pub fn fixed_heads<const V: usize, const VECS: usize>(start: u64, seg_len: u64, 
 #[inline(always)]
 pub fn scan_part<T: Copy, O: ScanOp<T>, const V: usize, const VECS: usize>(
     vals: &mut [[T; V]; VECS],
-    head: &[[bool; V]; VECS],
+    head: Heads,
 ) -> ([Option<Seg<T>>; VECS], Seg<T>)
 where
     SegOp<O>: ScanOp<Seg<T>>,
@@ -66,14 +122,12 @@ where
     let mut running: Option<Seg<T>> = None;
     for j in 0..VECS {
         let v = &mut vals[j];
-        let mut any = head[j][0];
         for k in 1..V {
-            if !head[j][k] {
+            if !head.at::<V>(j, k) {
                 v[k] = O::combine(v[k - 1], v[k]);
             }
-            any |= head[j][k];
         }
-        let (before, total) = warp::segmented_scan::<T, O>(v[V - 1], any);
+        let (before, total) = warp::segmented_scan::<T, O>(v[V - 1], head.any::<V>(j));
         lane_in[j] = combine_opt::<Seg<T>, SegOp<O>>(running, before);
         running = Some(combine_after::<Seg<T>, SegOp<O>>(running, total));
     }
@@ -86,7 +140,7 @@ where
 #[inline(always)]
 pub fn finish_part<T: Copy, O: ScanOp<T>, const V: usize, const VECS: usize>(
     vals: &mut [[T; V]; VECS],
-    head: &[[bool; V]; VECS],
+    head: Heads,
     incoming: [Option<T>; VECS],
     exclusive: bool,
 ) {
@@ -95,11 +149,11 @@ pub fn finish_part<T: Copy, O: ScanOp<T>, const V: usize, const VECS: usize>(
         let mut seen = false;
         let mut prev = incoming[j];
         for k in 0..V {
-            seen |= head[j][k];
+            seen |= head.at::<V>(j, k);
             let inclusive = if seen { v[k] } else { combine_after::<T, O>(incoming[j], v[k]) };
             v[k] = if !exclusive {
                 inclusive
-            } else if head[j][k] {
+            } else if head.at::<V>(j, k) {
                 O::identity()
             } else {
                 prev.unwrap_or(O::identity())
@@ -144,17 +198,10 @@ pub unsafe fn segmented<T: Element + StatusValue, O: ScanOp<T>, const TH: u32, c
     let head = if heads.is_null() {
         fixed_heads::<V, VECS>(offset as u64, seg_len, valid)
     } else {
-        let mut head = [[false; V]; VECS];
-        for (j, hv) in head.iter_mut().enumerate() {
-            for (k, h) in hv.iter_mut().enumerate() {
-                let i = (j as u32 * WARP + l) * V as u32 + k as u32;
-                *h = i < valid && *heads.add(offset + i as usize) != 0;
-            }
-        }
-        head
+        flagged_heads::<V, VECS>(heads.add(offset), valid)
     };
 
-    let (lane_in, running) = scan_part::<T, O, V, VECS>(&mut vals, &head);
+    let (lane_in, running) = scan_part::<T, O, V, VECS>(&mut vals, head);
     if l == 0 {
         warp_totals.set(w, running);
     }
@@ -190,7 +237,7 @@ pub unsafe fn segmented<T: Element + StatusValue, O: ScanOp<T>, const TH: u32, c
 
     let warp_in = warp_prefixes.get(w);
     let incoming = lane_in.map(|x| Some(combine_after::<Seg<T>, SegOp<O>>(Some(warp_in), x.unwrap_or(none)).v));
-    finish_part::<T, O, V, VECS>(&mut vals, &head, incoming, mode.exclusive);
+    finish_part::<T, O, V, VECS>(&mut vals, head, incoming, mode.exclusive);
     store_striped::<T, V, VECS>(out.wrapping_add(offset), valid, vals, vectors);
 }
 
