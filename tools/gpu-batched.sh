@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine after ../shared/tools/gpu-bundle: the batched scans along either axis
 # and the segmented scan at 2^28 elements, every row and column shape the issue names, with
-# torch.cumsum timed in the same run, the segmented scan with and without its launch bounds, and column strips of 16, 32 and 64 (GPU_SCAN_COLUMN_STRIP)
-# side by side; the single-pass scan against CUB; the GPU tests of all of them; the sanitizers
-# on the batched and segmented kernels. Log in $RESULTS_DIR (default .gpu-bundle/results).
+# torch.cumsum timed in the same run; the segmented scan with and without its launch bounds and
+# column strips of 16, 32 and 64 (GPU_SCAN_COLUMN_STRIP) side by side; the single-pass scan
+# against CUB; the GPU tests of all of them; the sanitizers on the batched and segmented kernels. Log in $RESULTS_DIR (default .gpu-bundle/results).
 #   bash tools/gpu-batched.sh
 # shellcheck source=tools/gpu-common.sh
 . "$(dirname "$0")/gpu-common.sh"
