@@ -323,6 +323,13 @@ pub unsafe fn cp_async_16(dst: *mut u8, src: *const u8) {
     );
 }
 
+/// Asks for the 128-byte line holding `p` (global) to be brought into L2, holding no register
+/// for it: a later load then waits on L2 rather than on memory.
+#[inline(always)]
+pub unsafe fn prefetch_l2(p: *const u8) {
+    asm!("prefetch.global.L2 [{p}];", p = in(reg64) p);
+}
+
 /// Waits until every [`cp_async_16`] this thread started has landed; the data is then visible
 /// to this thread (other threads need a barrier as well).
 #[inline(always)]

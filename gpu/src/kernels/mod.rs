@@ -110,15 +110,36 @@ pub unsafe fn claim_placed<T: Copy, const TH: u32, const V: usize, const VECS: u
     counter_base: u32,
     slot: Smem<u32>,
 ) -> (u32, Place, usize, u32, [[T; V]; VECS]) {
+    let no_more = |_, _| ();
+    let (tile, at, offset, valid, vals, ()) =
+        claim_placed_with::<T, TH, V, VECS, ()>(inp, place, fill, vectors, temp, counter_base, slot, no_more);
+    (tile, at, offset, valid, vals)
+}
+
+/// [`claim_placed`] that also runs `also(offset, valid)` (the warp's part) with the loads, so
+/// that whatever else a tile reads is in flight while the counter answers; its result comes last.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn claim_placed_with<T: Copy, const TH: u32, const V: usize, const VECS: usize, X>(
+    inp: *const T,
+    place: impl Fn(u32) -> Place,
+    fill: T,
+    vectors: bool,
+    temp: *mut u8,
+    counter_base: u32,
+    slot: Smem<u32>,
+    also: impl Fn(usize, u32) -> X,
+) -> (u32, Place, usize, u32, [[T; V]; VECS], X) {
     let w = warp_idx();
     let segment = WARP * (V * VECS) as u32;
-    let (tile, (at, offset, valid, vals)) = claim_tile(temp, counter_base, slot, |tile| {
+    let (tile, (at, offset, valid, vals, more)) = claim_tile(temp, counter_base, slot, |tile| {
         let at = place(tile);
         let valid = at.len.saturating_sub(w * segment);
         let offset = (at.base + (w * segment) as u64) as usize;
-        (at, offset, valid, load_striped::<T, V, VECS>(inp.wrapping_add(offset), valid, fill, vectors))
+        let vals = load_striped::<T, V, VECS>(inp.wrapping_add(offset), valid, fill, vectors);
+        (at, offset, valid, vals, also(offset, valid))
     });
-    (tile, at, offset, valid, vals)
+    (tile, at, offset, valid, vals, more)
 }
 
 /// [`claim_placed`] for the tiles of one array of `n` elements: (tile, where the warp's part

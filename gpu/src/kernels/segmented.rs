@@ -8,8 +8,8 @@
 //! publishes that as its inclusive prefix at once, and look-backs stop there. The look-back
 //! itself stays the plain one over values.
 
-use crate::arch::{lane, sync_threads, warp_idx, WARP};
-use crate::kernels::{claim_striped, Mode, ARCH};
+use crate::arch::{lane, prefetch_l2, sync_threads, warp_idx, WARP};
+use crate::kernels::{claim_placed_with, Mode, Place, ARCH};
 use crate::lookback::{StatusValue, TileStatus};
 use crate::op::{combine_after, combine_opt, Add, Element, Max, Min, Mul, ScanOp, Seg, SegOp};
 use crate::smem::Carver;
@@ -192,9 +192,27 @@ pub unsafe fn segmented<T: Element + StatusValue, O: ScanOp<T>, const TH: u32, c
     smem.check();
 
     let vectors = (inp as usize | out as usize) % tuning::VECTOR_BYTES == 0;
-    let (tile, offset, valid, mut vals) =
-        claim_striped::<T, TH, V, VECS>(inp, n, O::identity(), vectors, temp, counter_base, tile_slot);
-
+    let tile_elems = TH as u64 * (V * VECS) as u64;
+    let place = |tile| Place::flat(tile, n, tile_elems);
+    // The head flags are asked into L2 with the data loads, while the tile counter answers: read
+    // only after it, from memory, they would add a memory round trip to every tile's way to its
+    // aggregate. (Loaded there, they would stay live across the barrier and spill.)
+    let prefetch_heads = |offset: usize, valid: u32| {
+        const LINE: u32 = 128;
+        if !heads.is_null() && l * LINE < valid {
+            prefetch_l2(heads.wrapping_add(offset + (l * LINE) as usize));
+        }
+    };
+    let (tile, _, offset, valid, mut vals, ()) = claim_placed_with::<T, TH, V, VECS, ()>(
+        inp,
+        place,
+        O::identity(),
+        vectors,
+        temp,
+        counter_base,
+        tile_slot,
+        prefetch_heads,
+    );
     let head = if heads.is_null() {
         fixed_heads::<V, VECS>(offset as u64, seg_len, valid)
     } else {
