@@ -181,21 +181,26 @@ pub const fn lookback_fixed_windows(arch: u32, elem_size: usize) -> usize {
 /// because ptxas would spill: the segmented scan of 8-byte types at 3 blocks, the single-pass
 /// scan of `u16` and, mul, min and max at 4.
 pub fn launch_bounds(arch: u32, kernel: &str) -> Option<(u32, u32)> {
-    if let Some(&(_, size, blocks)) = BOUNDED_COMPACT.iter().find(|(name, _, _)| kernel == *name) {
-        return Some((compact(arch, size).threads, blocks));
-    }
-    if let Some(&(_, size, blocks)) = BOUNDED_SORT.iter().find(|(name, _, _)| kernel == *name) {
-        return Some((sort(arch, size).threads, blocks));
-    }
-    if let Some(&(_, size, blocks)) = BOUNDED_SHORT_ROWS.iter().find(|(name, _, _)| kernel == *name) {
-        return Some((short_rows(arch, size).threads, blocks));
-    }
-    if let Some(&(_, size, blocks)) = BOUNDED_SEGMENTED.iter().find(|(name, _, _)| kernel == *name) {
-        return Some((single_pass(arch, size).threads, blocks));
-    }
-    let &(_, size, blocks) = BOUNDED_SINGLE_PASS.iter().find(|(name, _, _)| kernel == *name)?;
-    Some((single_pass(arch, size).threads, blocks))
+    BOUNDED.iter().find_map(|(table, shape)| {
+        let &(_, size, blocks) = table.iter().find(|(name, _, _)| kernel == *name)?;
+        Some((shape(arch, size).threads, blocks))
+    })
 }
+
+/// A table of kernels with launch bounds: (kernel, element size, blocks per SM).
+pub type BoundedTable = &'static [(&'static str, usize, u32)];
+
+/// The tile shape a table's kernels take their threads from: (architecture, element size) -> shape.
+pub type ShapeOf = fn(u32, usize) -> TileShape;
+
+/// Every table of kernels with launch bounds, each with the tile shape its threads come from.
+pub const BOUNDED: &[(BoundedTable, ShapeOf)] = &[
+    (BOUNDED_COMPACT, compact),
+    (BOUNDED_SORT, sort),
+    (BOUNDED_SHORT_ROWS, short_rows),
+    (BOUNDED_SEGMENTED, single_pass),
+    (BOUNDED_SINGLE_PASS, single_pass),
+];
 
 /// The compaction kernels with launch bounds: (kernel, element size, blocks per SM).
 pub const BOUNDED_COMPACT: &[(&str, usize, u32)] =

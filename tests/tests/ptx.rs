@@ -87,10 +87,7 @@ fn ptx_holds_every_kernel_the_host_requests() {
     assert!(missing.is_empty(), "missing kernels: {missing:?}");
     assert!(text.contains(".target sm_90"));
     // A renamed kernel must not silently lose its launch bounds.
-    let tables = scan_abi::tuning::BOUNDED_COMPACT
-        .iter()
-        .chain(scan_abi::tuning::BOUNDED_SINGLE_PASS)
-        .chain(scan_abi::tuning::BOUNDED_SORT);
+    let tables = scan_abi::tuning::BOUNDED.iter().flat_map(|(table, _)| table.iter());
     let stale: Vec<&str> = tables.map(|(name, _, _)| *name).filter(|name| !have.contains(name)).collect();
     assert!(stale.is_empty(), "launch bounds for kernels that do not exist: {stale:?}");
 }

@@ -96,31 +96,14 @@ impl Place {
 
 /// Claims a tile with [`claim_tile`] and loads this warp's part of it in the warp-striped
 /// arrangement (`tile::load_striped`, tiles of `TH` threads × `VECS` vectors of `V`; `fill`
-/// past the end): (tile, where it lies, where the warp's part starts, how many of its elements
-/// exist, the vectors). `place` maps a tile index to where the tile lies; `vectors` allows
-/// 16-byte accesses.
+/// past the end), and runs `also(offset, valid)` for the warp's part with the loads, so that
+/// whatever else a tile reads is in flight while the counter answers: (tile, where it lies,
+/// where the warp's part starts, how many of its elements exist, the vectors, what `also`
+/// returned). `place` maps a tile index to where the tile lies; `vectors` allows 16-byte
+/// accesses.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn claim_placed<T: Copy, const TH: u32, const V: usize, const VECS: usize>(
-    inp: *const T,
-    place: impl Fn(u32) -> Place,
-    fill: T,
-    vectors: bool,
-    temp: *mut u8,
-    counter_base: u32,
-    slot: Smem<u32>,
-) -> (u32, Place, usize, u32, [[T; V]; VECS]) {
-    let no_more = |_, _| ();
-    let (tile, at, offset, valid, vals, ()) =
-        claim_placed_with::<T, TH, V, VECS, ()>(inp, place, fill, vectors, temp, counter_base, slot, no_more);
-    (tile, at, offset, valid, vals)
-}
-
-/// [`claim_placed`] that also runs `also(offset, valid)` (the warp's part) with the loads, so
-/// that whatever else a tile reads is in flight while the counter answers; its result comes last.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn claim_placed_with<T: Copy, const TH: u32, const V: usize, const VECS: usize, X>(
+pub unsafe fn claim_placed<T: Copy, const TH: u32, const V: usize, const VECS: usize, X>(
     inp: *const T,
     place: impl Fn(u32) -> Place,
     fill: T,
@@ -157,8 +140,8 @@ pub unsafe fn claim_striped<T: Copy, const TH: u32, const V: usize, const VECS: 
 ) -> (u32, usize, u32, [[T; V]; VECS]) {
     let tile_elems = TH as u64 * (V * VECS) as u64;
     let place = |tile| Place::flat(tile, n, tile_elems);
-    let (tile, _, offset, valid, vals) =
-        claim_placed::<T, TH, V, VECS>(inp, place, fill, vectors, temp, counter_base, slot);
+    let (tile, _, offset, valid, vals, ()) =
+        claim_placed::<T, TH, V, VECS, ()>(inp, place, fill, vectors, temp, counter_base, slot, |_, _| ());
     (tile, offset, valid, vals)
 }
 

@@ -9,7 +9,7 @@
 //! itself stays the plain one over values.
 
 use crate::arch::{lane, prefetch_l2, sync_threads, warp_idx, WARP};
-use crate::kernels::{claim_placed_with, Mode, Place, ARCH};
+use crate::kernels::{claim_placed, Mode, Place, ARCH};
 use crate::lookback::{StatusValue, TileStatus};
 use crate::op::{combine_after, combine_opt, Add, Element, Max, Min, Mul, ScanOp, Seg, SegOp};
 use crate::smem::Carver;
@@ -203,7 +203,7 @@ pub unsafe fn segmented<T: Element + StatusValue, O: ScanOp<T>, const TH: u32, c
             prefetch_l2(heads.wrapping_add(offset + (l * LINE) as usize));
         }
     };
-    let (tile, _, offset, valid, mut vals, ()) = claim_placed_with::<T, TH, V, VECS, ()>(
+    let (tile, _, offset, valid, mut vals, ()) = claim_placed::<T, TH, V, VECS, ()>(
         inp,
         place,
         O::identity(),

@@ -93,8 +93,16 @@ pub unsafe fn single_pass_placed<
     smem.check();
 
     let vectors = aligned && (inp as usize | out as usize) % tuning::VECTOR_BYTES == 0;
-    let (tile, at, offset, valid, mut vals) =
-        claim_placed::<T, TH, V, VECS>(inp, place, O::identity(), vectors, temp, counter_base, tile_slot);
+    let (tile, at, offset, valid, mut vals, ()) = claim_placed::<T, TH, V, VECS, ()>(
+        inp,
+        place,
+        O::identity(),
+        vectors,
+        temp,
+        counter_base,
+        tile_slot,
+        |_, _| (),
+    );
 
     // Each vector: inclusive scan in the thread, then across the warp's 32 vectors.
     let mut lane_prefix = [None; VECS];
