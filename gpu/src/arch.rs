@@ -53,6 +53,20 @@ pub fn sync_threads() {
     unsafe { nvptx::_syncthreads() }
 }
 
+/// [`sync_threads`] that also tells every thread whether `pred` held on any thread of the block.
+#[inline(always)]
+pub fn sync_threads_any(pred: bool) -> bool {
+    let r: u32;
+    unsafe {
+        asm!(
+            "{{ .reg .pred p, q; setp.ne.u32 p, {v}, 0; bar.red.or.pred q, 0, p; selp.u32 {r}, 1, 0, q; }}",
+            r = out(reg32) r,
+            v = in(reg32) pred as u32,
+        );
+    }
+    r != 0
+}
+
 /// Barrier for the 32 lanes of the warp; also orders their shared-memory accesses.
 #[inline(always)]
 pub fn sync_warp() {
@@ -269,6 +283,12 @@ pub unsafe fn atomic_add_block_u32(p: *mut u32, v: u32) -> u32 {
     let r: u32;
     asm!("atom.relaxed.cta.add.u32 {r}, [{p}], {v};", r = out(reg32) r, p = in(reg64) p, v = in(reg32) v);
     r
+}
+
+/// Atomic OR at block scope (relaxed), result unused, for bit masks in shared memory.
+#[inline(always)]
+pub unsafe fn atomic_or_block_u32(p: *mut u32, v: u32) {
+    asm!("red.relaxed.cta.or.b32 [{p}], {v};", p = in(reg64) p, v = in(reg32) v);
 }
 
 /// Atomic add at GPU scope (relaxed); returns the old value.

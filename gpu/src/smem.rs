@@ -29,6 +29,14 @@ impl<T: Copy> Smem<T> {
         unsafe { self.ptr.add(i as usize) }
     }
 
+    /// The same bytes seen as elements of `U`, for windows that serve one purpose after
+    /// another (the caller keeps the two uses apart with a barrier).
+    #[inline(always)]
+    pub fn cast<U: Copy>(self) -> Smem<U> {
+        const { assert!(core::mem::align_of::<U>() <= 16) };
+        Smem { ptr: self.ptr as *mut U, _t: PhantomData }
+    }
+
     /// The window starting `elems` elements further on.
     #[inline(always)]
     pub fn offset(self, elems: u32) -> Smem<T> {

@@ -1,8 +1,9 @@
 //! Warp-level scan and reduction with shuffles. All 32 lanes of the warp must call these
 //! together. Lane order is index order: lane `i` holds the `i`-th operand.
 
-use crate::arch::{ballot, lane, shfl_down, shfl_idx, shfl_up, WARP};
+use crate::arch::{atomic_or_block_u32, ballot, lane, shfl_down, shfl_idx, shfl_up, sync_warp, WARP};
 use crate::op::{ScanOp, Seg};
+use crate::smem::Smem;
 
 /// Inclusive scan: lane `l` gets `x_0 ⊕ … ⊕ x_l`. Five shuffle steps; a lane only combines what
 /// lane `l - delta` holds when that lane exists (`l >= delta`), otherwise it would add its own
@@ -95,4 +96,35 @@ pub fn peers(value: u32, bits: u32, valid: bool) -> u32 {
         peers &= if set { m } else { !m };
     }
     peers
+}
+
+/// Stable rank of this lane's `label` in the warp: `counts[label]` (the warp's keys with that
+/// label so far) plus the lanes below it with the same label; `counts` is advanced past this
+/// step's lanes. Lanes without a label take no part (rank 0).
+///
+/// Lanes with equal labels find each other through `masks`, one zeroed shared-memory word per
+/// label: each lane sets its bit with one atomic OR and reads the word back, a handful of
+/// instructions where [`peers`] issues one ballot per label bit. The label's highest lane zeroes
+/// the word after the step; callers alternate two `masks` windows between consecutive steps, so
+/// that zeroing never meets the next step's ORs. Lanes with equal labels serialize on their
+/// shared word, so many equal labels in one step cost more than distinct ones.
+#[inline(always)]
+pub unsafe fn rank_by_match(label: Option<u32>, counts: Smem<u32>, masks: Smem<u32>) -> u32 {
+    let l = lane();
+    if let Some(d) = label {
+        atomic_or_block_u32(masks.at(d), 1 << l);
+    }
+    sync_warp();
+    let (peers, before) = match label {
+        Some(d) => (masks.get(d), counts.get(d)),
+        None => (0, 0),
+    };
+    sync_warp();
+    if let Some(d) = label {
+        if l == 31 - peers.leading_zeros() {
+            counts.set(d, before + peers.count_ones());
+            masks.set(d, 0);
+        }
+    }
+    before + (peers & ((1u32 << l) - 1)).count_ones()
 }

@@ -41,6 +41,10 @@ pub struct SortArgs {
     /// Carry u32 values (the keys' input positions) along.
     #[arg(long)]
     pub values: bool,
+    /// Random bits per key, the rest zero (default: all): fewer make many equal digits, and
+    /// passes above them find one digit in every key.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub key_bits: Option<u32>,
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
@@ -252,8 +256,10 @@ pub fn compact<T: Element>(args: &CompactArgs) -> Result<bool, Error> {
 
 /// Random keys: the order-key bits are uniform, so every radix digit is busy (floats include
 /// both zeros, infinities and NaNs now and then).
-fn random_keys<T: Element>(seed: u64, n: usize) -> Vec<T> {
-    (0..n as u64).map(|i| T::from_bits(input::bits(seed, i))).collect()
+/// `n` keys of random bits, only the low `bits` of each random where given.
+fn random_keys<T: Element>(seed: u64, n: usize, bits: Option<u32>) -> Vec<T> {
+    let mask = bits.map_or(u64::MAX, |b| u64::MAX >> (64 - b));
+    (0..n as u64).map(|i| T::from_bits(input::bits(seed, i) & mask)).collect()
 }
 
 pub fn sort<T: Element>(args: &SortArgs) -> Result<bool, Error> {
@@ -262,8 +268,17 @@ pub fn sort<T: Element>(args: &SortArgs) -> Result<bool, Error> {
     let gpu = open_gpu()?;
     let size = T::TYPE.size() as u64 + if args.values { 4 } else { 0 };
     gpu.check_memory("the keys, values and sort buffers", args.n * size * 3)?;
-    println!("sort: n={n} {} keys{}", T::TYPE.name(), if args.values { " with u32 values" } else { "" });
-    let keys = random_keys::<T>(args.seed, n);
+    let width = 8 * T::TYPE.size() as u32;
+    if let Some(b) = args.key_bits.filter(|&b| b > width) {
+        return Err(Error::invalid(format!("--key-bits {b}: {} keys have {width} bits", T::TYPE.name())));
+    }
+    println!(
+        "sort: n={n} {} keys{}{}",
+        T::TYPE.name(),
+        args.key_bits.map_or(String::new(), |b| format!(", {b} random bits each")),
+        if args.values { " with u32 values" } else { "" }
+    );
+    let keys = random_keys::<T>(args.seed, n, args.key_bits);
     let values: Option<Vec<u32>> = args.values.then(|| (0..n as u32).collect());
     let stream = gpu.stream().clone();
     let d_keys = gpu.upload(&stream, "keys", &keys)?;

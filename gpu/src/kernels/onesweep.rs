@@ -4,15 +4,16 @@
 //! 1. [`digit_counts`] counts every pass's digits over all keys in one read (per block in shared
 //!    memory, then added to the global counts).
 //! 2. [`pass`], once per digit: each tile counts its digits and publishes the counts at once, so
-//!    the tiles after it rarely wait on it; ranks its keys by digit (per warp with one ballot per
-//!    digit bit, then across the warps: stable); and looks back per digit for how many keys of
+//!    the tiles after it rarely wait on it; ranks its keys by digit (per warp, lanes with equal
+//!    digits finding each other by an atomic OR into a shared word per digit, then across the
+//!    warps: stable); and looks back per digit for how many keys of
 //!    that digit earlier tiles hold: the single-pass scan's decoupled look-back, one digit per
 //!    thread, seeded by tile 0 with where each digit starts overall. The tile then gathers its
 //!    keys in shared memory in digit order and writes them out: consecutive threads write
 //!    consecutive places within a digit's run.
 
 use crate::arch::{
-    atomic_add_block_u32, atomic_add_u32, block_idx, grid_dim, lane, opaque_u32, sync_threads, sync_warp,
+    atomic_add_block_u32, atomic_add_u32, block_idx, grid_dim, lane, opaque_u32, sync_threads, sync_threads_any,
     thread_idx, warp_idx, WARP,
 };
 use crate::kernels::claim_tile;
@@ -93,6 +94,30 @@ pub unsafe fn digit_counts<T: Element, const TH: u32, const IT: usize>(keys: *co
     }
 }
 
+/// Writes a tile's warp-striped `keys` (and its values) to the same places in the output: the
+/// whole of a pass whose digit is the same in every key. Kept out of line, so that its registers
+/// do not weigh on the ranking path's allocation.
+#[inline(never)]
+unsafe fn copy_tile<T: Element, const IT: usize>(
+    keys: [T; IT],
+    keys_out: *mut T,
+    values_in: *const u32,
+    values_out: *mut u32,
+    base: u64,
+    local: impl Fn(usize) -> u32,
+    in_tile: u32,
+) {
+    for (r, &key) in keys.iter().enumerate() {
+        if local(r) < in_tile {
+            let i = (base + local(r) as u64) as usize;
+            *keys_out.add(i) = key;
+            if !values_out.is_null() {
+                *values_out.add(i) = *values_in.add(i);
+            }
+        }
+    }
+}
+
 /// One pass over digit bits `shift..shift + 8`: moves `keys_in[..n]` (and `values_in`, unless
 /// null) to `keys_out` (`values_out`) stably by digit. `counts` holds this pass's 256 digit
 /// counts over all keys; `temp`, `counter_base` and `epoch` are tile state as in the
@@ -129,16 +154,30 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize>(
     let staged_values = smem.take::<u32>(if with_values { tile_elems } else { 0 });
     smem.check();
 
+    // The ranking's match words live where the keys are staged later (two windows of one word
+    // per warp and digit), zeroed here, 16 bytes a store.
+    let masks = staged_keys.cast::<u32>();
+    const { assert!(2 * (TH / WARP) * DIGITS * 4 <= TH * IT as u32 * core::mem::size_of::<T>() as u32) };
     let mut k = t;
     while k < warps * DIGITS {
         warp_digits.set(k, 0);
         k += TH;
     }
+    let mut k = t;
+    while k < 2 * warps * DIGITS / 4 {
+        masks.cast::<[u32; 4]>().set(k, [0; 4]);
+        k += TH;
+    }
     if t < DIGITS {
         tile_hist.set(t, 0);
     }
+    // A pass in which every key has the same digit leaves the order as it is: the tile is copied
+    // (keys with small values, or 64-bit keys that fit in 32 bits, make such passes). No tile
+    // looks back then, so none publishes.
+    let trivial = sync_threads_any(t < DIGITS && *counts.add(t as usize) as u64 == n);
     // Warp-striped: lane l's r-th key is the warp's element r * 32 + l, in index order.
-    let index = |tile: u32, r: usize| tile as u64 * tile_elems as u64 + (w * WARP * IT as u32 + r as u32 * WARP + l) as u64;
+    let local = |r: usize| w * WARP * IT as u32 + r as u32 * WARP + l;
+    let index = |tile: u32, r: usize| tile as u64 * tile_elems as u64 + local(r) as u64;
     let (tile, keys) = claim_tile(temp, counter_base, tile_slot, |tile| {
         let mut keys = [T::zero(); IT];
         for (r, key) in keys.iter_mut().enumerate() {
@@ -149,7 +188,12 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize>(
         }
         keys
     });
-    let valid = |r: usize| index(tile, r) < n;
+    let in_tile = (n - tile as u64 * tile_elems as u64).min(tile_elems as u64) as u32;
+    let valid = |r: usize| local(r) < in_tile;
+
+    if trivial {
+        return copy_tile(keys, keys_out, values_in, values_out, tile as u64 * tile_elems as u64, local, in_tile);
+    }
 
     // The tile's digit counts, published at once (tile 0: with where each digit starts among
     // all keys, an exclusive scan of `counts`), so that later tiles' look-backs find them early.
@@ -186,23 +230,15 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize>(
         }
     }
 
-    // Rank among the warp's keys of the same digit, in index order; lanes past the end take no
-    // part (u32::MAX is no digit).
+    // Rank among the warp's keys of the same digit, in index order (lanes past the end take no
+    // part), matching equal digits through shared-memory words (`warp::rank_by_match`).
     let mine = warp_digits.offset(w * DIGITS);
-    let below = (1u32 << l) - 1;
     let mut rank = [0u32; IT];
-    // Unrolled by hand: as a loop LLVM leaves it rolled (eight ballots a step), and the keys and
-    // ranks it indexes would live in local memory.
+    // Unrolled by hand: as a loop LLVM leaves it rolled, and the keys and ranks it indexes would
+    // live in local memory.
     unrolled!(r < IT, {
-        let d = if valid(r) { digit(keys[r], shift) } else { u32::MAX };
-        let peers = warp::peers(d, RADIX_BITS, d != u32::MAX);
-        let before = if d != u32::MAX { mine.get(d) } else { 0 };
-        sync_warp();
-        rank[r] = before + (peers & below).count_ones();
-        if d != u32::MAX && l == 31 - peers.leading_zeros() {
-            mine.set(d, before + peers.count_ones());
-        }
-        sync_warp();
+        let label = if valid(r) { Some(digit(keys[r], shift)) } else { None };
+        rank[r] = warp::rank_by_match(label, mine, masks.offset(((r as u32 % 2) * warps + w) * DIGITS));
     });
     sync_threads();
 
@@ -258,7 +294,6 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize>(
     }
     sync_threads();
 
-    let in_tile = (n - tile as u64 * tile_elems as u64).min(tile_elems as u64) as u32;
     let mut i = t;
     while i < in_tile {
         let key = staged_keys.get(i);
