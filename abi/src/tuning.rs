@@ -118,6 +118,11 @@ pub const fn sort(arch: u32, key_size: usize) -> TileShape {
     TileShape { threads: 256, items: if key_size > 4 { 12 } else { 16 } }
 }
 
+/// Radix sort pass: how many earlier tiles a digit's look-back reads at once. Each digit walks
+/// its own chain back to the nearest tile that has published its running count; reading one tile
+/// per memory round trip made that walk a chain of round trips.
+pub const SORT_LOOKBACK_WINDOW: usize = 4;
+
 /// Radix sort digit counting (every pass's digits in one read): threads per block and keys each
 /// thread loads before counting them.
 pub const fn sort_counts(arch: u32) -> TileShape {

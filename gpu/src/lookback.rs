@@ -243,27 +243,42 @@ impl TileStatus {
     }
     /// The exclusive prefix of entry `k > 0` of one chain of status words, walked by one thread
     /// alone: the combination of entries `0..k`, where entry `j` lives in word `word(j)`. The
-    /// thread combines published aggregates from `k - 1` down until it meets a published
-    /// inclusive prefix, waiting on entries that have published nothing yet. Used where every
-    /// thread of a tile owns a chain of its own (a column, a radix digit), so the chains proceed
-    /// independently.
+    /// thread reads the `W` entries before the ones it has combined at once, combines published
+    /// aggregates from the newest down until it meets a published inclusive prefix, and reads
+    /// again from the first entry that had published nothing yet. Used where every thread of a
+    /// tile owns a chain of its own (a column, a radix digit), so the chains proceed
+    /// independently; a wider window takes fewer memory round trips when the nearest published
+    /// prefix lies several entries back.
     #[inline(always)]
-    pub unsafe fn look_back_alone<T: StatusValue, O: ScanOp<T>>(self, k: u32, word: impl Fn(u32) -> u32) -> T {
-        let mut j = k - 1;
+    pub unsafe fn look_back_alone<T: StatusValue, O: ScanOp<T>, const W: usize>(
+        self,
+        k: u32,
+        word: impl Fn(u32) -> u32,
+    ) -> T {
+        // Entries `end..k` are combined into `acc`.
+        let mut end = k;
         let mut acc: Option<T> = None;
         loop {
-            let (flag, v) = self.read::<T>(word(j));
-            if flag == 0 {
-                continue;
+            let mut got = [(0u32, O::identity()); W];
+            for (i, g) in got.iter_mut().enumerate() {
+                if end > i as u32 {
+                    *g = self.read::<T>(word(end - 1 - i as u32));
+                }
             }
-            acc = Some(match acc {
-                Some(a) => O::combine(v, a),
-                None => v,
-            });
-            if flag == FLAG_PREFIX || j == 0 {
-                return acc.unwrap_or(O::identity());
+            for &(flag, v) in &got {
+                if flag == 0 {
+                    break;
+                }
+                acc = Some(match acc {
+                    Some(a) => O::combine(v, a),
+                    None => v,
+                });
+                // Entry 0 always publishes an inclusive prefix, so the walk ends there.
+                if flag == FLAG_PREFIX || end == 1 {
+                    return acc.unwrap_or(O::identity());
+                }
+                end -= 1;
             }
-            j -= 1;
         }
     }
 }

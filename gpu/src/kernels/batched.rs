@@ -128,7 +128,7 @@ pub unsafe fn scan_columns<T: StatusValue, O: ScanOp<T>, const TH: u32, const IT
             status.publish(slot(0), FLAG_PREFIX, tile_total);
         } else {
             status.publish(slot(chunk), FLAG_AGGREGATE, tile_total);
-            let prefix = status.look_back_alone::<T, O>(chunk as u32, |k| slot(k as u64));
+            let prefix = status.look_back_alone::<T, O, 1>(chunk as u32, |k| slot(k as u64));
             status.publish(slot(chunk), FLAG_PREFIX, O::combine(prefix, tile_total));
             prefixes.set(c, prefix);
         }

@@ -19,6 +19,7 @@ use crate::arch::{
 use crate::kernels::claim_tile;
 use crate::lookback::TileStatus;
 use crate::op::{Add, Element};
+use scan_abi::tuning;
 use crate::smem::Carver;
 use crate::warp;
 use scan_abi::partition::{radix_digit, RADIX_BITS};
@@ -94,23 +95,25 @@ pub unsafe fn digit_counts<T: Element, const TH: u32, const IT: usize>(keys: *co
     }
 }
 
-/// Writes a tile's warp-striped `keys` (and its values) to the same places in the output: the
-/// whole of a pass whose digit is the same in every key. Kept out of line, so that its registers
-/// do not weigh on the ranking path's allocation.
+/// Copies a tile's keys (and values) to the same places in the output, warp-striped as the pass
+/// loads them: the whole of a pass whose digit is the same in every key. Out of line, and reading
+/// the keys again rather than taking them, so that it adds nothing to the ranking path's
+/// registers.
 #[inline(never)]
 unsafe fn copy_tile<T: Element, const IT: usize>(
-    keys: [T; IT],
+    keys_in: *const T,
     keys_out: *mut T,
     values_in: *const u32,
     values_out: *mut u32,
     base: u64,
-    local: impl Fn(usize) -> u32,
     in_tile: u32,
 ) {
-    for (r, &key) in keys.iter().enumerate() {
-        if local(r) < in_tile {
-            let i = (base + local(r) as u64) as usize;
-            *keys_out.add(i) = key;
+    let (w, l) = (warp_idx(), lane());
+    for r in 0..IT as u32 {
+        let at = w * WARP * IT as u32 + r * WARP + l;
+        if at < in_tile {
+            let i = (base + at as u64) as usize;
+            *keys_out.add(i) = *keys_in.add(i);
             if !values_out.is_null() {
                 *values_out.add(i) = *values_in.add(i);
             }
@@ -171,14 +174,11 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize>(
     if t < DIGITS {
         tile_hist.set(t, 0);
     }
-    // A pass in which every key has the same digit leaves the order as it is: the tile is copied
-    // (keys with small values, or 64-bit keys that fit in 32 bits, make such passes). No tile
-    // looks back then, so none publishes.
-    let trivial = sync_threads_any(t < DIGITS && *counts.add(t as usize) as u64 == n);
     // Warp-striped: lane l's r-th key is the warp's element r * 32 + l, in index order.
     let local = |r: usize| w * WARP * IT as u32 + r as u32 * WARP + l;
     let index = |tile: u32, r: usize| tile as u64 * tile_elems as u64 + local(r) as u64;
-    let (tile, keys) = claim_tile(temp, counter_base, tile_slot, |tile| {
+    // With the keys, thread d < 256 reads how many keys of the whole array have digit d.
+    let (tile, (keys, all_one_digit)) = claim_tile(temp, counter_base, tile_slot, |tile| {
         let mut keys = [T::zero(); IT];
         for (r, key) in keys.iter_mut().enumerate() {
             let i = index(tile, r);
@@ -186,13 +186,16 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize>(
                 *key = *keys_in.add(i as usize);
             }
         }
-        keys
+        (keys, t < DIGITS && *counts.add(t as usize) as u64 == n)
     });
     let in_tile = (n - tile as u64 * tile_elems as u64).min(tile_elems as u64) as u32;
     let valid = |r: usize| local(r) < in_tile;
 
-    if trivial {
-        return copy_tile(keys, keys_out, values_in, values_out, tile as u64 * tile_elems as u64, local, in_tile);
+    // A pass in which every key has the same digit leaves the order as it is: the tile is copied
+    // (keys with small values, or 64-bit keys that fit in 32 bits, make such passes). No tile
+    // looks back then, so none publishes.
+    if sync_threads_any(all_one_digit) {
+        return copy_tile::<T, IT>(keys_in, keys_out, values_in, values_out, tile as u64 * tile_elems as u64, in_tile);
     }
 
     // The tile's digit counts, published at once (tile 0: with where each digit starts among
@@ -286,7 +289,7 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize>(
         let before = if let Some(start) = overall {
             start
         } else {
-            let p = status.look_back_alone::<u32, Add>(tile, word);
+            let p = status.look_back_alone::<u32, Add, { tuning::SORT_LOOKBACK_WINDOW }>(tile, word);
             status.publish(word(tile), FLAG_PREFIX, p + tile_count);
             p
         };
