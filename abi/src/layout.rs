@@ -51,15 +51,14 @@ pub const fn columns_smem(arch: u32, elem_size: usize) -> u32 {
     smem_window(1, 4) + 2 * smem_window(threads, elem_size as u32)
 }
 
-/// Radix sort pass: the tile index, per-warp digit counts, the tile's digit counts, per-digit
-/// output shifts, two sets of
+/// Radix sort pass: the tile index, per-warp digit counts, per-digit output shifts, two sets of
 /// per-warp digit totals, and the staged keys and (with values) u32 values.
 pub const fn sort_pass_smem(arch: u32, key_size: usize, values: bool) -> u32 {
     let shape = crate::tuning::sort(arch, key_size);
     let digits = 1 << crate::partition::RADIX_BITS;
     smem_window(1, 4)
         + smem_window(shape.threads / 32 * digits, 4)
-        + 2 * smem_window(digits, 4)
+        + smem_window(digits, 4)
         + 2 * smem_window(digits / 32, 4)
         + smem_window(shape.tile(), key_size as u32)
         + smem_window(if values { shape.tile() } else { 0 }, 4)

@@ -3,10 +3,9 @@
 //!
 //! 1. [`digit_counts`] counts every pass's digits over all keys in one read (per block in shared
 //!    memory, then added to the global counts).
-//! 2. [`pass`], once per digit: each tile counts its digits and publishes the counts at once, so
-//!    the tiles after it rarely wait on it; ranks its keys by digit (per warp, lanes with equal
+//! 2. [`pass`], once per digit: each tile ranks its keys by digit (per warp, lanes with equal
 //!    digits finding each other by an atomic OR into a shared word per digit, then across the
-//!    warps: stable); and looks back per digit for how many keys of
+//!    warps: stable), publishes its digit counts, and looks back per digit for how many keys of
 //!    that digit earlier tiles hold: the single-pass scan's decoupled look-back, one digit per
 //!    thread, seeded by tile 0 with where each digit starts overall. The tile then gathers its
 //!    keys in shared memory in digit order and writes them out: consecutive threads write
@@ -148,7 +147,6 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize>(
     let tile_slot = smem.take::<u32>(1);
     // Per warp and digit: the warp's count, then its first place among the tile's keys.
     let warp_digits = smem.take::<u32>(warps * DIGITS);
-    let tile_hist = smem.take::<u32>(DIGITS);
     // Per digit: where the tile's run of it starts in the output, less where it starts in the tile.
     let out_shift = smem.take::<u32>(DIGITS);
     let digit_warp_totals = smem.take::<u32>(DIGITS / WARP);
@@ -170,9 +168,6 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize>(
     while k < 2 * warps * DIGITS / 4 {
         masks.cast::<[u32; 4]>().set(k, [0; 4]);
         k += TH;
-    }
-    if t < DIGITS {
-        tile_hist.set(t, 0);
     }
     // Warp-striped: lane l's r-th key is the warp's element r * 32 + l, in index order.
     let local = |r: usize| w * WARP * IT as u32 + r as u32 * WARP + l;
@@ -198,14 +193,8 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize>(
         return copy_tile::<T, IT>(keys_in, keys_out, values_in, values_out, tile as u64 * tile_elems as u64, in_tile);
     }
 
-    // The tile's digit counts, published at once (tile 0: with where each digit starts among
-    // all keys, an exclusive scan of `counts`), so that later tiles' look-backs find them early.
-    for r in 0..IT {
-        if valid(r) {
-            atomic_add_block_u32(tile_hist.at(digit(keys[r], shift)), 1);
-        }
-    }
-    sync_threads();
+    // Tile 0 starts every digit's chain at where the digit starts among all keys (an exclusive
+    // scan of `counts`).
     let status = TileStatus { words: temp.add(COUNTER_BYTES), epoch, acq_rel: false };
     let word = |k: u32| k * DIGITS + t;
     let mut overall = None;
@@ -226,12 +215,6 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize>(
             overall = Some(start);
         }
     }
-    if t < DIGITS {
-        match overall {
-            Some(start) => status.publish(word(0), FLAG_PREFIX, start + tile_hist.get(t)),
-            None => status.publish(word(tile), FLAG_AGGREGATE, tile_hist.get(t)),
-        }
-    }
 
     // Rank among the warp's keys of the same digit, in index order (lanes past the end take no
     // part), matching equal digits through shared-memory words (`warp::rank_by_match`).
@@ -245,14 +228,21 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize>(
     });
     sync_threads();
 
-    // Thread d < 256: the tile's count of digit d, each warp's first place among its keys, and
-    // where the tile's run of d starts (an exclusive scan over the digits).
+    // Thread d < 256: the tile's count of digit d, published at once (the ranking counted it;
+    // a count of its own before the ranking would publish earlier, for a shared-memory atomic per
+    // key), each
+    // warp's first place among its keys, and where the tile's run of d starts (an exclusive scan
+    // over the digits).
     let mut tile_count = 0;
     if t < DIGITS {
         for v in 0..warps {
             let c = warp_digits.get(v * DIGITS + t);
             warp_digits.set(v * DIGITS + t, tile_count);
             tile_count += c;
+        }
+        match overall {
+            Some(start) => status.publish(word(0), FLAG_PREFIX, start + tile_count),
+            None => status.publish(word(tile), FLAG_AGGREGATE, tile_count),
         }
         let (before, through) = warp::scan::<u32, Add>(tile_count);
         if l == WARP - 1 {
