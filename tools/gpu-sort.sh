@@ -5,7 +5,8 @@
 # partition kernels. Every other build in .gpu-bundle/bin/host-* (copied there by hand) sorts the
 # plain 2^28 cases in the same run, for an A/B. Log in $RESULTS_DIR (default .gpu-bundle/results).
 #   bash tools/gpu-sort.sh [quick]
-# quick: only 2^28 u32 and u64 against CUB, the skewed keys, and the sanitizers on the sort.
+# quick: only 2^28 u32 and u64 against CUB, the skewed keys, Nsight Compute's stall reasons on one
+# pass (NCU=0 leaves them out), and the sanitizers on the sort.
 # shellcheck source=tools/gpu-common.sh
 . "$(dirname "$0")/gpu-common.sh"
 quick=${1:-}
@@ -31,12 +32,12 @@ quick=${1:-}
         grep -E ': (sort|time|check)' || true
     done
   done
-  if [ "$quick" = quick ]; then
+  if [ "$quick" = quick ] && [ "${NCU:-1}" != 0 ]; then
     echo "== Nsight Compute on one u32 pass at 2^24: stall reasons per issued instruction"
     ncu -k regex:sort_pass_u32 --launch-skip 5 --launch-count 1 --section SpeedOfLight --section Occupancy \
       --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio,smsp__inst_executed.sum' \
       "$host" sort 2^24 --iters 1 2>&1 | grep -vE '^\s*$|OPT|WRN|----' | grep -E 'stalled|inst_executed|Throughput|Occupancy|Duration|Registers' || status=1
-  else
+  elif [ "$quick" != quick ]; then
     "$host" histogram 2^28 --bins 256 || status=1
   fi
   echo "== compute-sanitizer on the sort and the partition"
