@@ -120,7 +120,8 @@ pub const fn sort(arch: u32, key_size: usize) -> TileShape {
 
 /// Radix sort pass: how many earlier tiles a digit's look-back reads at once. Each digit walks
 /// its own chain back to the nearest tile that has published its running count; reading one tile
-/// per memory round trip made that walk a chain of round trips.
+/// per memory round trip made that walk a chain of round trips. On the H200 in one run, sorting
+/// 2^28 keys (u32 / u64): 1 tile 8.45 / 20.19 ms, 4 tiles 8.00 / 18.81 ms, 8 tiles 8.27 / 19.66 ms.
 pub const SORT_LOOKBACK_WINDOW: usize = 4;
 
 /// Radix sort digit counting (every pass's digits in one read): threads per block and keys each

@@ -228,9 +228,9 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize>(
     });
     sync_threads();
 
-    // Thread d < 256: the tile's count of digit d, published at once (the ranking counted it;
-    // a count of its own before the ranking would publish earlier, for a shared-memory atomic per
-    // key), each
+    // Thread d < 256: the tile's count of digit d, published at once (the ranking counted it. A
+    // count of its own before the ranking, with a shared-memory atomic per key, published earlier
+    // but cost more: u32 2^28 8.00 ms with it, 7.36 ms without, on the H200 in one run), each
     // warp's first place among its keys, and where the tile's run of d starts (an exclusive scan
     // over the digits).
     let mut tile_count = 0;
