@@ -243,9 +243,9 @@ impl TileStatus {
     }
     /// The exclusive prefix of entry `k > 0` of one chain of status words, walked by one thread
     /// alone: the combination of entries `0..k`, where entry `j` lives in word `word(j)`. The
-    /// thread reads the `W` entries before the ones it has combined at once, combines published
-    /// aggregates from the newest down until it meets a published inclusive prefix, and reads
-    /// again from the first entry that had published nothing yet. Used where every thread of a
+    /// thread reads the `W` entries just before those it has combined, all at once, combines
+    /// published aggregates from the newest down until it meets a published inclusive prefix,
+    /// and reads again from the first entry that had published nothing yet. Used where every thread of a
     /// tile owns a chain of its own (a column, a radix digit), so the chains proceed
     /// independently; a wider window takes fewer memory round trips when the nearest published
     /// prefix lies several entries back.

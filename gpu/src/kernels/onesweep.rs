@@ -18,11 +18,11 @@ use crate::arch::{
 use crate::kernels::claim_tile;
 use crate::lookback::TileStatus;
 use crate::op::{Add, Element};
-use scan_abi::tuning;
 use crate::smem::Carver;
 use crate::warp;
 use scan_abi::partition::{radix_digit, RADIX_BITS};
 use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
+use scan_abi::tuning;
 
 /// Runs `body` with `r` = 0, 1, … while `r < n` (at most 16), each copy with `r` a constant.
 macro_rules! unrolled {
