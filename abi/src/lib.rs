@@ -14,6 +14,7 @@ pub mod names;
 pub mod op;
 pub mod partition;
 pub mod status;
+pub mod timeline;
 pub mod tuning;
 
 pub use element::{ElemType, Element, IntElement};

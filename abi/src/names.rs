@@ -29,6 +29,8 @@ pub const SEGMENTED: &str = "segmented";
 pub const RECURRENCE_F32: &str = "recurrence_f32";
 /// Linear recurrence over f64 (single-pass scan of `[a, b]` pairs).
 pub const RECURRENCE_F64: &str = "recurrence_f64";
+/// The `u32` add single-pass scan recording every tile's way through it (`scan_abi::timeline`).
+pub const SINGLE_PASS_TIMELINE: &str = "single_pass_timeline_u32_add";
 /// The recurrences with the tile staged in shared memory.
 pub const RECURRENCE_STAGED_F32: &str = "recurrence_staged_f32";
 pub const RECURRENCE_STAGED_F64: &str = "recurrence_staged_f64";

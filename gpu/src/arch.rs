@@ -73,6 +73,22 @@ pub fn sync_warp() {
     unsafe { asm!("bar.warp.sync {m};", m = in(reg32) FULL_MASK) }
 }
 
+/// The GPU's global nanosecond clock (`%globaltimer`), comparable across SMs.
+#[inline(always)]
+pub fn global_timer() -> u64 {
+    let t: u64;
+    unsafe { asm!("mov.u64 {t}, %globaltimer;", t = out(reg64) t) };
+    t
+}
+
+/// The SM this thread runs on.
+#[inline(always)]
+pub fn sm_id() -> u32 {
+    let s: u32;
+    unsafe { asm!("mov.u32 {s}, %smid;", s = out(reg32) s, options(nomem, nostack)) };
+    s
+}
+
 /// Aborts the kernel; the host sees a launch failure.
 #[inline(always)]
 pub fn trap() -> ! {

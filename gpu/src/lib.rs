@@ -22,6 +22,7 @@ pub mod block;
 pub mod kernels;
 pub mod lookback;
 pub mod op;
+pub mod probe;
 pub mod smem;
 pub mod tile;
 pub mod warp;

@@ -116,6 +116,23 @@ impl StatusValue for [f64; 2] {
     }
 }
 
+/// A counter that may count nothing: `u32` counts, `()` does not.
+pub trait Tally {
+    fn tick(&mut self);
+}
+
+impl Tally for () {
+    #[inline(always)]
+    fn tick(&mut self) {}
+}
+
+impl Tally for u32 {
+    #[inline(always)]
+    fn tick(&mut self) {
+        *self += 1;
+    }
+}
+
 impl TileStatus {
     /// Publishes `value` for `tile` with `flag`.
     #[inline(always)]
@@ -156,6 +173,20 @@ impl TileStatus {
         fixed_order: bool,
         held: Smem<T>,
     ) -> T {
+        self.look_back_tallied::<T, O, D, K, ()>(tile, backoff_ns, fixed_order, held, &mut ())
+    }
+
+    /// [`TileStatus::look_back`], counting its rounds of polls in `rounds` (for diagnostics;
+    /// with `()` it counts nothing and costs nothing).
+    #[inline(always)]
+    pub unsafe fn look_back_tallied<T: StatusValue, O: ScanOp<T>, const D: usize, const K: usize, R: Tally>(
+        self,
+        tile: u32,
+        backoff_ns: u32,
+        fixed_order: bool,
+        held: Smem<T>,
+        rounds: &mut R,
+    ) -> T {
         let l = lane() as i64;
         let window = (WARP as usize * D) as i64;
         // Combination of the tiles from `end` up to `tile`, once the first window is done.
@@ -170,6 +201,7 @@ impl TileStatus {
             let first = end - window + l * D as i64;
             let mut words = [(FLAG_PREFIX, O::identity()); D];
             loop {
+                rounds.tick();
                 let mut missing = false;
                 for (k, w) in words.iter_mut().enumerate() {
                     let p = first + k as i64;

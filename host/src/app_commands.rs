@@ -572,3 +572,73 @@ pub fn batched<T: Element>(args: &BatchedArgs) -> Result<bool, Error> {
     };
     Ok(report_check(&format!("{n} elements {along}"), wrong))
 }
+
+#[derive(Args)]
+pub struct TimelineArgs {
+    /// Number of u32 elements (2^28, 1e8, ...).
+    #[arg(value_parser = parse_count)]
+    pub n: u64,
+    /// Recorded runs after one warm-up; the last one is summarized.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+    pub runs: u32,
+    /// Also write every tile's record (nanoseconds from the first tile's start) to this CSV.
+    #[arg(long)]
+    pub csv: Option<PathBuf>,
+    /// Also draw 600 tiles from the middle of the array, phase by phase, into this PNG.
+    #[arg(long)]
+    pub png: Option<PathBuf>,
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+}
+
+/// `timeline`: the `u32` add single-pass scan with every tile's timestamps, summarized per phase.
+pub fn timeline(args: &TimelineArgs) -> Result<bool, Error> {
+    use gpu_scan::timeline::{summarize, TileRecord};
+    use scan_abi::timeline::TIMED;
+    let n = usize::try_from(args.n).map_err(|_| Error::invalid("N does not fit this machine's memory"))?;
+    let gpu = open_gpu()?;
+    gpu.check_memory("the input, output and tile records", 8 * args.n + args.n / 128)?;
+    println!("timeline: n={n} u32 add inclusive, single-pass with per-tile timestamps");
+    let data: Vec<u32> = input::generate(gpu_scan::Op::Add, args.seed, n);
+    let stream = gpu.stream().clone();
+    let d_in = gpu.upload(&stream, "input", &data)?;
+    let mut d_out = gpu.alloc_zeros::<u32>(&stream, "output", n)?;
+    let mut temp = TempStorage::new();
+    let mut records: Vec<TileRecord> = gpu.scan_timeline(&stream, &d_in, &mut d_out, &mut temp)?;
+    for _ in 0..args.runs {
+        records = gpu.scan_timeline(&stream, &d_in, &mut d_out, &mut temp)?;
+    }
+    let s = summarize(&records);
+    println!(
+        "{} tiles in {:.1} us; on average {:.0} tiles between their start and their stores; look-back {:.2} rounds of polls per tile on average, {} at most",
+        s.tiles,
+        s.span_ns as f64 / 1e3,
+        s.mean_in_flight,
+        s.mean_polls,
+        s.most_polls
+    );
+    println!("{:<16} {:>9} {:>9} {:>9} {:>9}   (ns per tile)", "phase", "median", "p90", "p99", "max");
+    for (name, [p50, p90, p99, max]) in &s.phases {
+        println!("{name:<16} {p50:>9} {p90:>9} {p99:>9} {max:>9}");
+    }
+    if let Some(path) = &args.csv {
+        let first = records.iter().map(|r| r.times[0]).min().unwrap_or(0);
+        let mut text = String::from("tile,");
+        text += &TIMED.map(|e| format!("{e:?}").to_lowercase() + "_ns").join(",");
+        text += ",polls,sm\n";
+        for (i, r) in records.iter().enumerate() {
+            let times: Vec<String> = r.times.iter().map(|&t| (t as i64 - first as i64).to_string()).collect();
+            text += &format!("{i},{},{},{}\n", times.join(","), r.polls, r.sm);
+        }
+        std::fs::write(path, text).map_err(|e| Error::invalid(format!("{}: {e}", path.display())))?;
+        println!("wrote {}", path.display());
+    }
+    if let Some(path) = &args.png {
+        const DRAWN: usize = 600;
+        gpu_scan::timeline::plot(path, &records, (records.len() / 2).saturating_sub(DRAWN / 2), DRAWN)?;
+        println!("wrote {}", path.display());
+    }
+    let want = gpu_scan::cpu::scan(gpu_scan::Op::Add, &data, false, None)?;
+    let got = gpu.download(&stream, &d_out)?;
+    Ok(report_check(&format!("{n} elements"), first_difference(&got, &want)))
+}

@@ -34,6 +34,7 @@ mod plot;
 pub mod ptx;
 pub mod replica;
 mod runtime;
+pub mod timeline;
 pub mod verify;
 
 pub use cudarc;

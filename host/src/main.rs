@@ -54,6 +54,9 @@ enum Command {
     /// Batched scan of a row-major ROWS x COLS matrix along either axis (--axis 1: every row,
     /// --axis 0: down every column), checked against the CPU.
     Batched(app_commands::BatchedArgs),
+    /// Diagnostic: the u32 add single-pass scan with every tile's timestamps (claim, loads,
+    /// publish, look-back, stores), summarized per phase; checked against the CPU.
+    Timeline(app_commands::TimelineArgs),
 }
 
 #[derive(Args)]
@@ -309,6 +312,7 @@ fn main() -> ExitCode {
         Command::Sort(args) => typed!(args, app_commands::sort),
         Command::Histogram(args) => typed!(args, app_commands::histogram),
         Command::Csr(args) => app_commands::csr(&args),
+        Command::Timeline(args) => app_commands::timeline(&args),
         Command::Recurrence(args) => match args.ty.as_str() {
             "f32" => app_commands::recurrence::<f32>(&args),
             _ => app_commands::recurrence::<f64>(&args),

@@ -10,7 +10,7 @@ use std::path::Path;
 
 static FONT: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
 
-fn register_font() {
+pub(crate) fn register_font() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, FONT);

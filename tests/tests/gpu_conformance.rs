@@ -296,3 +296,34 @@ fn nan_and_infinities_behave_as_in_the_sequential_scan() {
     }
     assert_none_failed(&failures);
 }
+
+#[test]
+fn timeline_kernel_scans_like_the_default_and_records_every_tile_in_order() {
+    use scan_abi::timeline::TIMED;
+    let Some(gpu) = gpu("timeline_kernel") else { return };
+    let stream = gpu.stream().clone();
+    let mut temp = TempStorage::new();
+    let tile = tuning::single_pass(tuning::DEFAULT_ARCH, 4).tile() as usize;
+    let mut failures = Vec::new();
+    for n in [1usize, 33, tile - 1, tile, tile + 1, 100 * tile + 17, 1 << 22] {
+        let data: Vec<u32> = gpu_scan::input::generate(Op::Add, n as u64, n);
+        let d_in = gpu.upload(&stream, "input", &data).unwrap();
+        let mut d_out = gpu.alloc_zeros::<u32>(&stream, "output", n).unwrap();
+        let records = gpu.scan_timeline(&stream, &d_in, &mut d_out, &mut temp).unwrap();
+        if gpu.download(&stream, &d_out).unwrap() != gpu_scan::cpu::scan(Op::Add, &data, false, None).unwrap() {
+            failures.push(format!("timeline scan n={n}"));
+        }
+        if records.len() != n.div_ceil(tile) {
+            failures.push(format!("timeline n={n}: {} records", records.len()));
+        }
+        for (i, r) in records.iter().enumerate() {
+            let ordered = r.times.windows(2).all(|w| w[0] <= w[1]) && r.times[0] > 0;
+            let polled = if i == 0 { r.polls == 0 } else { r.polls >= 1 };
+            if !ordered || !polled || r.sm >= gpu.info().multiprocessors {
+                failures.push(format!("timeline n={n} tile {i}: {r:?} ({} events)", TIMED.len()));
+                break;
+            }
+        }
+    }
+    assert_none_failed(&failures);
+}

@@ -65,6 +65,7 @@ fn expected_kernels() -> Vec<String> {
             "recurrence_f64",
             "recurrence_staged_f32",
             "recurrence_staged_f64",
+            "single_pass_timeline_u32_add",
             "segmented_heads_u64",
             "csr_count_u32",
             "csr_heads_u32",

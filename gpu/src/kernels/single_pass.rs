@@ -13,12 +13,14 @@
 use crate::arch::{cp_async_16, cp_async_wait_all, lane, load_vec16, opaque_u32, store_vec16, sync_threads, warp_idx, WARP};
 use crate::kernels::{claim_placed, claim_tile, for_each_type, Mode, Place, ARCH};
 use crate::lookback::{StatusValue, TileStatus};
+use crate::probe::{NoProbe, Probe, Timeline};
 use crate::op::{combine_after, combine_opt, ScanOp};
 use crate::smem::{Carver, Smem};
 use crate::tile::{load_striped, store_striped};
 use crate::warp;
 use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
 use core::mem::size_of;
+use scan_abi::timeline::Event;
 use scan_abi::tuning;
 
 /// Scans one tile of `TH` threads × `VECS` vectors of `V` elements.
@@ -51,13 +53,14 @@ pub unsafe fn single_pass<
     let tile_elems = TH as u64 * (V * VECS) as u64;
     let place = |tile| Place::flat(tile, n, tile_elems);
     single_pass_placed::<T, O, TH, V, VECS, D, K, FIXED>(
-        inp, out, place, true, init, flags, temp, counter_base, epoch, backoff_ns,
+        inp, out, place, true, init, flags, temp, counter_base, epoch, backoff_ns, NoProbe,
     )
 }
 
 /// [`single_pass`] over tiles that `place` lays out (tile index -> where the tile lies): several
 /// chains of tiles when `place` starts more than one (each looks back no further than its first
-/// tile, which publishes at once). `aligned`: every tile starts on a 16-byte boundary.
+/// tile, which publishes at once). `aligned`: every tile starts on a 16-byte boundary. `probe`
+/// records each tile's way through the scan (see [`crate::probe`]).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn single_pass_placed<
@@ -80,10 +83,12 @@ pub unsafe fn single_pass_placed<
     counter_base: u32,
     epoch: u32,
     backoff_ns: u32,
+    probe: impl Probe,
 ) {
     let mode = Mode::from_flags(flags);
     let (w, l) = (warp_idx(), lane());
     let warps = TH / WARP;
+    let started = probe.now();
 
     let mut smem = Carver::new();
     let tile_slot = smem.take::<u32>(1);
@@ -104,6 +109,9 @@ pub unsafe fn single_pass_placed<
         |_, _| (),
     );
 
+    probe.mark_at(tile, Event::Start, started);
+    probe.mark(tile, Event::Claimed);
+
     // Each vector: inclusive scan in the thread, then across the warp's 32 vectors.
     let mut lane_prefix = [None; VECS];
     let mut warp_running: Option<T> = None;
@@ -119,6 +127,7 @@ pub unsafe fn single_pass_placed<
         warp_totals.set(w, warp_running.unwrap_or(O::identity()));
     }
     sync_threads();
+    probe.mark(tile, Event::Reduced);
 
     if w == 0 {
         let total = if l < warps { warp_totals.get(l) } else { O::identity() };
@@ -129,15 +138,22 @@ pub unsafe fn single_pass_placed<
             let prefix = if mode.has_init { Some(init) } else { None };
             if l == 0 {
                 status.publish(tile, FLAG_PREFIX, combine_after::<T, O>(prefix, tile_total));
+                probe.mark(tile, Event::Published);
+                probe.mark(tile, Event::Prefix);
+                probe.polls(tile, 0);
             }
             prefix
         } else {
             if l == 0 {
                 status.publish(tile, FLAG_AGGREGATE, tile_total);
+                probe.mark(tile, Event::Published);
             }
-            let prefix = status.look_back::<T, O, D, K>(tile, backoff_ns, FIXED, held);
+            let mut rounds = 0u32;
+            let prefix = status.look_back_tallied::<T, O, D, K, u32>(tile, backoff_ns, FIXED, held, &mut rounds);
             if l == 0 {
                 status.publish(tile, FLAG_PREFIX, O::combine(prefix, tile_total));
+                probe.mark(tile, Event::Prefix);
+                probe.polls(tile, rounds);
             }
             Some(prefix)
         };
@@ -164,6 +180,7 @@ pub unsafe fn single_pass_placed<
         }
     }
     store_striped::<T, V, VECS>(out.wrapping_add(offset), valid, vals, vectors);
+    probe.mark(tile, Event::Stored);
 }
 
 /// Where and how a tile publishes and looks back: the temporary storage (tile counter, then
@@ -586,3 +603,41 @@ single_pass_kernel!(recurrence_f32, u64, AffineF32, false);
 single_pass_kernel!(recurrence_f64, [f64; 2], AffineF64, false);
 single_pass_kernel!(recurrence_staged_f32, u64, AffineF32, false, single_pass_staged);
 single_pass_kernel!(recurrence_staged_f64, [f64; 2], AffineF64, false, single_pass_staged);
+
+/// The `u32` add scan with a [`Timeline`] of every tile written to `records` (`RECORD_WORDS` words
+/// per tile, `scan_abi::timeline`): the diagnostic behind `host timeline`, the default kernel's
+/// code path otherwise.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "ptx-kernel" fn single_pass_timeline_u32_add(
+    inp: *const u32,
+    out: *mut u32,
+    n: u64,
+    init: u32,
+    flags: u32,
+    temp: *mut u8,
+    counter_base: u32,
+    epoch: u32,
+    backoff_ns: u32,
+    records: *mut u64,
+) {
+    const SHAPE: tuning::TileShape = tuning::single_pass(ARCH, 4);
+    const V: usize = tuning::vector_elems(4) as usize;
+    const D: usize = tuning::lookback_depth(ARCH, 4);
+    const K: usize = tuning::lookback_fixed_windows(ARCH, 4);
+    let tile_elems = SHAPE.tile() as u64;
+    let place = |tile| Place::flat(tile, n, tile_elems);
+    single_pass_placed::<u32, crate::op::Add, { SHAPE.threads }, V, { SHAPE.items as usize / V }, D, K, false>(
+        inp,
+        out,
+        place,
+        true,
+        init,
+        flags,
+        temp,
+        counter_base,
+        epoch,
+        backoff_ns,
+        Timeline { records },
+    )
+}

@@ -37,18 +37,20 @@ pub(super) fn run<T: Element>(job: &Job<'_, T>, temp: &mut TempStorage) -> Resul
     };
     let name = kernel_name(prefix, T::TYPE, job.opts.op);
     let init = job.opts.init.unwrap_or(T::identity(job.opts.op)?);
-    launch(job, &name, prefix == names::SINGLE_PASS_STAGED, init, temp)
+    launch(job, &name, prefix == names::SINGLE_PASS_STAGED, init, None, temp)
 }
 
 /// Launches the single-pass kernel `name` (any kernel stamped out by `single_pass_kernel!`, also
 /// for operators outside [`scan_abi::Op`]) for `job`, with `init` as the initial value when
 /// `job.opts.init` is set. `staged`: the kernel stages its tile in shared memory (its own tile
-/// shape and shared memory).
+/// shape and shared memory). `records`: the per-tile records of the diagnostic timeline kernel,
+/// its extra last argument.
 pub(crate) fn launch<T: DeviceRepr + Copy>(
     job: &Job<'_, T>,
     name: &str,
     staged: bool,
     init: T,
+    records: Option<u64>,
     temp: &mut TempStorage,
 ) -> Result<()> {
     let size = std::mem::size_of::<T>();
@@ -78,6 +80,9 @@ pub(crate) fn launch<T: DeviceRepr + Copy>(
         .arg(&counter_base)
         .arg(&epoch)
         .arg(&backoff);
+    if let Some(r) = records.as_ref() {
+        b.arg(r);
+    }
     // SAFETY: the arguments match the kernel's signature (single_pass_kernel! in gpu/), the
     // buffers hold n elements and the temporary storage holds temp_bytes().
     unsafe { b.launch(cfg) }.map_err(|e| Error::kernel(name, e))?;

@@ -1,0 +1,257 @@
+//! Where a single-pass tile's time goes: the `u32` add scan run by the diagnostic kernel
+//! `single_pass_timeline_u32_add`, which writes every tile's timestamps (`%globaltimer`, the
+//! same clock on every SM), its look-back's rounds of polls and its SM. The summary tells whether
+//! tiles wait on their loads, on the look-back, or on nothing, and how many are in flight.
+
+use crate::dispatch::{single_pass, Job, ScanOptions, TempStorage};
+use crate::error::{Error, Result};
+use crate::runtime::Gpu;
+use crate::Op;
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
+use scan_abi::timeline::{Event, RECORD_WORDS, TIMED};
+use scan_abi::{names, tuning};
+use std::sync::Arc;
+
+/// One tile's record: the nanosecond time of each [`TIMED`] event, in that order, the
+/// look-back's rounds of polls and the SM.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TileRecord {
+    pub times: [u64; TIMED.len()],
+    pub polls: u32,
+    pub sm: u32,
+}
+
+impl TileRecord {
+    /// The time of `event` (one of [`TIMED`]).
+    pub fn at(&self, event: Event) -> u64 {
+        self.times[TIMED.iter().position(|&x| x == event).expect("a timed event")]
+    }
+
+    /// Nanoseconds from `from` to `to`.
+    pub fn span(&self, from: Event, to: Event) -> i64 {
+        self.at(to) as i64 - self.at(from) as i64
+    }
+}
+
+/// A stretch of a tile's way: from one event to the next, and its color in [`plot`].
+#[derive(Clone, Copy)]
+pub struct Phase {
+    pub name: &'static str,
+    pub from: Event,
+    pub to: Event,
+    color: (u8, u8, u8),
+}
+
+/// The phases, in order; together they make the whole tile.
+pub const PHASES: [Phase; 5] = [
+    Phase { name: "claim", from: Event::Start, to: Event::Claimed, color: (150, 150, 150) },
+    Phase { name: "loads + reduce", from: Event::Claimed, to: Event::Reduced, color: (31, 119, 180) },
+    Phase { name: "publish", from: Event::Reduced, to: Event::Published, color: (255, 187, 120) },
+    Phase { name: "look-back", from: Event::Published, to: Event::Prefix, color: (214, 39, 40) },
+    Phase { name: "finish + stores", from: Event::Prefix, to: Event::Stored, color: (44, 160, 44) },
+];
+
+/// Median, 90th and 99th percentile and maximum of `xs` (sorted in place), or zeros when empty.
+pub fn percentiles(xs: &mut [i64]) -> [i64; 4] {
+    if xs.is_empty() {
+        return [0; 4];
+    }
+    xs.sort_unstable();
+    let at = |q: f64| xs[((xs.len() - 1) as f64 * q).round() as usize];
+    [at(0.5), at(0.9), at(0.99), xs[xs.len() - 1]]
+}
+
+/// What the records say, in nanoseconds: per phase (claim, loads and block reduce, publishing,
+/// look-back, finishing and stores) the median, p90, p99 and maximum over tiles; the kernel's
+/// span; the mean number of tiles between their start and their stores at any moment; and the
+/// mean rounds of look-back polls.
+#[derive(Clone, Debug)]
+pub struct Summary {
+    pub tiles: usize,
+    pub phases: Vec<(&'static str, [i64; 4])>,
+    pub span_ns: i64,
+    pub mean_in_flight: f64,
+    pub mean_polls: f64,
+    pub most_polls: u32,
+}
+
+/// Summarizes `records` (see [`Summary`]).
+pub fn summarize(records: &[TileRecord]) -> Summary {
+    let whole = Phase { name: "whole tile", from: Event::Start, to: Event::Stored, color: (0, 0, 0) };
+    let phases = PHASES
+        .iter()
+        .chain([&whole])
+        .map(|p| {
+            let mut xs: Vec<i64> = records.iter().map(|r| r.span(p.from, p.to)).collect();
+            (p.name, percentiles(&mut xs))
+        })
+        .collect();
+    let first = records.iter().map(|r| r.times[0]).min().unwrap_or(0);
+    let last = records.iter().map(|r| r.times[TIMED.len() - 1]).max().unwrap_or(0);
+    let span_ns = last as i64 - first as i64;
+    let busy: i64 = records.iter().map(|r| r.span(Event::Start, Event::Stored)).sum();
+    let polls: u64 = records.iter().map(|r| r.polls as u64).sum();
+    Summary {
+        tiles: records.len(),
+        phases,
+        span_ns,
+        mean_in_flight: if span_ns > 0 { busy as f64 / span_ns as f64 } else { 0.0 },
+        mean_polls: if records.is_empty() { 0.0 } else { polls as f64 / records.len() as f64 },
+        most_polls: records.iter().map(|r| r.polls).max().unwrap_or(0),
+    }
+}
+
+/// Decodes the kernel's words, `RECORD_WORDS` per tile.
+pub fn decode(words: &[u64]) -> Vec<TileRecord> {
+    words
+        .chunks_exact(RECORD_WORDS)
+        .map(|w| TileRecord {
+            times: TIMED.map(|e| w[e as usize]),
+            polls: w[Event::Polls as usize] as u32,
+            sm: w[Event::Sm as usize] as u32,
+        })
+        .collect()
+}
+
+impl Gpu {
+    /// The inclusive `u32` add scan of `input` into `output`, as the default single-pass kernel
+    /// computes it, with every tile's [`TileRecord`].
+    pub fn scan_timeline(
+        &self,
+        stream: &Arc<CudaStream>,
+        input: &CudaSlice<u32>,
+        output: &mut CudaSlice<u32>,
+        temp: &mut TempStorage,
+    ) -> Result<Vec<TileRecord>> {
+        let n = input.len() as u64;
+        if output.len() as u64 != n {
+            return Err(Error::invalid("the output must be as long as the input"));
+        }
+        if n == 0 {
+            return Ok(Vec::new());
+        }
+        let tiles = n.div_ceil(tuning::single_pass(tuning::DEFAULT_ARCH, 4).tile() as u64) as usize;
+        let mut records = stream.alloc_zeros::<u64>(tiles * RECORD_WORDS)?;
+        let opts = ScanOptions::new(Op::Add);
+        {
+            let (i, _r) = input.device_ptr(stream);
+            let (o, _w) = output.device_ptr_mut(stream);
+            let (r, _rw) = records.device_ptr_mut(stream);
+            let job = Job { gpu: self, stream, input: i, output: o, n, opts: &opts };
+            single_pass::launch(&job, names::SINGLE_PASS_TIMELINE, false, 0u32, Some(r), temp)?;
+        }
+        Ok(decode(&stream.clone_dtoh(&records)?))
+    }
+}
+
+/// Draws tiles `from..from + count` of `records` as a PNG at `path`: one row per tile, time
+/// running right (microseconds from the first drawn tile's start), each phase in its color, so
+/// that waits show as long red bars and convoys as red bars ending together.
+pub fn plot(path: &std::path::Path, records: &[TileRecord], from: usize, count: usize) -> Result<()> {
+    use plotters::prelude::*;
+    let drawn = &records[from.min(records.len())..(from + count).min(records.len())];
+    let fail = |e: &dyn std::fmt::Display| Error::invalid(format!("{}: {e}", path.display()));
+    if drawn.is_empty() {
+        return Err(Error::invalid("no tiles to draw"));
+    }
+    crate::plot::register_font();
+    let t0 = drawn.iter().map(|r| r.times[0]).min().unwrap_or(0);
+    let t1 = drawn.iter().map(|r| r.times[TIMED.len() - 1]).max().unwrap_or(t0 + 1);
+    let us = |t: u64| (t.saturating_sub(t0)) as f64 / 1e3;
+    let root = BitMapBackend::new(path, (1400, 900)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| fail(&e))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(
+            format!("single-pass u32 tiles {}..{}: where each tile's time goes", from, from + drawn.len()),
+            ("sans-serif", 22),
+        )
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0.0..us(t1), (from as f64)..((from + drawn.len()) as f64))
+        .map_err(|e| fail(&e))?;
+    chart
+        .configure_mesh()
+        .x_desc("microseconds")
+        .y_desc("tile")
+        .y_label_formatter(&|y| format!("{}", *y as u64))
+        .disable_mesh()
+        .draw()
+        .map_err(|e| fail(&e))?;
+    for phase in PHASES {
+        let (r, g, b) = phase.color;
+        let color = RGBColor(r, g, b);
+        chart
+            .draw_series(drawn.iter().enumerate().map(|(i, rec)| {
+                let y = (from + i) as f64;
+                Rectangle::new([(us(rec.at(phase.from)), y), (us(rec.at(phase.to)), y + 0.8)], color.filled())
+            }))
+            .map_err(|e| fail(&e))?
+            .label(phase.name)
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], color.filled()));
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::UpperLeft)
+        .draw()
+        .map_err(|e| fail(&e))?;
+    root.present().map_err(|e| fail(&e))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(times: [u64; 6], polls: u32) -> Vec<u64> {
+        let mut w = vec![0u64; RECORD_WORDS];
+        for (e, t) in TIMED.iter().zip(times) {
+            w[*e as usize] = t;
+        }
+        w[Event::Polls as usize] = polls as u64;
+        w[Event::Sm as usize] = 7;
+        w
+    }
+
+    #[test]
+    fn records_decode_and_summarize() {
+        let mut words = record([100, 200, 1200, 1210, 1710, 1800], 0);
+        words.extend(record([150, 260, 1300, 1305, 2305, 2400], 3));
+        let records = decode(&words);
+        assert_eq!(records.len(), 2);
+        assert_eq!(records[1].polls, 3);
+        assert_eq!(records[0].sm, 7);
+        assert_eq!(records[1].span(Event::Published, Event::Prefix), 1000);
+        let s = summarize(&records);
+        assert_eq!(s.span_ns, 2300);
+        // Busy 1700 + 2250 ns over a span of 2300 ns.
+        assert!((s.mean_in_flight - 3950.0 / 2300.0).abs() < 1e-9);
+        assert!((s.mean_polls - 1.5).abs() < 1e-9);
+        assert_eq!(s.most_polls, 3);
+        let lookback = s.phases.iter().find(|p| p.0 == "look-back").unwrap().1;
+        assert_eq!(lookback[3], 1000);
+    }
+
+    #[test]
+    fn the_plot_draws_the_tiles_asked_for() {
+        let mut words = Vec::new();
+        for i in 0..50u64 {
+            let s = 100 * i;
+            words.extend(record([s, s + 300, s + 1500, s + 1510, s + 1510 + 40 * (i % 7), s + 2600], 1 + i as u32 % 3));
+        }
+        let records = decode(&words);
+        let path = std::env::temp_dir().join(format!("gpu-scan-timeline-{}.png", std::process::id()));
+        plot(&path, &records, 10, 30).unwrap();
+        assert!(std::fs::metadata(&path).unwrap().len() > 1000);
+        std::fs::remove_file(&path).unwrap();
+        assert!(plot(&path, &records, 60, 10).is_err());
+    }
+
+    #[test]
+    fn percentiles_of_nothing_are_zero() {
+        assert_eq!(percentiles(&mut []), [0; 4]);
+        assert_eq!(percentiles(&mut [5, 1, 3]), [3, 5, 5, 5]);
+    }
+}
