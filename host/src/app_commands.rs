@@ -255,8 +255,8 @@ pub fn compact<T: Element>(args: &CompactArgs) -> Result<bool, Error> {
 }
 
 /// Random keys: the order-key bits are uniform, so every radix digit is busy (floats include
-/// both zeros, infinities and NaNs now and then).
-/// `n` keys of random bits, only the low `bits` of each random where given.
+/// both zeros, infinities and NaNs now and then). With `bits`, only the low `bits` of each key
+/// are random and the rest zero.
 fn random_keys<T: Element>(seed: u64, n: usize, bits: Option<u32>) -> Vec<T> {
     let mask = bits.map_or(u64::MAX, |b| u64::MAX >> (64 - b));
     (0..n as u64).map(|i| T::from_bits(input::bits(seed, i) & mask)).collect()
@@ -264,14 +264,14 @@ fn random_keys<T: Element>(seed: u64, n: usize, bits: Option<u32>) -> Vec<T> {
 
 pub fn sort<T: Element>(args: &SortArgs) -> Result<bool, Error> {
     let n = usize::try_from(args.n).map_err(|_| Error::invalid("N does not fit this machine's memory"))?;
-    let cub = args.baseline.as_deref().map(Baseline::read).transpose()?;
-    let gpu = open_gpu()?;
-    let size = T::TYPE.size() as u64 + if args.values { 4 } else { 0 };
-    gpu.check_memory("the keys, values and sort buffers", args.n * size * 3)?;
     let width = 8 * T::TYPE.size() as u32;
     if let Some(b) = args.key_bits.filter(|&b| b > width) {
         return Err(Error::invalid(format!("--key-bits {b}: {} keys have {width} bits", T::TYPE.name())));
     }
+    let cub = args.baseline.as_deref().map(Baseline::read).transpose()?;
+    let gpu = open_gpu()?;
+    let size = T::TYPE.size() as u64 + if args.values { 4 } else { 0 };
+    gpu.check_memory("the keys, values and sort buffers", args.n * size * 3)?;
     println!(
         "sort: n={n} {} keys{}{}",
         T::TYPE.name(),

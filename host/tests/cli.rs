@@ -67,6 +67,7 @@ fn mistakes_are_one_line_errors() {
     assert_one_line_error(&["scan", "4", "--init", "-3"], "--init `-3` is not a valid u32 value");
     assert_one_line_error(&["bench", "--sizes", "5..9"], "a range is written 2^a..2^b");
     assert_one_line_error(&["plot", "/nonexistent/bench.csv"], "/nonexistent/bench.csv");
+    assert_one_line_error(&["sort", "10", "--key-bits", "40"], "--key-bits 40: u32 keys have 32 bits");
 }
 
 #[test]

@@ -94,6 +94,13 @@ pub unsafe fn digit_counts<T: Element, const TH: u32, const IT: usize>(keys: *co
     }
 }
 
+/// Where this thread's `r`-th key lies in its tile, warp-striped: lane `l` of warp `w` holds the
+/// warp's elements `r * 32 + l`, in index order.
+#[inline(always)]
+fn striped<const IT: usize>(w: u32, l: u32, r: usize) -> u32 {
+    w * WARP * IT as u32 + r as u32 * WARP + l
+}
+
 /// Copies a tile's keys (and values) to the same places in the output, warp-striped as the pass
 /// loads them: the whole of a pass whose digit is the same in every key. Out of line, and reading
 /// the keys again rather than taking them, so that it adds nothing to the ranking path's
@@ -108,8 +115,8 @@ unsafe fn copy_tile<T: Element, const IT: usize>(
     in_tile: u32,
 ) {
     let (w, l) = (warp_idx(), lane());
-    for r in 0..IT as u32 {
-        let at = w * WARP * IT as u32 + r * WARP + l;
+    for r in 0..IT {
+        let at = striped::<IT>(w, l, r);
         if at < in_tile {
             let i = (base + at as u64) as usize;
             *keys_out.add(i) = *keys_in.add(i);
@@ -169,8 +176,7 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize>(
         masks.cast::<[u32; 4]>().set(k, [0; 4]);
         k += TH;
     }
-    // Warp-striped: lane l's r-th key is the warp's element r * 32 + l, in index order.
-    let local = |r: usize| w * WARP * IT as u32 + r as u32 * WARP + l;
+    let local = |r: usize| striped::<IT>(w, l, r);
     let index = |tile: u32, r: usize| tile as u64 * tile_elems as u64 + local(r) as u64;
     // With the keys, thread d < 256 reads how many keys of the whole array have digit d.
     let (tile, (keys, all_one_digit)) = claim_tile(temp, counter_base, tile_slot, |tile| {
