@@ -366,6 +366,13 @@ pub unsafe fn prefetch_l2(p: *const u8) {
     asm!("prefetch.global.L2 [{p}];", p = in(reg64) p);
 }
 
+/// Asks the bulk-copy engine to bring `bytes` bytes from global `p` into L2 (`p` 16-byte aligned,
+/// `bytes` a multiple of 16): one instruction for a whole tile, holding no register or load slot.
+#[inline(always)]
+pub unsafe fn prefetch_l2_bulk(p: *const u8, bytes: u32) {
+    asm!("cp.async.bulk.prefetch.L2.global [{p}], {b};", p = in(reg64) p, b = in(reg32) bytes);
+}
+
 /// Waits until every [`cp_async_16`] this thread started has landed; the data is then visible
 /// to this thread (other threads need a barrier as well).
 #[inline(always)]

@@ -324,7 +324,7 @@ macro_rules! batched_kernels {
             };
             let aligned = (cols * SIZE as u64).is_multiple_of(tuning::VECTOR_BYTES as u64);
             single_pass_placed::<$t, $op, { SHAPE.threads }, V, { SHAPE.items as usize / V }, D, K, false>(
-                inp, out, place, aligned, <$op as ScanOp<$t>>::identity(), flags, temp, counter_base, epoch, 0,
+                inp, out, place, aligned, <$op as ScanOp<$t>>::identity(), flags, temp, counter_base, epoch, 0, 0,
                 crate::probe::NoProbe,
             )
         }

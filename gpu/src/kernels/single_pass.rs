@@ -10,7 +10,10 @@
 //! loads. (A persistent grid that asks for its next tile early was measured slower: successors
 //! then wait on tiles that are claimed but not yet loaded.)
 
-use crate::arch::{cp_async_16, cp_async_wait_all, lane, load_vec16, opaque_u32, store_vec16, sync_threads, warp_idx, WARP};
+use crate::arch::{
+    block_idx, cp_async_16, cp_async_wait_all, grid_dim, lane, load_vec16, opaque_u32, prefetch_l2_bulk, store_vec16,
+    sync_threads, thread_idx, warp_idx, WARP,
+};
 use crate::kernels::{claim_placed, claim_tile, for_each_type, Mode, Place, ARCH};
 use crate::lookback::{StatusValue, TileStatus};
 use crate::probe::{NoProbe, Probe, Timeline};
@@ -53,14 +56,27 @@ pub unsafe fn single_pass<
     let tile_elems = TH as u64 * (V * VECS) as u64;
     let place = |tile| Place::flat(tile, n, tile_elems);
     single_pass_placed::<T, O, TH, V, VECS, D, K, FIXED>(
-        inp, out, place, true, init, flags, temp, counter_base, epoch, backoff_ns, NoProbe,
+        inp,
+        out,
+        place,
+        true,
+        init,
+        flags,
+        temp,
+        counter_base,
+        epoch,
+        backoff_ns,
+        tuning::single_pass_prefetch_tiles(ARCH, size_of::<T>()),
+        NoProbe,
     )
 }
 
 /// [`single_pass`] over tiles that `place` lays out (tile index -> where the tile lies): several
 /// chains of tiles when `place` starts more than one (each looks back no further than its first
-/// tile, which publishes at once). `aligned`: every tile starts on a 16-byte boundary. `probe`
-/// records each tile's way through the scan (see [`crate::probe`]).
+/// tile, which publishes at once). `aligned`: every tile starts on a 16-byte boundary. `ahead`:
+/// how many tiles further on a block prefetches into L2 (0: none; see
+/// `tuning::single_pass_prefetch_tiles`). `probe` records each tile's way through the scan (see
+/// [`crate::probe`]).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn single_pass_placed<
@@ -83,6 +99,7 @@ pub unsafe fn single_pass_placed<
     counter_base: u32,
     epoch: u32,
     backoff_ns: u32,
+    ahead: u32,
     probe: impl Probe,
 ) {
     let mode = Mode::from_flags(flags);
@@ -98,6 +115,17 @@ pub unsafe fn single_pass_placed<
     smem.check();
 
     let vectors = aligned && (inp as usize | out as usize) % tuning::VECTOR_BYTES == 0;
+    let guess = block_idx();
+    if ahead > 0 && vectors && thread_idx() == 0 && guess + ahead < grid_dim() {
+        // The tile the block `ahead` launches later will most likely claim, into L2 by the
+        // bulk-copy engine (no register, no load slot): that block's loads then wait on L2
+        // rather than on memory. A guess only: a wrong one costs bandwidth, not correctness.
+        let later = place(guess + ahead);
+        let bytes = (later.len as usize * size_of::<T>()) as u32 & !15;
+        if bytes > 0 {
+            prefetch_l2_bulk(inp.wrapping_add(later.base as usize) as *const u8, bytes);
+        }
+    }
     let (tile, at, offset, valid, mut vals, ()) = claim_placed::<T, TH, V, VECS, ()>(
         inp,
         place,
@@ -638,6 +666,7 @@ pub unsafe extern "ptx-kernel" fn single_pass_timeline_u32_add(
         counter_base,
         epoch,
         backoff_ns,
+        tuning::single_pass_prefetch_tiles(ARCH, 4),
         Timeline { records },
     )
 }
