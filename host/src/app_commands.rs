@@ -621,6 +621,19 @@ pub fn timeline(args: &TimelineArgs) -> Result<bool, Error> {
     for (name, [p50, p90, p99, max]) in &s.phases {
         println!("{name:<16} {p50:>9} {p90:>9} {p99:>9} {max:>9}");
     }
+    println!("what the look-backs waited on (replayed from the records):");
+    let c = &s.chain;
+    for (name, [p50, p90, p99, max], unit) in [
+        (
+            "predecessors",
+            c.waited,
+            "ns after the tile's own aggregate until a prefix and every aggregate after it were out",
+        ),
+        ("polls", c.after_ready, "ns from then until the look-back had its prefix"),
+        ("depth", c.depth, "tiles back to that prefix"),
+    ] {
+        println!("{name:<16} {p50:>9} {p90:>9} {p99:>9} {max:>9}   ({unit})");
+    }
     if let Some(path) = &args.csv {
         let first = records.iter().map(|r| r.times[0]).min().unwrap_or(0);
         let mut text = String::from("tile,");

@@ -73,6 +73,62 @@ pub struct Summary {
     pub mean_in_flight: f64,
     pub mean_polls: f64,
     pub most_polls: u32,
+    pub chain: Chain,
+}
+
+/// What the look-backs waited on, replayed from the records (median, p90, p99, maximum over
+/// tiles after the first). A look-back can end once some predecessor's inclusive prefix and every
+/// aggregate after it are out: `ready` is the earliest such moment. `waited` is how long after
+/// its own aggregate a tile's `ready` came (the slowest of the predecessors it needed),
+/// `after_ready` how long after `ready` it found its prefix (the polls' own latency), and `depth`
+/// how many tiles back that earliest-ready prefix lay.
+#[derive(Clone, Debug, Default)]
+pub struct Chain {
+    pub waited: [i64; 4],
+    pub after_ready: [i64; 4],
+    pub depth: [i64; 4],
+}
+
+/// One tile's look-back replayed (tiles after the first): the fields of [`Chain`] for one tile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Replayed {
+    pub waited: i64,
+    pub after_ready: i64,
+    pub depth: i64,
+}
+
+/// Every tile's look-back but the first's, replayed from `records` in tile order.
+pub fn replay(records: &[TileRecord]) -> Vec<Replayed> {
+    (1..records.len())
+        .map(|t| {
+            // Walking back from t - 1: `out` is when every aggregate between the candidate and
+            // t was out; once it passes the best moment found, older candidates cannot do better.
+            let (mut best, mut at, mut out) = (u64::MAX, t - 1, 0u64);
+            for j in (0..t).rev() {
+                let candidate = records[j].at(Event::Prefix).max(out);
+                if candidate < best {
+                    (best, at) = (candidate, j);
+                }
+                out = out.max(records[j].at(Event::Published));
+                if out >= best {
+                    break;
+                }
+            }
+            let own = records[t].at(Event::Published);
+            Replayed {
+                waited: best.saturating_sub(own) as i64,
+                after_ready: records[t].at(Event::Prefix) as i64 - best.max(own) as i64,
+                depth: (t - at) as i64,
+            }
+        })
+        .collect()
+}
+
+/// [`Chain`] for `records` in tile order.
+pub fn chain(records: &[TileRecord]) -> Chain {
+    let replayed = replay(records);
+    let stat = |f: fn(&Replayed) -> i64| percentiles(&mut replayed.iter().map(f).collect::<Vec<_>>());
+    Chain { waited: stat(|r| r.waited), after_ready: stat(|r| r.after_ready), depth: stat(|r| r.depth) }
 }
 
 /// Summarizes `records` (see [`Summary`]).
@@ -98,6 +154,7 @@ pub fn summarize(records: &[TileRecord]) -> Summary {
         mean_in_flight: if span_ns > 0 { busy as f64 / span_ns as f64 } else { 0.0 },
         mean_polls: if records.is_empty() { 0.0 } else { polls as f64 / records.len() as f64 },
         most_polls: records.iter().map(|r| r.polls).max().unwrap_or(0),
+        chain: chain(records),
     }
 }
 
@@ -247,6 +304,25 @@ mod tests {
         assert!(std::fs::metadata(&path).unwrap().len() > 1000);
         std::fs::remove_file(&path).unwrap();
         assert!(plot(&path, &records, 60, 10).is_err());
+    }
+
+    #[test]
+    fn the_chain_replay_finds_what_each_look_back_waited_on() {
+        // Tile 0 publishes its prefix at 100. Tile 1's aggregate is out at 50 and its look-back
+        // ends at 400, though it could have ended at 100 (tile 0's prefix): it waited 50 on its
+        // predecessor, then 300 on its polls. Tile 2's aggregate is out at 60; tile 1's prefix
+        // (400) is later than tile 1's aggregate (50) with tile 0's prefix (100), so tile 2 was
+        // ready at 100, two tiles back, and found its prefix at 700.
+        let mut words = record([0, 10, 20, 100, 100, 120], 0);
+        words.extend(record([0, 10, 20, 50, 400, 420], 2));
+        words.extend(record([0, 10, 20, 60, 700, 720], 4));
+        let records = decode(&words);
+        assert_eq!(
+            replay(&records),
+            [Replayed { waited: 50, after_ready: 300, depth: 1 }, Replayed { waited: 40, after_ready: 600, depth: 2 }]
+        );
+        assert_eq!(chain(&records).depth, [2, 2, 2, 2]);
+        assert_eq!(chain(&records[..1]).depth, [0; 4]);
     }
 
     #[test]
