@@ -162,21 +162,27 @@ pub const fn lookback_backoff_ns(arch: u32, elem_size: usize) -> u32 {
 }
 
 /// How many tiles ahead of its own a single-pass block asks the bulk-copy engine to bring into
-/// L2 (0: none), for the kernels that hold their tile in registers (`single_pass_placed`). On
-/// the H200 at 2^28 `u32` (4 blocks of 256 per SM, 528 resident), each in one run against none:
+/// L2 (0: none; `kernels::prefetch_tile_l2`), in the register and the staged kernels. On the
+/// H200 at 2^28 `u32` (4 blocks of 256 per SM, 528 resident), each in one run against none:
 /// 33 tiles ahead +0.7-1.2 points of copy, 66 +1.1-1.6, 128-132 +1.6-2.2 (72.8% -> 74.4-75.0%,
 /// 73.1% -> 74.7%), 198 +1.3-1.8, `f32` +0.9 at 132; 396 and more (a wave of blocks or more)
 /// -5 to -12 points: the prefetched tiles are evicted before their blocks read them. At 128,
 /// against the commit before in one run: 2^28 `u32` 0.704 -> 0.686-0.690 ms (72.9% -> 74.5-74.7%),
-/// `i32` -3%, `f32` -2%, `f32` deterministic -4.5%, 2^30 `u32` -3%, 2^24 unchanged. Not measured
-/// for other sizes, which stay at 0.
+/// `i32` -3% time, `f32` -2%, `f32` deterministic -4.5%, 2^30 `u32` -3%, 2^24 unchanged. Then
+/// also for 8- and 16-byte elements, in another run: staged `u64` 1.413 -> 1.360 ms (71.6% ->
+/// 74.6%), staged `f64` 1.486 -> 1.398-1.402 ms (68.3% -> 72.7%), recurrence `f32` -4.2%,
+/// recurrence `f64` -3.6%.
 pub const fn single_pass_prefetch_tiles(arch: u32, elem_size: usize) -> u32 {
-    let _ = arch;
-    if elem_size == 4 {
-        128
-    } else {
-        0
-    }
+    let _ = (arch, elem_size);
+    128
+}
+
+/// Stream compaction: how many tiles ahead a block prefetches its input into L2 (see
+/// [`single_pass_prefetch_tiles`]). On the H200 at 2^28 in one run against none: `u32`
+/// 0.678 -> 0.654-0.659 ms (74.8% -> 77.9% of the copy of the input), `f32` -3.3%, `u64` -3.5%.
+pub const fn compact_prefetch_tiles(arch: u32, elem_size: usize) -> u32 {
+    let _ = (arch, elem_size);
+    128
 }
 
 /// Tiles each lane of the single-pass look-back inspects per round (a round covers 32 times as

@@ -11,7 +11,7 @@
 //! covers one contiguous run instead of 32 scattered ones.
 
 use crate::arch::{lane, sync_threads, thread_idx, warp_idx, WARP};
-use crate::kernels::{claim_striped, ARCH};
+use crate::kernels::{claim_striped, prefetch_tile_l2, Place, ARCH};
 use crate::lookback::TileStatus;
 use crate::op::{Add, Element};
 use crate::smem::Carver;
@@ -50,6 +50,7 @@ pub unsafe fn compact<T: Element, const TH: u32, const V: usize, const VECS: usi
     smem.check();
 
     let vectors = inp as usize % tuning::VECTOR_BYTES == 0;
+    prefetch_tile_l2(inp, |tile| Place::flat(tile, n, tile_elems), tuning::compact_prefetch_tiles(ARCH, size_of::<T>()), vectors);
     let (tile, offset, valid, vals) =
         claim_striped::<T, TH, V, VECS>(inp, n, T::zero(), vectors, temp, counter_base, tile_slot);
 

@@ -2,7 +2,7 @@
 //! body and a macro that stamps out one `extern "ptx-kernel"` function per (element type,
 //! operator), named `<strategy>_<type>_<op>` (see `scan_abi::names`).
 
-use crate::arch::{atomic_add_u32, block_idx, sync_threads, thread_idx, warp_idx, WARP};
+use crate::arch::{atomic_add_u32, block_idx, grid_dim, prefetch_l2_bulk, sync_threads, thread_idx, warp_idx, WARP};
 use crate::smem::Smem;
 use crate::tile::load_striped;
 
@@ -74,6 +74,24 @@ pub unsafe fn claim_tile<R>(temp: *mut u8, counter_base: u32, slot: Smem<u32>, l
         loaded = load(tile);
     }
     (tile, loaded)
+}
+
+/// Has the block's first thread ask the bulk-copy engine to bring the input of tile
+/// `block_idx() + ahead` (laid out by `place`) into L2, holding no register or load slot: the
+/// block launched `ahead` blocks later most likely claims that tile, and its loads then wait on
+/// L2 rather than on memory. A guess only: a wrong one costs bandwidth, not correctness. Nothing
+/// when `ahead` is 0, the grid ends before that tile, or the input is not 16-byte aligned
+/// (`aligned`).
+#[inline(always)]
+pub unsafe fn prefetch_tile_l2<T>(inp: *const T, place: impl Fn(u32) -> Place, ahead: u32, aligned: bool) {
+    let later = block_idx().wrapping_add(ahead);
+    if ahead > 0 && aligned && thread_idx() == 0 && later < grid_dim() {
+        let at = place(later);
+        let bytes = (at.len as usize * core::mem::size_of::<T>()) as u32 & !15;
+        if bytes > 0 {
+            prefetch_l2_bulk(inp.wrapping_add(at.base as usize) as *const u8, bytes);
+        }
+    }
 }
 
 /// Where a tile lies: its first element, how many elements it holds, and whether it starts a

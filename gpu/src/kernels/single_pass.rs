@@ -10,11 +10,8 @@
 //! loads. (A persistent grid that asks for its next tile early was measured slower: successors
 //! then wait on tiles that are claimed but not yet loaded.)
 
-use crate::arch::{
-    block_idx, cp_async_16, cp_async_wait_all, grid_dim, lane, load_vec16, opaque_u32, prefetch_l2_bulk, store_vec16,
-    sync_threads, thread_idx, warp_idx, WARP,
-};
-use crate::kernels::{claim_placed, claim_tile, for_each_type, Mode, Place, ARCH};
+use crate::arch::{cp_async_16, cp_async_wait_all, lane, load_vec16, opaque_u32, store_vec16, sync_threads, warp_idx, WARP};
+use crate::kernels::{claim_placed, claim_tile, for_each_type, prefetch_tile_l2, Mode, Place, ARCH};
 use crate::lookback::{StatusValue, TileStatus};
 use crate::probe::{NoProbe, Probe, Timeline};
 use crate::op::{combine_after, combine_opt, ScanOp};
@@ -115,17 +112,7 @@ pub unsafe fn single_pass_placed<
     smem.check();
 
     let vectors = aligned && (inp as usize | out as usize) % tuning::VECTOR_BYTES == 0;
-    let guess = block_idx();
-    if ahead > 0 && vectors && thread_idx() == 0 && guess + ahead < grid_dim() {
-        // The tile the block `ahead` launches later will most likely claim, into L2 by the
-        // bulk-copy engine (no register, no load slot): that block's loads then wait on L2
-        // rather than on memory. A guess only: a wrong one costs bandwidth, not correctness.
-        let later = place(guess + ahead);
-        let bytes = (later.len as usize * size_of::<T>()) as u32 & !15;
-        if bytes > 0 {
-            prefetch_l2_bulk(inp.wrapping_add(later.base as usize) as *const u8, bytes);
-        }
-    }
+    prefetch_tile_l2(inp, &place, ahead, vectors);
     let (tile, at, offset, valid, mut vals, ()) = claim_placed::<T, TH, V, VECS, ()>(
         inp,
         place,
@@ -426,6 +413,7 @@ pub unsafe fn single_pass_staged<
         ((base + (w * segment) as u64) as usize, valid)
     };
     let mine = staged.offset(w * segment);
+    prefetch_tile_l2(inp, |tile| Place::flat(tile, n, tile_elems), tuning::single_pass_prefetch_tiles(ARCH, size_of::<T>()), vectors);
     // Element `k` of this lane's vector `j` within the warp's part.
     let at = |j: usize, k: usize| ((j * WARP as usize + l as usize) * V + k) as u32;
     let (tile, ()) = claim_tile(temp, counter_base, tile_slot, |tile| {
