@@ -52,19 +52,9 @@ pub unsafe fn single_pass<
 ) {
     let tile_elems = TH as u64 * (V * VECS) as u64;
     let place = |tile| Place::flat(tile, n, tile_elems);
+    let ahead = tuning::single_pass_prefetch_tiles(ARCH, size_of::<T>());
     single_pass_placed::<T, O, TH, V, VECS, D, K, FIXED>(
-        inp,
-        out,
-        place,
-        true,
-        init,
-        flags,
-        temp,
-        counter_base,
-        epoch,
-        backoff_ns,
-        tuning::single_pass_prefetch_tiles(ARCH, size_of::<T>()),
-        NoProbe,
+        inp, out, place, true, init, flags, temp, counter_base, epoch, backoff_ns, ahead, NoProbe,
     )
 }
 
@@ -643,18 +633,8 @@ pub unsafe extern "ptx-kernel" fn single_pass_timeline_u32_add(
     const K: usize = tuning::lookback_fixed_windows(ARCH, 4);
     let tile_elems = SHAPE.tile() as u64;
     let place = |tile| Place::flat(tile, n, tile_elems);
+    let (ahead, probe) = (tuning::single_pass_prefetch_tiles(ARCH, 4), Timeline { records });
     single_pass_placed::<u32, crate::op::Add, { SHAPE.threads }, V, { SHAPE.items as usize / V }, D, K, false>(
-        inp,
-        out,
-        place,
-        true,
-        init,
-        flags,
-        temp,
-        counter_base,
-        epoch,
-        backoff_ns,
-        tuning::single_pass_prefetch_tiles(ARCH, 4),
-        Timeline { records },
+        inp, out, place, true, init, flags, temp, counter_base, epoch, backoff_ns, ahead, probe,
     )
 }
