@@ -162,7 +162,8 @@ pub const fn lookback_backoff_ns(arch: u32, elem_size: usize) -> u32 {
 }
 
 /// How many tiles ahead of its own a single-pass block asks the bulk-copy engine to bring into
-/// L2 (0: none; `kernels::prefetch_tile_l2`), in the register and the staged kernels. On the
+/// L2 (0: none; `kernels::prefetch_tile_l2`), in the 4- to 16-byte register kernels and the staged
+/// kernels (the packed 1- and 2-byte kernels and the batched rows do not prefetch). On the
 /// H200 at 2^28 `u32` (4 blocks of 256 per SM, 528 resident), each in one run against none:
 /// 33 tiles ahead +0.7-1.2 points of copy, 66 +1.1-1.6, 128-132 +1.6-2.2 (72.8% -> 74.4-75.0%,
 /// 73.1% -> 74.7%), 198 +1.3-1.8, `f32` +0.9 at 132; 396 and more (a wave of blocks or more)
