@@ -37,8 +37,10 @@ pub const RECURRENCE_STAGED_F64: &str = "recurrence_staged_f64";
 /// Batched scans of a row-major matrix: `batched_columns_<type>_<op>` down the columns,
 /// `batched_rows_<type>_<op>` along many long rows, `batched_long_rows_<type>_<op>` along few,
 /// `batched_short_rows_<type>_<op>` along rows of at most one tile (add, mul, min, max on 32- and
-/// 64-bit types).
+/// 64-bit types), and `batched_column_vectors_<type>_<op>` down the columns of matrices with few
+/// rows or very many columns.
 pub const BATCHED_COLUMNS: &str = "batched_columns";
+pub const BATCHED_COLUMN_VECTORS: &str = "batched_column_vectors";
 pub const BATCHED_ROWS: &str = "batched_rows";
 pub const BATCHED_SHORT_ROWS: &str = "batched_short_rows";
 pub const BATCHED_LONG_ROWS: &str = "batched_long_rows";

@@ -89,6 +89,29 @@ pub const fn columns(arch: u32, elem_size: usize) -> TileShape {
     TileShape { threads: 256, items: if elem_size > 4 { 16 } else { 32 } }
 }
 
+/// Column scan by vectors (`batched_column_vectors`, matrices of at most `items` rows): threads
+/// per block, and rows each thread has in flight at once, one vector each.
+pub const fn column_vectors(arch: u32, elem_size: usize) -> TileShape {
+    let _ = (arch, elem_size);
+    TileShape { threads: 256, items: 8 }
+}
+
+/// Bytes of adjacent columns one thread of the column-vector scan owns and moves per access.
+/// On the H200, 8 rows at 2^28 elements (f64 2^27), in one run, with 16-byte / 8-byte accesses:
+/// `u32` 80.0% / 95.3% of copy, `f32` 79.8% / 85.4%, `f64` 80.3% / 97.3%; the column tiles
+/// before them 51.9%, 48.2% and 91.6%. (Launch bounds for 4 blocks per SM helped the 16-byte
+/// `f32` kernel, 86.1%, and cost the 8-byte one, 77.0%.) With 16 rows, two batches per thread,
+/// `f32` ran at 87.4% / 76.0% against 90.2% in column tiles, so only matrices of at most one
+/// batch of rows come here.
+pub const fn column_vector_bytes(arch: u32, elem_size: usize) -> usize {
+    let _ = arch;
+    if elem_size > 8 {
+        elem_size
+    } else {
+        8
+    }
+}
+
 /// Row scan of a row-major matrix (`batched_rows`): half the single-pass tile, since no
 /// look-back waits behind it and the smaller tile keeps more blocks on an SM.
 pub const fn rows(arch: u32, elem_size: usize) -> TileShape {
@@ -104,8 +127,9 @@ pub const fn short_rows(arch: u32, elem_size: usize) -> TileShape {
 
 /// Fewest rows the row kernel takes (one block per row at a time): with fewer, SMs idle, and the
 /// single-pass scan with one chain of tiles per row (`batched_long_rows`), which splits long rows
-/// across blocks, is used instead.
-pub const ROW_KERNEL_MIN_ROWS: u64 = 1024;
+/// across blocks, is used instead. On the H200, 256 rows of 2^20 `f32` in one run: row kernel
+/// 84.2% of copy (also with the threshold at 132), one chain per row 68.3% (it was 1024).
+pub const ROW_KERNEL_MIN_ROWS: u64 = 256;
 
 /// Most blocks of the row kernel; beyond that blocks take several rows each.
 pub const ROW_KERNEL_MAX_BLOCKS: u64 = 1 << 20;
@@ -208,9 +232,13 @@ pub const fn lookback_fixed_windows(arch: u32, elem_size: usize) -> usize {
 /// ptxas 13.0): compaction of 4-byte types goes from 106 to 72 registers (2 -> 3 blocks of 256)
 /// and of `u16` from 96 to 72 (1 -> 2 blocks of 384); the packed single-pass scan of `u8` from
 /// 72-77 to 64 (3 -> 4 blocks), except min and max, which would spill; the segmented scan of
-/// 4-byte types and the short-row batched scans (their tables below). Measured and left out
-/// because ptxas would spill: the segmented scan of 8-byte types at 3 blocks, the single-pass
-/// scan of `u16` and, mul, min and max at 4.
+/// 4-byte types and the short-row batched scans (their tables below). One exception spills: the
+/// single-pass scan of `f32` at 4 blocks (72 -> 64 registers, 16 bytes of local memory; 8 in its
+/// deterministic order), measured faster anyway on the H200 in one run against the same binary
+/// without bounds: 2^28 add 0.703 against 0.734-0.740 ms (72.6% against 69.2-69.8% of copy), 2^30
+/// 72.8% against 69.4%, deterministic 74.8% against 69.7-70.6%, max 72.1% against 69.8-69.9%.
+/// Measured and left out because ptxas would spill: the segmented scan of 8-byte types at 3
+/// blocks, the single-pass scan of `u16` and, mul, min and max at 4.
 pub fn launch_bounds(arch: u32, kernel: &str) -> Option<(u32, u32)> {
     BOUNDED.iter().find_map(|(table, shape)| {
         let &(_, size, blocks) = table.iter().find(|(name, _, _)| kernel == *name)?;
@@ -297,6 +325,18 @@ pub const BOUNDED_SEGMENTED: &[(&str, usize, u32)] = &[
     ("segmented_f32_max", 4, 3),
 ];
 
+/// Kernels whose launch bounds cost local memory, measured faster anyway (see [`launch_bounds`]):
+/// (kernel, most bytes of stack frame, and of spill stores, ptxas 13.0 may report). Every other
+/// kernel must need none (`tests/tests/ptx.rs`).
+pub const MEASURED_SPILLS: &[(&str, u32)] = &[
+    ("single_pass_f32_add", 16),
+    ("single_pass_f32_mul", 16),
+    ("single_pass_f32_min", 16),
+    ("single_pass_f32_max", 16),
+    ("single_pass_det_f32_add", 8),
+    ("single_pass_det_f32_mul", 8),
+];
+
 /// The single-pass kernels with launch bounds: (kernel, element size, blocks per SM).
 pub const BOUNDED_SINGLE_PASS: &[(&str, usize, u32)] = &[
     ("single_pass_u8_add", 1, 4),
@@ -304,6 +344,12 @@ pub const BOUNDED_SINGLE_PASS: &[(&str, usize, u32)] = &[
     ("single_pass_u8_and", 1, 4),
     ("single_pass_u8_or", 1, 4),
     ("single_pass_u8_xor", 1, 4),
+    ("single_pass_f32_add", 4, 4),
+    ("single_pass_f32_mul", 4, 4),
+    ("single_pass_f32_min", 4, 4),
+    ("single_pass_f32_max", 4, 4),
+    ("single_pass_det_f32_add", 4, 4),
+    ("single_pass_det_f32_mul", 4, 4),
 ];
 
 /// Hierarchical (multi-kernel) strategy: every block algorithm scans `threads` partials.

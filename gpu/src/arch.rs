@@ -401,3 +401,29 @@ pub unsafe fn store_vec16<T: Copy, const V: usize>(p: *mut T, v: [T; V]) {
     const { assert!(V * size_of::<T>() == 16) };
     *(p as *mut Vec16<T, V>) = Vec16(v);
 }
+
+/// `V` elements filling 8 aligned bytes, read or written as one 8-byte access.
+#[repr(C, align(8))]
+#[derive(Clone, Copy)]
+pub struct Vec8<T: Copy, const V: usize>(pub [T; V]);
+
+/// One access of `V` elements filling 16 or 8 bytes (`p` aligned to that width), or `V` accesses
+/// of one element.
+#[inline(always)]
+pub unsafe fn load_vec<T: Copy, const V: usize>(p: *const T) -> [T; V] {
+    match V * size_of::<T>() {
+        16 => (*(p as *const Vec16<T, V>)).0,
+        8 => (*(p as *const Vec8<T, V>)).0,
+        _ => *(p as *const [T; V]),
+    }
+}
+
+/// The store of [`load_vec`].
+#[inline(always)]
+pub unsafe fn store_vec<T: Copy, const V: usize>(p: *mut T, v: [T; V]) {
+    match V * size_of::<T>() {
+        16 => *(p as *mut Vec16<T, V>) = Vec16(v),
+        8 => *(p as *mut Vec8<T, V>) = Vec8(v),
+        _ => *(p as *mut [T; V]) = v,
+    }
+}

@@ -402,11 +402,11 @@ fn linear_recurrence_matches_the_loop() {
 /// Batched scans of a row-major matrix along either axis, against per-row and per-column CPU
 /// scans (exact operators, so bit for bit): every type and operator; shapes that take every path
 /// (one row or column, strips narrower and wider than a warp, uneven strips, strips widened for
-/// few rows, short rows to the short-row kernel with whole or partial last tiles, few long rows to
+/// few rows, few rows to the column-vector kernel, short rows to the short-row kernel with whole or partial last tiles, few long rows to
 /// one single-pass chain per row, many to the row kernel, rows that break 16-byte alignment).
 #[test]
 fn batched_scans_along_either_axis() {
-    use gpu_scan::apps::batched::{short_rows_per_tile, uses_row_kernel};
+    use gpu_scan::apps::batched::{short_rows_per_tile, uses_column_vectors, uses_row_kernel};
     use gpu_scan::apps::segmented::{self, OPS};
     use gpu_scan::Op;
     let Some(gpu) = gpu("batched_scans_along_either_axis") else { return };
@@ -415,12 +415,14 @@ fn batched_scans_along_either_axis() {
     let mut failures = Vec::new();
     let mut row_kernel_runs = 0;
     let mut short_row_runs = 0;
+    let mut column_vector_runs = 0;
     macro_rules! each {
         ($($t:ty),*) => {$(
             for (rows, cols) in [
                 (1usize, 1usize), (7, 3), (33, 1), (1, 33), (1000, 1000), (1 << 17, 8), (8, 1 << 17),
                 (3, 100_003), (4097, 2), (100, 65), (50, 200), (2000, 129), (1024, 4096), (1100, 4099),
                 (5, 4095), (301, 1365), (1 << 16, 31), (3000, 2048), (2, 16384), (5, 8193), (40, 3000),
+                (6, 1001), (8, 2048), (9, 4100),
             ] {
                 for op in OPS {
                     if <$t as scan_abi::Element>::TYPE.is_float() && op.order_sensitive(<$t as scan_abi::Element>::TYPE) {
@@ -432,6 +434,7 @@ fn batched_scans_along_either_axis() {
                     let short = short_rows_per_tile(cols as u64, size).is_some();
                     short_row_runs += short as u32;
                     row_kernel_runs += (!short && uses_row_kernel(rows as u64, cols as u64, size)) as u32;
+                    column_vector_runs += (cols > 1 && uses_column_vectors(rows as u64, size)) as u32;
                     for exclusive in [false, true] {
                         let what = format!("{} {} {rows}x{cols} exclusive={exclusive}", stringify!($t), op.name());
                         let mut d_out = gpu.alloc_zeros::<$t>(&stream, "out", rows * cols).unwrap();
@@ -459,6 +462,7 @@ fn batched_scans_along_either_axis() {
     each!(u32, i32, u64, i64, f32, f64);
     assert!(row_kernel_runs > 0, "no shape took the row kernel");
     assert!(short_row_runs > 0, "no shape took the short-row kernel");
+    assert!(column_vector_runs > 0, "no shape took the column-vector kernel");
     let d = gpu.upload(&stream, "m", &[1.0f32, 5.0, -2.0, 7.0, 3.0, 0.5]).unwrap();
     let mut out = gpu.alloc_zeros::<f32>(&stream, "out", 6).unwrap();
     gpu.scan_columns(&stream, &d, 3, &mut out, Op::Max, false, &mut temp).unwrap();

@@ -1,6 +1,6 @@
 //! The kernels build into one PTX module that holds every kernel the host can ask for, and, when
 //! ptxas is available (PTXAS or PATH), assembles for sm_90 without local memory (no spills, no
-//! stack frames).
+//! stack frames) except the few kernels `scan_abi::tuning::MEASURED_SPILLS` names.
 
 mod common;
 
@@ -32,6 +32,7 @@ fn expected_kernels() -> Vec<String> {
             if gpu_scan::apps::segmented::OPS.contains(&op) && matches!(ty.size(), 4 | 8) {
                 names.push(format!("segmented_{suffix}"));
                 names.push(format!("batched_columns_{suffix}"));
+                names.push(format!("batched_column_vectors_{suffix}"));
                 names.push(format!("batched_rows_{suffix}"));
                 names.push(format!("batched_short_rows_{suffix}"));
                 names.push(format!("batched_long_rows_{suffix}"));
@@ -94,7 +95,7 @@ fn ptx_holds_every_kernel_the_host_requests() {
 }
 
 #[test]
-fn ptxas_assembles_every_kernel_without_local_memory() {
+fn ptxas_assembles_every_kernel_without_unmeasured_local_memory() {
     if !have_rustup() {
         common::skip("ptxas check: no rustup here to build the PTX (this machine only runs prebuilt binaries)");
         return;
@@ -122,10 +123,13 @@ fn ptxas_assembles_every_kernel_without_local_memory() {
         }
     }
     assert!(kernels.len() >= expected_kernels().len(), "ptxas compiled only {} kernels", kernels.len());
+    // Local memory only where the tuning table accepts it, and no more of it than it states.
+    let allowed =
+        |name: &str| scan_abi::tuning::MEASURED_SPILLS.iter().find(|(k, _)| *k == name).map_or(0, |&(_, bytes)| bytes);
     let local: Vec<_> = kernels
         .iter()
-        .filter(|k| k.stack_bytes + k.spill_store_bytes + k.spill_load_bytes > 0)
+        .filter(|k| k.stack_bytes.max(k.spill_store_bytes).max(k.spill_load_bytes) > allowed(&k.name))
         .map(|k| format!("{} (stack {}, spills {}/{})", k.name, k.stack_bytes, k.spill_store_bytes, k.spill_load_bytes))
         .collect();
-    assert!(local.is_empty(), "kernels using local memory: {local:?}");
+    assert!(local.is_empty(), "kernels using more local memory than tuning::MEASURED_SPILLS allows: {local:?}");
 }

@@ -8,6 +8,9 @@
 //!   single-pass scan, one column per thread. Tiles are numbered row-block-major across strips,
 //!   so a tile's predecessor in its column was claimed `strips` tiles earlier and has usually
 //!   finished: the look-back rarely waits.
+//! - [`scan_column_vectors`] scans down the columns of a matrix with few rows: each thread owns a
+//!   vector of adjacent columns and walks down every row, so nothing is looked back for and every
+//!   access is a whole vector.
 //! - [`scan_rows`] scans along every row (the inner axis) of long rows: each block takes whole rows
 //!   and walks each from left to right one tile at a time, carrying the running value from tile
 //!   to tile, so blocks never wait for one another.
@@ -17,9 +20,9 @@
 //! - [`scan_short_rows`] scans rows shorter than a tile: each tile holds whole rows, so it is a
 //!   segmented scan whose segments never cross a tile, and tiles need nothing from one another.
 
-use crate::arch::{block_idx, grid_dim, lane, sync_threads, thread_idx, warp_idx, WARP};
+use crate::arch::{block_dim, block_idx, grid_dim, lane, load_vec, store_vec, sync_threads, thread_idx, warp_idx, WARP};
 use crate::kernels::single_pass::single_pass_placed;
-use crate::kernels::{claim_tile, Mode, Place, ARCH};
+use crate::kernels::{claim_tile, prefetch_tile_l2, Mode, Place, ARCH};
 use crate::lookback::{StatusValue, TileStatus};
 use crate::kernels::segmented::{finish_part, fixed_heads, scan_part};
 use crate::op::{combine_after, combine_opt, Add, Max, Min, Mul, ScanOp, Seg, SegOp};
@@ -95,6 +98,16 @@ pub unsafe fn scan_columns<T: StatusValue, O: ScanOp<T>, const TH: u32, const IT
     // A tile that holds every row has nothing to look back for: it is its block's index, and it
     // neither claims nor publishes (the host advances the tile counter by nothing).
     let whole = rows <= tile_rows;
+    // One strip: a tile is a contiguous run of whole rows, and the block launched `ahead` blocks
+    // later most likely claims the tile as many further on, as in the single-pass scan.
+    if strips == 1 && !whole {
+        let place = |tile: u32| {
+            let row = tile as u64 * tile_rows;
+            Place { base: row * cols, len: (rows.saturating_sub(row).min(tile_rows) * cols) as u32, first: tile == 0 }
+        };
+        let ahead = tuning::single_pass_prefetch_tiles(ARCH, core::mem::size_of::<T>());
+        prefetch_tile_l2(inp, place, ahead, inp as usize % tuning::VECTOR_BYTES == 0);
+    }
     let (tile, mut vals) =
         if whole { (block_idx(), load(block_idx())) } else { claim_tile(temp, counter_base, tile_slot, load) };
     let (chunk, col, row0) = place(tile);
@@ -143,6 +156,81 @@ pub unsafe fn scan_columns<T: StatusValue, O: ScanOp<T>, const TH: u32, const IT
                 *out.add(((row0 + k as u64) * cols + col) as usize) = *x;
             }
         }
+    }
+}
+
+/// The scan down every column of `inp` into `out` for matrices of few rows: thread `i` of the
+/// grid owns columns `V*i .. V*i + V` (one vector access per row when rows stay aligned to it),
+/// then `V*(i + grid threads)`, …, and walks down every row `B` rows at a time: `B` vectors in
+/// flight, then scanned on from the running values and stored (the host sends at most `B` rows). Threads never wait for one
+/// another, so this is a copy with a few additions, where the tiled kernel gives every thread
+/// one element per row and a block little work.
+#[inline(always)]
+pub unsafe fn scan_column_vectors<T: Copy, O: ScanOp<T>, const V: usize, const B: usize>(
+    inp: *const T,
+    out: *mut T,
+    rows: u64,
+    cols: u64,
+    flags: u32,
+) {
+    let mode = Mode::from_flags(flags);
+    let size = core::mem::size_of::<T>() as u64;
+    // Every row starts on a vector boundary, so `cols` is a multiple of `V` and no vector is partial.
+    let width = V * size as usize;
+    let vectors = (inp as usize | out as usize) % width == 0 && (cols * size).is_multiple_of(width as u64);
+    let owned = cols.div_ceil(V as u64);
+    let stride = grid_dim() as u64 * block_dim() as u64;
+    let mut own = block_idx() as u64 * block_dim() as u64 + thread_idx() as u64;
+    while own < owned {
+        let col = own * V as u64;
+        let owned_cols = (cols - col).min(V as u64) as usize;
+        let mut running = [O::identity(); V];
+        let mut row = 0u64;
+        while row < rows {
+            let mut batch = [[O::identity(); V]; B];
+            for (b, v) in batch.iter_mut().enumerate() {
+                let r = row + b as u64;
+                if r < rows {
+                    let p = inp.add((r * cols + col) as usize);
+                    if vectors {
+                        *v = load_vec::<T, V>(p);
+                    } else {
+                        for (k, x) in v.iter_mut().enumerate() {
+                            if k < owned_cols {
+                                *x = *p.add(k);
+                            }
+                        }
+                    }
+                }
+            }
+            for (b, v) in batch.iter_mut().enumerate() {
+                // The first row starts each column: nothing is combined into it (an identity
+                // combined in could change it, as 0.0 + -0.0 does).
+                let first = row == 0 && b == 0;
+                for (x, run) in v.iter_mut().zip(running.iter_mut()) {
+                    let through = if first { *x } else { O::combine(*run, *x) };
+                    *x = if !mode.exclusive { through } else if first { O::identity() } else { *run };
+                    *run = through;
+                }
+            }
+            for (b, v) in batch.iter().enumerate() {
+                let r = row + b as u64;
+                if r < rows {
+                    let p = out.add((r * cols + col) as usize);
+                    if vectors {
+                        store_vec::<T, V>(p, *v);
+                    } else {
+                        for (k, x) in v.iter().enumerate() {
+                            if k < owned_cols {
+                                *p.add(k) = *x;
+                            }
+                        }
+                    }
+                }
+            }
+            row += B as u64;
+        }
+        own += stride;
     }
 }
 
@@ -296,6 +384,16 @@ macro_rules! batched_kernels {
         }
 
         #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn [<batched_column_vectors_ $t _ $op:lower>](
+            inp: *const $t, out: *mut $t, rows: u64, cols: u64, flags: u32,
+        ) {
+            const SIZE: usize = core::mem::size_of::<$t>();
+            const V: usize = tuning::column_vector_bytes(ARCH, SIZE) / SIZE;
+            const B: usize = tuning::column_vectors(ARCH, SIZE).items as usize;
+            scan_column_vectors::<$t, $op, V, B>(inp, out, rows, cols, flags)
+        }
+
+        #[no_mangle]
         pub unsafe extern "ptx-kernel" fn [<batched_rows_ $t _ $op:lower>](
             inp: *const $t, out: *mut $t, rows: u64, cols: u64, flags: u32,
         ) {
@@ -324,8 +422,8 @@ macro_rules! batched_kernels {
             };
             let aligned = (cols * SIZE as u64).is_multiple_of(tuning::VECTOR_BYTES as u64);
             single_pass_placed::<$t, $op, { SHAPE.threads }, V, { SHAPE.items as usize / V }, D, K, false>(
-                inp, out, place, aligned, <$op as ScanOp<$t>>::identity(), flags, temp, counter_base, epoch, 0, 0,
-                crate::probe::NoProbe,
+                inp, out, place, aligned, <$op as ScanOp<$t>>::identity(), flags, temp, counter_base, epoch, 0,
+                tuning::single_pass_prefetch_tiles(ARCH, SIZE), crate::probe::NoProbe,
             )
         }
 

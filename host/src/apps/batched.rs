@@ -1,5 +1,6 @@
 //! Batched scans of a row-major `rows × cols` matrix along either axis, each one pass over the
-//! data (see `gpu/src/kernels/batched.rs`): down every column with a look-back per column, along
+//! data (see `gpu/src/kernels/batched.rs`): down every column with a look-back per column (or, for
+//! few rows, one thread per vector of columns walking every row), along
 //! many long rows with one block walking each, few with one single-pass chain of tiles per row,
 //! short rows as tiles of whole rows that need nothing from one another. A single row or column
 //! is a plain scan.
@@ -31,11 +32,22 @@ pub fn column_plan(rows: u64, cols: u64, elem_size: usize) -> (u32, u32, u64) {
     (strip, groups, groups as u64 * shape.items as u64)
 }
 
+/// Whether the scan down the columns of a `rows × cols` matrix goes to the column-vector kernel
+/// (one thread walks each vector of adjacent columns down every row): at most one batch of rows
+/// (`tuning::column_vectors`), which column tiles would split into one element per thread and
+/// row and little work per block (see `tuning::column_vector_bytes` for what each measured).
+pub fn uses_column_vectors(rows: u64, elem_size: usize) -> bool {
+    rows <= tuning::column_vectors(tuning::DEFAULT_ARCH, elem_size).items as u64
+}
+
 /// Whether rows of `cols` elements, `rows` of them, go to the row kernel: each row at least a
 /// tile long, and enough rows to give every SM several blocks (fewer go to one single-pass chain
-/// of tiles per row).
+/// of tiles per row). `GPU_SCAN_ROW_KERNEL_MIN_ROWS` replaces `tuning::ROW_KERNEL_MIN_ROWS`, to
+/// compare both kernels on one shape in one run.
 pub fn uses_row_kernel(rows: u64, cols: u64, elem_size: usize) -> bool {
-    cols >= tuning::rows(tuning::DEFAULT_ARCH, elem_size).tile() as u64 && rows >= tuning::ROW_KERNEL_MIN_ROWS
+    let min_rows = std::env::var("GPU_SCAN_ROW_KERNEL_MIN_ROWS").ok().and_then(|v| v.parse::<u64>().ok());
+    cols >= tuning::rows(tuning::DEFAULT_ARCH, elem_size).tile() as u64
+        && rows >= min_rows.unwrap_or(tuning::ROW_KERNEL_MIN_ROWS).max(2)
 }
 
 /// Rows per tile of the short-row kernel for rows of `cols` elements, or `None` when a row is
@@ -103,6 +115,20 @@ impl Gpu {
             return self.scan(stream, input, output, &ScanOptions::new(op).exclusive(exclusive), temp);
         }
         let size = T::TYPE.size();
+        let flags = if exclusive { scan_abi::flags::EXCLUSIVE } else { 0 };
+        if uses_column_vectors(rows, size) {
+            let name = format!("{}_{}_{}", names::BATCHED_COLUMN_VECTORS, T::TYPE.name(), op.name());
+            let f = self.kernel(&name)?;
+            let threads = tuning::column_vectors(tuning::DEFAULT_ARCH, size).threads;
+            let vectors = cols.div_ceil((tuning::column_vector_bytes(tuning::DEFAULT_ARCH, size) / size) as u64);
+            let cfg = grid(vectors.div_ceil(threads as u64).min(tuning::ROW_KERNEL_MAX_BLOCKS), threads, 0)?;
+            let (i, _r) = input.device_ptr(stream);
+            let (o, _w) = output.device_ptr_mut(stream);
+            let mut b = stream.launch_builder(&f);
+            b.arg(&i).arg(&o).arg(&rows).arg(&cols).arg(&flags);
+            // SAFETY: matches batched_kernels! in gpu/; input and output hold rows × cols elements.
+            return unsafe { b.launch(cfg) }.map(drop).map_err(|e| Error::kernel(&name, e));
+        }
         let (strip, _, tile_rows) = column_plan(rows, cols, size);
         let chunks = rows.div_ceil(tile_rows);
         let tiles = chunks * cols.div_ceil(strip as u64);
@@ -115,7 +141,6 @@ impl Gpu {
         let (base, epoch, counter_base) = temp.single_pass(self, stream, status::temp_bytes(slots, size), advance)?;
         let name = format!("{}_{}_{}", names::BATCHED_COLUMNS, T::TYPE.name(), op.name());
         let f = self.kernel(&name)?;
-        let flags = if exclusive { scan_abi::flags::EXCLUSIVE } else { 0 };
         let threads = tuning::columns(tuning::DEFAULT_ARCH, size).threads;
         let cfg = grid(tiles, threads, layout::columns_smem(tuning::DEFAULT_ARCH, size))?;
         let (i, _r) = input.device_ptr(stream);
@@ -349,7 +374,7 @@ mod tests {
 
     #[test]
     fn long_rows_and_many_go_to_the_row_kernel() {
-        assert!(uses_row_kernel(16384, 16384, 4));
+        assert!(uses_row_kernel(16384, 16384, 4) && uses_row_kernel(256, 1 << 20, 4));
         assert!(!uses_row_kernel(1 << 20, 8, 4));
         assert!(!uses_row_kernel(8, 1 << 20, 4));
     }

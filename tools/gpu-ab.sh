@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine after ../shared/tools/gpu-bundle: an A/B of this build against every
+# other build in .gpu-bundle/bin/host-* (copied there by hand) on the cases session 8 changed,
+# interleaved twice, each case against its same-run copy; torch.cumsum along either axis in the
+# same run; then the sanitizers on the changed kernels. A case may start with environment
+# settings (`GPU_SCAN_LAUNCH_BOUNDS=0` drops the launch bounds, `GPU_SCAN_ROW_KERNEL_MIN_ROWS`
+# moves the row kernel's threshold); the variants run with this build only. Log in $RESULTS_DIR
+# (default .gpu-bundle/results).
+#   bash tools/gpu-ab.sh [ab] [sanitize]     (default: both)
+# shellcheck source=tools/gpu-common.sh
+. "$(dirname "$0")/gpu-common.sh"
+# The status of each braced group (a subshell in its pipeline) comes out through pipefail.
+set -o pipefail
+cases=("batched 8 33554432 --axis 0" "batched 8 33554432 --axis 0 --type u32" "batched 8 16777216 --axis 0 --type f64"
+  "batched 33554432 8 --axis 0" "batched 1048576 8 --axis 0" "batched 16777216 8 --axis 0 --type f64"
+  "batched 8 33554432 --axis 1" "batched 256 1048576 --axis 1" "batched 256 1048576 --axis 0"
+  "scan 2^28 --type f32" "scan 2^28 --type f32 --deterministic")
+variants=()
+# run LABEL BUILD CASE: one line per time and check, prefixed with the build and the case.
+run() {
+  local -a words settings=()
+  read -ra words <<< "$3"
+  while [[ ${words[0]} =~ ^[A-Z_0-9]+= ]]; do
+    settings+=("${words[0]}")
+    words=("${words[@]:1}")
+  done
+  env "${settings[@]}" "$2" "${words[@]}" 2>&1 | sed "s|^|$1 [$3]: |" | grep -E ': (time|check|error)' || status=1
+}
+steps="${*:-ab sanitize}"
+{
+  [[ " $steps " == *" ab "* ]] || exit 0
+  echo "== torch.cumsum along either axis (same run)"
+  python3 tools/peers_batched.py | tee "$out/peers-ab.csv"
+  for round in 1 2; do
+    echo "== round $round"
+    for c in "${cases[@]}"; do
+      for build in "$host" .gpu-bundle/bin/host-*; do
+        [ -x "$build" ] && run "$(basename "$build")" "$build" "$c"
+      done
+    done
+    for v in ${variants[@]+"${variants[@]}"}; do
+      run host "$host" "$v"
+    done
+  done
+  exit $status
+} 2>&1 | tee "$out/ab.log" || status=1
+{
+  [[ " $steps " == *" sanitize "* ]] || exit 0
+  echo "== compute-sanitizer on the changed kernels"
+  sanitize "memcheck racecheck synccheck" "$host" "batched 8 300007 --axis 0" \
+    "batched 7 300000 --axis 0 --type f64 --exclusive --op max" "batched 8 524291 --axis 0 --type i32 --op min" \
+    "batched 300000 8 --axis 0" "batched 200003 5 --axis 0 --type f64 --exclusive" \
+    "batched 8 1000003 --axis 1" "batched 4 1000000 --axis 1 --type f64 --op min" \
+    "scan 2000003 --type f32" "scan 2000003 --type f32 --deterministic" "scan 2000003 --type f32 --op min --exclusive"
+  exit $status
+} 2>&1 | tee "$out/ab-sanitize.log" || status=1
+exit $status
