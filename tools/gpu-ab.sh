@@ -6,7 +6,10 @@
 # settings (`GPU_SCAN_LAUNCH_BOUNDS=0` drops the launch bounds, `GPU_SCAN_ROW_KERNEL_MIN_ROWS`
 # moves the row kernel's threshold); the variants run with this build only. Log in $RESULTS_DIR
 # (default .gpu-bundle/results).
-#   bash tools/gpu-ab.sh [ab] [sanitize]     (default: both)
+#   bash tools/gpu-ab.sh [ab] [sanitize] [bounds]     (default: ab sanitize)
+# bounds: the same A/B with CUB's DeviceSelect::If for the compaction, on the kernels whose launch
+# bounds session 8 raised (compaction, the long-row chains, the f64 recurrence), their CPU checks at
+# odd sizes and their sanitizers.
 # shellcheck source=tools/gpu-common.sh
 . "$(dirname "$0")/gpu-common.sh"
 # The status of each braced group (a subshell in its pipeline) comes out through pipefail.
@@ -44,6 +47,30 @@ steps="${*:-ab sanitize}"
   done
   exit $status
 } 2>&1 | tee "$out/ab.log" || status=1
+{
+  [[ " $steps " == *" bounds "* ]] || exit 0
+  cub "$out/cub-select.csv" --ops select --log2 28 --types u32,f32,u64 || status=1
+  for round in 1 2; do
+    echo "== round $round"
+    for c in "compact 2^28 --type u32 --baseline $out/cub-select.csv" "compact 2^28 --type f32 --baseline $out/cub-select.csv" \
+      "compact 2^28 --type u64 --baseline $out/cub-select.csv" "batched 8 33554432 --axis 1" \
+      "batched 16 16777216 --axis 1 --type u32" "recurrence 2^27 --type f64"; do
+      for build in "$host" .gpu-bundle/bin/host-*; do
+        [ -x "$build" ] && run "$(basename "$build")" "$build" "$c"
+      done
+    done
+  done
+  for build in .gpu-bundle/bin/host-*; do
+    for c in "compact 1" "compact 33 --type f32" "compact 70001 --type u64 --keep flags" "compact 2000003 --type i32 --keep nonzero" \
+      "compact 2000003 --type f64" "batched 3 1000003 --axis 1" "batched 5 999999 --axis 1 --type u32 --op max --exclusive" \
+      "recurrence 2000003 --type f64" "recurrence 33 --type f64"; do
+      run "$(basename "$build")" "$build" "$c"
+    done
+    sanitize "memcheck racecheck" "$build" "compact 2000003" "compact 2000003 --type u64 --keep flags" \
+      "batched 8 1000003 --axis 1" "recurrence 2000003 --type f64"
+  done
+  exit $status
+} 2>&1 | tee "$out/bounds.log" || status=1
 {
   [[ " $steps " == *" sanitize "* ]] || exit 0
   echo "== compute-sanitizer on the changed kernels"

@@ -237,6 +237,10 @@ pub const fn lookback_fixed_windows(arch: u32, elem_size: usize) -> usize {
 /// deterministic order), measured faster anyway on the H200 in one run against the same binary
 /// without bounds: 2^28 add 0.703 against 0.734-0.740 ms (72.6% against 69.2-69.8% of copy), 2^30
 /// 72.8% against 69.4%, deterministic 74.8% against 69.7-70.6%, max 72.1% against 69.8-69.9%.
+/// Likewise the same kernel's add along few long rows (`batched_long_rows`, 8-16 bytes of
+/// spills: 8 x 2^25 `f32` 67.9-68.2% -> 71.8-72.0% of copy, 16 x 2^24 `u32` 67.9-68.3% ->
+/// 72.9-73.4%; `i32` add is the same code as `u32`) and the staged `f64` recurrence (16 bytes:
+/// 2^27 56.2% -> 58.3%), each against the build with 3 blocks in one run.
 /// Measured and left out because ptxas would spill: the segmented scan of 8-byte types at 3
 /// blocks, the single-pass scan of `u16` and, mul, min and max at 4.
 pub fn launch_bounds(arch: u32, kernel: &str) -> Option<(u32, u32)> {
@@ -261,9 +265,20 @@ pub const BOUNDED: &[(BoundedTable, ShapeOf)] = &[
     (BOUNDED_SINGLE_PASS, single_pass),
 ];
 
-/// The compaction kernels with launch bounds: (kernel, element size, blocks per SM).
-pub const BOUNDED_COMPACT: &[(&str, usize, u32)] =
-    &[("compact_u32", 4, 3), ("compact_i32", 4, 3), ("compact_f32", 4, 3), ("compact_u16", 2, 2)];
+/// The compaction kernels with launch bounds: (kernel, element size, blocks per SM). 4 blocks of
+/// 256 for 4- and 8-byte types (63 registers, no local memory; 3 blocks before): on the H200 at
+/// 2^28 in one run against 3 blocks, `u32` 0.653-0.656 -> 0.595 ms (0.90x -> 0.99x CUB's
+/// DeviceSelect::If), `f32` 0.653-0.654 -> 0.595-0.596 ms (0.99x), `u64` 1.196-1.199 ->
+/// 1.091-1.096 ms (0.79x -> 0.87x).
+pub const BOUNDED_COMPACT: &[(&str, usize, u32)] = &[
+    ("compact_u32", 4, 4),
+    ("compact_i32", 4, 4),
+    ("compact_f32", 4, 4),
+    ("compact_u16", 2, 2),
+    ("compact_u64", 8, 4),
+    ("compact_i64", 8, 4),
+    ("compact_f64", 8, 4),
+];
 
 /// The radix sort passes with launch bounds: (kernel, key size, blocks per SM). Unbounded, they
 /// take 80-90 registers (2 blocks of 256); at 4 blocks integer keys would spill, and so would
@@ -335,6 +350,10 @@ pub const MEASURED_SPILLS: &[(&str, u32)] = &[
     ("single_pass_f32_max", 16),
     ("single_pass_det_f32_add", 8),
     ("single_pass_det_f32_mul", 8),
+    ("batched_long_rows_u32_add", 8),
+    ("batched_long_rows_i32_add", 8),
+    ("batched_long_rows_f32_add", 16),
+    ("recurrence_staged_f64", 16),
 ];
 
 /// The single-pass kernels with launch bounds: (kernel, element size, blocks per SM).
@@ -350,6 +369,10 @@ pub const BOUNDED_SINGLE_PASS: &[(&str, usize, u32)] = &[
     ("single_pass_f32_max", 4, 4),
     ("single_pass_det_f32_add", 4, 4),
     ("single_pass_det_f32_mul", 4, 4),
+    ("batched_long_rows_u32_add", 4, 4),
+    ("batched_long_rows_i32_add", 4, 4),
+    ("batched_long_rows_f32_add", 4, 4),
+    ("recurrence_staged_f64", 16, 4),
 ];
 
 /// Hierarchical (multi-kernel) strategy: every block algorithm scans `threads` partials.
