@@ -162,9 +162,9 @@ pub unsafe fn scan_columns<T: StatusValue, O: ScanOp<T>, const TH: u32, const IT
 /// The scan down every column of `inp` into `out` for matrices of few rows: thread `i` of the
 /// grid owns columns `V*i .. V*i + V` (one vector access per row when rows stay aligned to it),
 /// then `V*(i + grid threads)`, …, and walks down every row `B` rows at a time: `B` vectors in
-/// flight, then scanned on from the running values and stored (the host sends at most `B` rows). Threads never wait for one
-/// another, so this is a copy with a few additions, where the tiled kernel gives every thread
-/// one element per row and a block little work.
+/// flight, then scanned on from the running values and stored (the host sends at most `B`
+/// rows). Threads never wait for one another, so this is a copy with a few additions, where the
+/// tiled kernel gives every thread one element per row and a block little work.
 #[inline(always)]
 pub unsafe fn scan_column_vectors<T: Copy, O: ScanOp<T>, const V: usize, const B: usize>(
     inp: *const T,
