@@ -4,8 +4,7 @@
 # interleaved twice, each case against its same-run copy; torch.cumsum along either axis in the
 # same run; then the sanitizers on the changed kernels. A case may start with environment
 # settings (`GPU_SCAN_LAUNCH_BOUNDS=0` drops the launch bounds, `GPU_SCAN_ROW_KERNEL_MIN_ROWS`
-# moves the row kernel's threshold); the variants run with this build only. Log in $RESULTS_DIR
-# (default .gpu-bundle/results).
+# moves the row kernel's threshold). Log in $RESULTS_DIR (default .gpu-bundle/results).
 #   bash tools/gpu-ab.sh [ab] [sanitize] [bounds]     (default: ab sanitize)
 # bounds: the same A/B with CUB's DeviceSelect::If for the compaction, on the kernels whose launch
 # bounds session 8 raised (compaction, the long-row chains, the f64 recurrence), their CPU checks at
@@ -18,7 +17,6 @@ cases=("batched 8 33554432 --axis 0" "batched 8 33554432 --axis 0 --type u32" "b
   "batched 33554432 8 --axis 0" "batched 1048576 8 --axis 0" "batched 16777216 8 --axis 0 --type f64"
   "batched 8 33554432 --axis 1" "batched 256 1048576 --axis 1" "batched 256 1048576 --axis 0"
   "scan 2^28 --type f32" "scan 2^28 --type f32 --deterministic")
-variants=()
 # run LABEL BUILD CASE: one line per time and check, prefixed with the build and the case.
 run() {
   local -a words settings=()
@@ -29,37 +27,32 @@ run() {
   done
   env "${settings[@]}" "$2" "${words[@]}" 2>&1 | sed "s|^|$1 [$3]: |" | grep -E ': (time|check|error)' || status=1
 }
+# interleaved CASE...: every case with this build and each other one, twice over.
+interleaved() {
+  local round c build
+  for round in 1 2; do
+    echo "== round $round"
+    for c in "$@"; do
+      for build in "$host" .gpu-bundle/bin/host-*; do
+        [ -x "$build" ] && run "$(basename "$build")" "$build" "$c"
+      done
+    done
+  done
+}
 steps="${*:-ab sanitize}"
 {
   [[ " $steps " == *" ab "* ]] || exit 0
   echo "== torch.cumsum along either axis (same run)"
   python3 tools/peers_batched.py | tee "$out/peers-ab.csv"
-  for round in 1 2; do
-    echo "== round $round"
-    for c in "${cases[@]}"; do
-      for build in "$host" .gpu-bundle/bin/host-*; do
-        [ -x "$build" ] && run "$(basename "$build")" "$build" "$c"
-      done
-    done
-    for v in ${variants[@]+"${variants[@]}"}; do
-      run host "$host" "$v"
-    done
-  done
+  interleaved "${cases[@]}"
   exit $status
 } 2>&1 | tee "$out/ab.log" || status=1
 {
   [[ " $steps " == *" bounds "* ]] || exit 0
   cub "$out/cub-select.csv" --ops select --log2 28 --types u32,f32,u64 || status=1
-  for round in 1 2; do
-    echo "== round $round"
-    for c in "compact 2^28 --type u32 --baseline $out/cub-select.csv" "compact 2^28 --type f32 --baseline $out/cub-select.csv" \
-      "compact 2^28 --type u64 --baseline $out/cub-select.csv" "batched 8 33554432 --axis 1" \
-      "batched 16 16777216 --axis 1 --type u32" "recurrence 2^27 --type f64"; do
-      for build in "$host" .gpu-bundle/bin/host-*; do
-        [ -x "$build" ] && run "$(basename "$build")" "$build" "$c"
-      done
-    done
-  done
+  interleaved "compact 2^28 --type u32 --baseline $out/cub-select.csv" \
+    "compact 2^28 --type f32 --baseline $out/cub-select.csv" "compact 2^28 --type u64 --baseline $out/cub-select.csv" \
+    "batched 8 33554432 --axis 1" "batched 16 16777216 --axis 1 --type u32" "recurrence 2^27 --type f64"
   for build in .gpu-bundle/bin/host-*; do
     for c in "compact 1" "compact 33 --type f32" "compact 70001 --type u64 --keep flags" "compact 2000003 --type i32 --keep nonzero" \
       "compact 2000003 --type f64" "batched 3 1000003 --axis 1" "batched 5 999999 --axis 1 --type u32 --op max --exclusive" \

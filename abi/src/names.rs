@@ -38,7 +38,7 @@ pub const RECURRENCE_STAGED_F64: &str = "recurrence_staged_f64";
 /// `batched_rows_<type>_<op>` along many long rows, `batched_long_rows_<type>_<op>` along few,
 /// `batched_short_rows_<type>_<op>` along rows of at most one tile (add, mul, min, max on 32- and
 /// 64-bit types), and `batched_column_vectors_<type>_<op>` down the columns of matrices with few
-/// rows or very many columns.
+/// rows.
 pub const BATCHED_COLUMNS: &str = "batched_columns";
 pub const BATCHED_COLUMN_VECTORS: &str = "batched_column_vectors";
 pub const BATCHED_ROWS: &str = "batched_rows";
