@@ -463,6 +463,126 @@ pub unsafe fn single_pass_staged<
     }
 }
 
+/// The single-pass scan over tiles of `S` batches, each as large as the register tile, with one
+/// look-back per tile: a warp first reduces its `S` contiguous batches (the loads hit L2, where
+/// the prefetch brought the tile), publishes, looks back once, and then reads its batches again
+/// (from L2) to scan and store them. The look-back's wait, which does not grow with the tile,
+/// is paid once per `S` batches, and no batch is held in registers through it.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn single_pass_chunked<
+    T: StatusValue,
+    O: ScanOp<T>,
+    const TH: u32,
+    const V: usize,
+    const VECS: usize,
+    const D: usize,
+    const K: usize,
+    const S: usize,
+>(
+    inp: *const T,
+    out: *mut T,
+    n: u64,
+    init: T,
+    flags: u32,
+    temp: *mut u8,
+    counter_base: u32,
+    epoch: u32,
+    backoff_ns: u32,
+) {
+    let mode = Mode::from_flags(flags);
+    let mut smem = Carver::new();
+    let tile_slot = smem.take::<u32>(1);
+    let sh = TileSmem::<T>::take::<TH, D, K>(&mut smem);
+    smem.check();
+    let publish = Publish { temp, epoch, backoff_ns };
+    let (w, l) = (warp_idx(), lane());
+    let vectors = (inp as usize | out as usize) % tuning::VECTOR_BYTES == 0;
+    let batch = WARP * (V * VECS) as u32;
+    let tile_elems = TH as u64 * (V * VECS * S) as u64;
+    // This warp's part of a tile: `S` batches, one after another.
+    let part = |tile: u32| {
+        let base = tile as u64 * tile_elems;
+        let valid = ((n - base).min(tile_elems) as u32).saturating_sub(w * batch * S as u32);
+        ((base + (w * batch * S as u32) as u64) as usize, valid)
+    };
+    let ahead = tuning::single_pass_prefetch_tiles(ARCH, size_of::<T>()) / S as u32;
+    prefetch_tile_l2(inp, |tile| Place::flat(tile, n, tile_elems), ahead, vectors);
+    let load = |(offset, valid): (usize, u32), s: usize| {
+        let at = offset + s * batch as usize;
+        load_striped::<T, V, VECS>(inp.wrapping_add(at), valid.saturating_sub(s as u32 * batch), O::identity(), vectors)
+    };
+    let (tile, first) = claim_tile(temp, counter_base, tile_slot, |tile| load(part(tile), 0));
+    let mine = part(tile);
+
+    let mut total = reduce_batch::<T, O, V, VECS>(first);
+    for s in 1..S {
+        total = O::combine(total, reduce_batch::<T, O, V, VECS>(load(mine, s)));
+    }
+    if O::COMMUTATIVE {
+        total = warp::reduce::<T, O>(total);
+    }
+    let mut running = block_prefix::<T, O, TH, D, K, false>((w, l), Some(total), tile, mode, init, publish, sh);
+
+    for s in 0..S {
+        let mut vals = load(mine, s);
+        for v in vals.iter_mut() {
+            for k in 1..V {
+                v[k] = O::combine(v[k - 1], v[k]);
+            }
+            let (before, through) = warp::scan::<T, O>(v[V - 1]);
+            let prefix = combine_opt::<T, O>(running, before);
+            running = Some(combine_after::<T, O>(running, warp::broadcast(through, WARP - 1)));
+            if mode.exclusive {
+                for k in (1..V).rev() {
+                    v[k] = combine_after::<T, O>(prefix, v[k - 1]);
+                }
+                v[0] = prefix.unwrap_or(O::identity());
+            } else {
+                for x in v.iter_mut() {
+                    *x = combine_after::<T, O>(prefix, *x);
+                }
+            }
+        }
+        let at = mine.0 + s * batch as usize;
+        store_striped::<T, V, VECS>(out.wrapping_add(at), mine.1.saturating_sub(s as u32 * batch), vals, vectors);
+    }
+}
+
+/// The total of one warp's batch in the warp-striped arrangement, in element order; for a
+/// commutative operator only this lane's part of it (the caller reduces across the warp once).
+#[inline(always)]
+fn reduce_batch<T: Copy, O: ScanOp<T>, const V: usize, const VECS: usize>(vals: [[T; V]; VECS]) -> T {
+    let mut total: Option<T> = None;
+    for v in vals.iter() {
+        let mut t = v[0];
+        for &x in &v[1..] {
+            t = O::combine(t, x);
+        }
+        let t = if O::COMMUTATIVE { t } else { warp::reduce::<T, O>(t) };
+        total = Some(combine_after::<T, O>(total, t));
+    }
+    total.unwrap_or(O::identity())
+}
+
+/// [`single_pass_chunked`] with two and four batches per tile, in the signature
+/// `single_pass_kernel!` stamps out (the free-order look-back only).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn single_pass_chunks2<T: StatusValue, O: ScanOp<T>, const TH: u32, const V: usize, const VECS: usize, const D: usize, const K: usize, const FIXED: bool>(
+    inp: *const T, out: *mut T, n: u64, init: T, flags: u32, temp: *mut u8, counter_base: u32, epoch: u32, backoff_ns: u32,
+) {
+    single_pass_chunked::<T, O, TH, V, VECS, D, K, 2>(inp, out, n, init, flags, temp, counter_base, epoch, backoff_ns)
+}
+
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn single_pass_chunks4<T: StatusValue, O: ScanOp<T>, const TH: u32, const V: usize, const VECS: usize, const D: usize, const K: usize, const FIXED: bool>(
+    inp: *const T, out: *mut T, n: u64, init: T, flags: u32, temp: *mut u8, counter_base: u32, epoch: u32, backoff_ns: u32,
+) {
+    single_pass_chunked::<T, O, TH, V, VECS, D, K, 4>(inp, out, n, init, flags, temp, counter_base, epoch, backoff_ns)
+}
+
 /// The block's part of a packed tile's scan between the warps' own scans and their finishing:
 /// publishes the warps' totals (`warp_running`, this warp's), scans them, and has the first warp
 /// look back for the tile's prefix and publish. Returns what comes before this warp's first
@@ -594,6 +714,16 @@ macro_rules! single_pass_staged_kernels {
     )* } };
 }
 for_each_type!(single_pass_staged_kernels);
+
+/// Tiles of two and four register tiles with one look-back each: `single_pass_chunks2_<t>_add`
+/// and `single_pass_chunks4_<t>_add`.
+macro_rules! single_pass_chunked_kernels {
+    ($($t:ident),*) => { paste::paste! { $(
+        single_pass_kernel!([<single_pass_chunks2_ $t _add>], $t, Add, false, single_pass_chunks2);
+        single_pass_kernel!([<single_pass_chunks4_ $t _add>], $t, Add, false, single_pass_chunks4);
+    )* } };
+}
+single_pass_chunked_kernels!(u32, i32, f32, u64, f64);
 
 macro_rules! single_pass_det_kernels {
     ($($t:ident),*) => { paste::paste! { $(
