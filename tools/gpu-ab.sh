@@ -5,13 +5,10 @@
 # same run; then the sanitizers on the changed kernels. A case may start with environment
 # settings (`GPU_SCAN_LAUNCH_BOUNDS=0` drops the launch bounds, `GPU_SCAN_ROW_KERNEL_MIN_ROWS`
 # moves the row kernel's threshold). Log in $RESULTS_DIR (default .gpu-bundle/results).
-#   bash tools/gpu-ab.sh [ab] [sanitize] [bounds] [chunks]     (default: ab sanitize)
+#   bash tools/gpu-ab.sh [ab] [sanitize] [bounds]     (default: ab sanitize)
 # bounds: the same A/B with CUB's DeviceSelect::If for the compaction, on the kernels whose launch
 # bounds session 8 raised (compaction, the long-row chains, the f64 recurrence), their CPU checks at
 # odd sizes and their sanitizers.
-# chunks: the single-pass scan over tiles of 2 or 4 register tiles (`GPU_SCAN_CHUNKS`) against the
-# default kernel, at 4 blocks per SM and capped at 2 or 3 (`GPU_SCAN_BLOCKS_PER_SM`), interleaved;
-# their CPU checks at odd sizes and their sanitizers.
 # shellcheck source=tools/gpu-common.sh
 . "$(dirname "$0")/gpu-common.sh"
 # The status of each braced group (a subshell in its pipeline) comes out through pipefail.
@@ -67,25 +64,6 @@ steps="${*:-ab sanitize}"
   done
   exit $status
 } 2>&1 | tee "$out/bounds.log" || status=1
-{
-  [[ " $steps " == *" chunks "* ]] || exit 0
-  variants=("" "GPU_SCAN_CHUNKS=2" "GPU_SCAN_CHUNKS=2 GPU_SCAN_BLOCKS_PER_SM=3" "GPU_SCAN_CHUNKS=4"
-    "GPU_SCAN_CHUNKS=4 GPU_SCAN_BLOCKS_PER_SM=2" "GPU_SCAN_CHUNKS=4 GPU_SCAN_BLOCKS_PER_SM=3")
-  for c in "scan 1" "scan 33 --type f64" "scan 70001 --type i32 --exclusive" "scan 2000003 --type u64 --init 7" \
-    "scan 2000003 --type f32 --exclusive" "scan 50000017 --type u32"; do
-    for v in GPU_SCAN_CHUNKS=2 GPU_SCAN_CHUNKS=4; do run "$v" "$host" "$v $c"; done
-  done
-  cases=()
-  for t in u32 f32 u64 f64; do
-    for v in "${variants[@]}"; do cases+=("$v scan 2^28 --type $t"); done
-  done
-  cases+=("scan 2^30 --type u32" "GPU_SCAN_CHUNKS=2 scan 2^30 --type u32" "GPU_SCAN_CHUNKS=4 GPU_SCAN_BLOCKS_PER_SM=2 scan 2^30 --type u32")
-  interleaved "${cases[@]}"
-  for v in 2 4; do
-    GPU_SCAN_CHUNKS=$v sanitize "memcheck racecheck synccheck" "$host" "scan 2000003" "scan 2000003 --type f64 --exclusive"
-  done
-  exit $status
-} 2>&1 | tee "$out/chunks.log" || status=1
 {
   [[ " $steps " == *" sanitize "* ]] || exit 0
   echo "== compute-sanitizer on the changed kernels"

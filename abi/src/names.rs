@@ -5,9 +5,6 @@ pub const NAIVE: &str = "naive";
 pub const SINGLE_PASS: &str = "single_pass";
 /// Single-pass with the tile staged in shared memory (4- and 8-byte elements).
 pub const SINGLE_PASS_STAGED: &str = "single_pass_staged";
-/// Single-pass over tiles of several register tiles with one look-back, read twice; followed by
-/// the batches per tile (`single_pass_chunks2_u32_add`).
-pub const SINGLE_PASS_CHUNKS: &str = "single_pass_chunks";
 /// Single-pass with the fixed-order look-back, for order-sensitive (type, operator) pairs.
 pub const SINGLE_PASS_DET: &str = "single_pass_det";
 /// Hierarchical tile scan; followed by `_<block algorithm token>`.

@@ -76,9 +76,6 @@ pub trait ScanOp<T>: Copy + Default + Send + Sync + 'static {
     fn identity() -> T;
     /// `a` is the earlier operand.
     fn combine(a: T, b: T) -> T;
-    /// Whether `combine(a, b)` equals `combine(b, a)` (up to rounding for floats): a reduction may
-    /// then fold operands in any order.
-    const COMMUTATIVE: bool = false;
 }
 
 macro_rules! op {
@@ -86,7 +83,6 @@ macro_rules! op {
         #[derive(Clone, Copy, Debug, Default)]
         pub struct $name;
         impl<T: $bound> ScanOp<T> for $name {
-            const COMMUTATIVE: bool = true;
             #[inline(always)]
             fn identity() -> T {
                 $id

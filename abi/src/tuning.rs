@@ -373,16 +373,6 @@ pub const BOUNDED_SINGLE_PASS: &[(&str, usize, u32)] = &[
     ("batched_long_rows_i32_add", 4, 4),
     ("batched_long_rows_f32_add", 4, 4),
     ("recurrence_staged_f64", 16, 4),
-    ("single_pass_chunks2_u32_add", 4, 4),
-    ("single_pass_chunks2_i32_add", 4, 4),
-    ("single_pass_chunks2_f32_add", 4, 4),
-    ("single_pass_chunks4_u32_add", 4, 4),
-    ("single_pass_chunks4_i32_add", 4, 4),
-    ("single_pass_chunks4_f32_add", 4, 4),
-    ("single_pass_chunks2_u64_add", 8, 4),
-    ("single_pass_chunks2_f64_add", 8, 4),
-    ("single_pass_chunks4_u64_add", 8, 4),
-    ("single_pass_chunks4_f64_add", 8, 4),
 ];
 
 /// Hierarchical (multi-kernel) strategy: every block algorithm scans `threads` partials.

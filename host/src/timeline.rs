@@ -195,7 +195,7 @@ impl Gpu {
             let (o, _w) = output.device_ptr_mut(stream);
             let (r, _rw) = records.device_ptr_mut(stream);
             let job = Job { gpu: self, stream, input: i, output: o, n, opts: &opts };
-            single_pass::launch(&job, names::SINGLE_PASS_TIMELINE, single_pass::Tiles::Registers, 0u32, Some(r), temp)?;
+            single_pass::launch(&job, names::SINGLE_PASS_TIMELINE, false, 0u32, Some(r), temp)?;
         }
         Ok(decode(&stream.clone_dtoh(&records)?))
     }

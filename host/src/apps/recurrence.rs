@@ -104,14 +104,7 @@ impl Gpu {
         let job = Job { gpu: self, stream, input, output, n, opts: &opts };
         let staged = single_pass::staged(std::mem::size_of::<F::Map>(), false);
         let kernel = if staged { F::STAGED_KERNEL } else { F::KERNEL };
-        let r = single_pass::launch(
-            &job,
-            kernel,
-            if staged { single_pass::Tiles::Staged } else { single_pass::Tiles::Registers },
-            start,
-            None,
-            temp,
-        );
+        let r = single_pass::launch(&job, kernel, staged, start, None, temp);
         temp.poison_on_error(r)
     }
 

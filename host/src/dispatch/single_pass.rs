@@ -26,74 +26,43 @@ pub(crate) fn staged(elem_size: usize, fixed: bool) -> bool {
     chosen && !fixed && matches!(elem_size, 4 | 8 | 16)
 }
 
-/// How a single-pass kernel holds its tile, which sets its tile shape and shared memory.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum Tiles {
-    /// In registers (`single_pass_kernel!`'s default shape).
-    Registers,
-    /// Staged in shared memory.
-    Staged,
-    /// This many register tiles per tile, read twice with one look-back.
-    Chunks(u32),
-}
-
-/// Batches per tile of the chunked kernels (`add` on 4- and 8-byte types), when
-/// `GPU_SCAN_CHUNKS` is `2` or `4`.
-fn chunks(ty: scan_abi::element::ElemType, op: scan_abi::op::Op, fixed: bool) -> Option<u32> {
-    let chunks = match std::env::var("GPU_SCAN_CHUNKS").as_deref() {
-        Ok("2") => 2,
-        Ok("4") => 4,
-        _ => return None,
-    };
-    (!fixed && op == scan_abi::op::Op::Add && matches!(ty.size(), 4 | 8)).then_some(chunks)
-}
-
 pub(super) fn run<T: Element>(job: &Job<'_, T>, temp: &mut TempStorage) -> Result<()> {
     let fixed = job.opts.deterministic && job.opts.op.order_sensitive(T::TYPE);
-    let (prefix, tiles) = if fixed {
-        (names::SINGLE_PASS_DET.to_string(), Tiles::Registers)
-    } else if let Some(c) = chunks(T::TYPE, job.opts.op, fixed) {
-        (format!("{}{c}", names::SINGLE_PASS_CHUNKS), Tiles::Chunks(c))
+    let prefix = if fixed {
+        names::SINGLE_PASS_DET
     } else if staged(T::TYPE.size(), fixed) {
-        (names::SINGLE_PASS_STAGED.to_string(), Tiles::Staged)
+        names::SINGLE_PASS_STAGED
     } else {
-        (names::SINGLE_PASS.to_string(), Tiles::Registers)
+        names::SINGLE_PASS
     };
-    let name = kernel_name(&prefix, T::TYPE, job.opts.op);
+    let name = kernel_name(prefix, T::TYPE, job.opts.op);
     let init = job.opts.init.unwrap_or(T::identity(job.opts.op)?);
-    launch(job, &name, tiles, init, None, temp)
+    launch(job, &name, prefix == names::SINGLE_PASS_STAGED, init, None, temp)
 }
 
 /// Launches the single-pass kernel `name` (any kernel stamped out by `single_pass_kernel!`, also
 /// for operators outside [`scan_abi::Op`]) for `job`, with `init` as the initial value when
-/// `job.opts.init` is set. `tiles`: how the kernel holds its tile (its tile shape and shared
-/// memory). `records`: the per-tile records of the diagnostic timeline kernel,
+/// `job.opts.init` is set. `staged`: the kernel stages its tile in shared memory (its own tile
+/// shape and shared memory). `records`: the per-tile records of the diagnostic timeline kernel,
 /// its extra last argument.
 pub(crate) fn launch<T: DeviceRepr + Copy>(
     job: &Job<'_, T>,
     name: &str,
-    tiles: Tiles,
+    staged: bool,
     init: T,
     records: Option<u64>,
     temp: &mut TempStorage,
 ) -> Result<()> {
     let size = std::mem::size_of::<T>();
     let f = job.gpu.kernel(name)?;
-    let (shape, smem) = match tiles {
-        Tiles::Staged => (
+    let (shape, smem) = if staged {
+        (
             tuning::single_pass_staged_shape(tuning::DEFAULT_ARCH, size),
             layout::single_pass_staged_smem(tuning::DEFAULT_ARCH, size),
-        ),
-        Tiles::Registers => (shape(size), layout::single_pass_smem(tuning::DEFAULT_ARCH, size)),
-        Tiles::Chunks(c) => {
-            let one = shape(size);
-            (
-                tuning::TileShape { threads: one.threads, items: one.items * c },
-                layout::single_pass_smem(tuning::DEFAULT_ARCH, size),
-            )
-        }
+        )
+    } else {
+        (shape(size), layout::single_pass_smem(tuning::DEFAULT_ARCH, size))
     };
-    let smem = blocks_per_sm_cap(&f, smem, name)?;
     let (tiles, base, epoch, counter_base) = temp.tiles(job.gpu, job.stream, job.n, shape, size)?;
     let mut flags = kernel_flags(job.opts.exclusive, job.opts.init.is_some());
     if job.opts.status_ordering == StatusOrdering::AcquireRelease {
@@ -118,22 +87,4 @@ pub(crate) fn launch<T: DeviceRepr + Copy>(
     // buffers hold n elements and the temporary storage holds temp_bytes().
     unsafe { b.launch(cfg) }.map_err(|e| Error::kernel(name, e))?;
     Ok(())
-}
-
-/// Shared memory padded so that at most `GPU_SCAN_BLOCKS_PER_SM` blocks share an SM (for
-/// measuring how many tiles in flight a kernel wants); `smem` unchanged without it.
-fn blocks_per_sm_cap(f: &cudarc::driver::CudaFunction, smem: u32, name: &str) -> Result<u32> {
-    let Some(blocks) =
-        std::env::var("GPU_SCAN_BLOCKS_PER_SM").ok().and_then(|b| b.parse::<u32>().ok()).filter(|&b| b > 0)
-    else {
-        return Ok(smem);
-    };
-    // 228 KB per SM on sm_90, of which the driver keeps 1 KB per block.
-    let padded = ((228 * 1024) / blocks).saturating_sub(1024).max(smem) & !15;
-    f.set_attribute(
-        cudarc::driver::sys::CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-        padded as i32,
-    )
-    .map_err(|e| Error::kernel(name, e))?;
-    Ok(padded)
 }
