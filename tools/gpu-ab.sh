@@ -5,10 +5,12 @@
 # same run; then the sanitizers on the changed kernels. A case may start with environment
 # settings (`GPU_SCAN_LAUNCH_BOUNDS=0` drops the launch bounds, `GPU_SCAN_ROW_KERNEL_MIN_ROWS`
 # moves the row kernel's threshold). Log in $RESULTS_DIR (default .gpu-bundle/results).
-#   bash tools/gpu-ab.sh [ab] [sanitize] [bounds]     (default: ab sanitize)
+#   bash tools/gpu-ab.sh [ab] [sanitize] [bounds] [staged]     (default: ab sanitize)
 # bounds: the same A/B with CUB's DeviceSelect::If for the compaction, on the kernels whose launch
 # bounds session 8 raised (compaction, the long-row chains, the f64 recurrence), their CPU checks at
 # odd sizes and their sanitizers.
+# staged: the single-pass scans of session 9 (8-byte tiles staged in 64 KB, the 1-byte scans by
+# words), interleaved, checked at odd sizes and around the tile, and under the sanitizers.
 # shellcheck source=tools/gpu-common.sh
 . "$(dirname "$0")/gpu-common.sh"
 # The status of each braced group (a subshell in its pipeline) comes out through pipefail.
@@ -64,6 +66,19 @@ steps="${*:-ab sanitize}"
   done
   exit $status
 } 2>&1 | tee "$out/bounds.log" || status=1
+{
+  [[ " $steps " == *" staged "* ]] || exit 0
+  for c in "scan 1 --type u64" "scan 33 --type f64 --exclusive" "scan 8191 --type i64" "scan 8193 --type u64 --op max --init 5" \
+    "scan 2000003 --type f64 --op min" "scan 2000003 --type u8 --exclusive --init 200" "scan 100000007 --type u8 --op xor"; do
+    run "$(basename "$host")" "$host" "$c"
+  done
+  interleaved "scan 2^28 --type u64" "scan 2^28 --type f64" "GPU_SCAN_LAUNCH_BOUNDS=0 scan 2^28 --type f64" \
+    "scan 2^30 --type u64" "scan 2^30 --type f64" "scan 2^28 --type u8" "scan 2^30 --type u8" "scan 2^30 --type u8 --op xor" \
+    "scan 2^28 --type u16"
+  sanitize "memcheck racecheck synccheck" "$host" "scan 2000003 --type u64" "scan 300007 --type f64 --exclusive" \
+    "scan 70001 --type u8" "scan 100003 --type u8 --op and --exclusive --init 3"
+  exit $status
+} 2>&1 | tee "$out/staged.log" || status=1
 {
   [[ " $steps " == *" sanitize "* ]] || exit 0
   echo "== compute-sanitizer on the changed kernels"

@@ -1,16 +1,39 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine after ../shared/tools/gpu-bundle: the packed single-pass scan of 1- and
-# 2-byte elements, timed against a same-run copy (with u32 beside it), and its kernels under
+# 2-byte elements, timed against a same-run copy (with u32 beside it) and CUB's inclusive sum of
+# the same types (tools/cub_narrow.cu), in this build and every other one in .gpu-bundle/bin/host-*
+# (copied there by hand), interleaved twice, this build also without launch bounds
+# (`GPU_SCAN_LAUNCH_BOUNDS=0`);
+# every 1-byte operator checked against the CPU at odd sizes, and the kernels under
 # compute-sanitizer. Logs in $RESULTS_DIR (default .gpu-bundle/results).
 #   bash tools/gpu-narrow.sh
 # shellcheck source=tools/gpu-common.sh
 . "$(dirname "$0")/gpu-common.sh"
+set -o pipefail
 {
-  "$host" bench --types u8,u16 --ops add,max,xor --algos single-pass --sizes 2^20,2^24,2^28,2^30 \
-    --out "$out/narrow" | grep -v '^wrote' || status=1
-  "$host" bench --types u32 --ops add --algos single-pass --sizes 2^28,2^30 --out /tmp/u32 | grep -v '^wrote' || status=1
+  nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/cub_narrow tools/cub_narrow.cu &&
+    /tmp/cub_narrow --log2 28,30 | tee "$out/cub-narrow.csv" || status=1
+  for round in 1 2; do
+    echo "== round $round"
+    for variant in "$host 1" "$host 0" .gpu-bundle/bin/host-*; do
+      read -r build bounds <<< "$variant"
+      [ -x "$build" ] || continue
+      echo "-- $(basename "$build"), launch bounds ${bounds:-1}"
+      GPU_SCAN_LAUNCH_BOUNDS=${bounds:-1} "$build" bench --types u8,u16 --ops add,xor,max --algos single-pass \
+        --sizes 2^28,2^30 --out "/tmp/narrow-$round" | grep -E '^(single|algo)' || status=1
+    done
+    "$host" bench --types u32 --ops add --algos single-pass --sizes 2^28,2^30 --out /tmp/u32 | grep -E '^single' || status=1
+  done
+  echo "== every 1-byte operator against the CPU"
+  for op in add xor or and max min mul; do
+    for c in "1" "33 --exclusive" "70001 --init 7" "2000003 --exclusive --init 200" "100000007"; do
+      # shellcheck disable=SC2086
+      "$host" scan $c --type u8 --op $op 2>&1 | sed "s|^|[u8 $op $c] |" | grep -E 'check|error' || status=1
+    done
+  done
   echo "== compute-sanitizer on the packed kernels"
   sanitize "memcheck racecheck synccheck" "$host" "scan 70001 --type u8" "scan 70001 --type u16 --op min --exclusive" \
-    "scan 100003 --type u8 --op xor --init 7"
-} 2>&1 | tee "$out/narrow.log"
+    "scan 100003 --type u8 --op xor --init 7" "scan 100003 --type u8 --op and --exclusive" "scan 65536 --type u8 --op max"
+  exit $status
+} 2>&1 | tee "$out/narrow.log" || status=1
 exit $status

@@ -32,9 +32,10 @@ pub const fn vector_elems(elem_size: usize) -> u32 {
 /// 4-byte: 256x16 62.1%, 256x32 67.0%, 512x32 59.7%. 8-byte: 256x8 62.1%, 384x8 66.6%, 256x16
 /// 72.2%, 256x24 70.4%. 1- and 2-byte elements stay packed in registers through the look-back,
 /// so their tiles hold as many bytes as the 4-byte tile: 2-byte 256x64 71.4% (add, xor; max
-/// 54.6%), as fast as 4-byte in the same run (72.6%); 1-byte 256x128 33.6%, where unpacking and
-/// repacking 128 bytes per thread, not memory, sets the pace. One element per register they
-/// measured 1-byte 256x32 29.5%, 256x64 35.7%; 2-byte 256x16 41.6%, 384x32 49.2% (the
+/// 54.6%), as fast as 4-byte in the same run (72.6%); 1-byte 256x128 33.6% while each byte was
+/// unpacked, combined and repacked; scanned a word at a time (`dp4a` for add, shifted words for
+/// xor, or, and; `gpu::op::PackedBytes`) 69.3-70.1%, and 70.6-71.1% at 2^30 (max, still byte by
+/// byte but unpacked and packed by `prmt`, 54.6%). One element per register they measured 1-byte 256x32 29.5%, 256x64 35.7%; 2-byte 256x16 41.6%, 384x32 49.2% (the
 /// compaction keeps those shapes, [`compact`]).
 pub const fn single_pass(arch: u32, elem_size: usize) -> TileShape {
     let _ = arch;
@@ -231,7 +232,9 @@ pub const fn lookback_fixed_windows(arch: u32, elem_size: usize) -> usize {
 /// registers at what that many blocks leave. Only where ptxas then needs no local memory (sm_90,
 /// ptxas 13.0): compaction of 4-byte types goes from 106 to 72 registers (2 -> 3 blocks of 256)
 /// and of `u16` from 96 to 72 (1 -> 2 blocks of 384); the packed single-pass scan of `u8` from
-/// 72-77 to 64 (3 -> 4 blocks), except min and max, which would spill; the segmented scan of
+/// 72-77 to 64 (3 -> 4 blocks), except min and max, which would spill (add and mul now spill 8
+/// bytes: scanned a word at a time, add at 2^28 ran at 69.2% of copy bounded against 64.7%
+/// without, in one run); the segmented scan of
 /// 4-byte types and the short-row batched scans (their tables below). One exception spills: the
 /// single-pass scan of `f32` at 4 blocks (72 -> 64 registers, 16 bytes of local memory; 8 in its
 /// deterministic order), measured faster anyway on the H200 in one run against the same binary
@@ -350,6 +353,8 @@ pub const MEASURED_SPILLS: &[(&str, u32)] = &[
     ("single_pass_f32_max", 16),
     ("single_pass_det_f32_add", 8),
     ("single_pass_det_f32_mul", 8),
+    ("single_pass_u8_add", 8),
+    ("single_pass_u8_mul", 8),
     ("batched_long_rows_u32_add", 8),
     ("batched_long_rows_i32_add", 8),
     ("batched_long_rows_f32_add", 16),

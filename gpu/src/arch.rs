@@ -182,6 +182,42 @@ pub fn opaque_u32(x: u32) -> u32 {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Byte arithmetic on packed words
+
+/// `c` plus the dot product of the four unsigned bytes of `a` with those of `b` (`dp4a`): with
+/// `b` a mask of ones, the sum of the chosen bytes of `a` in one instruction.
+#[inline(always)]
+pub fn dp4a(a: u32, b: u32, c: u32) -> u32 {
+    let r: u32;
+    unsafe {
+        asm!("dp4a.u32.u32 {r}, {a}, {b}, {c};", r = out(reg32) r, a = in(reg32) a, b = in(reg32) b, c = in(reg32) c, options(pure, nomem, nostack))
+    };
+    r
+}
+
+/// Byte `k` of the result is byte `sel >> 4k & 7` of the eight bytes `b:a` (`prmt`).
+#[inline(always)]
+pub fn prmt(a: u32, b: u32, sel: u32) -> u32 {
+    let r: u32;
+    unsafe {
+        asm!("prmt.b32 {r}, {a}, {b}, {s};", r = out(reg32) r, a = in(reg32) a, b = in(reg32) b, s = in(reg32) sel, options(pure, nomem, nostack))
+    };
+    r
+}
+
+/// The low bytes of four words, packed in order from the lowest.
+#[inline(always)]
+pub fn pack_low_bytes(b0: u32, b1: u32, b2: u32, b3: u32) -> u32 {
+    prmt(prmt(b0, b1, 0x0040), prmt(b2, b3, 0x0040), 0x5410)
+}
+
+/// Byte `k` (0..4) of `w`, zero-extended.
+#[inline(always)]
+pub fn byte_of(w: u32, k: u32) -> u32 {
+    prmt(w, 0, 0x4440 | k)
+}
+
+// ---------------------------------------------------------------------------------------------
 // Shared memory
 
 #[repr(C, align(16))]

@@ -4,6 +4,7 @@
 pub use scan_abi::element::{Element, IntElement};
 pub use scan_abi::op::{Add, Affine, AffineF32, AffineF64, And, Max, Min, Mul, Or, ScanOp, Xor};
 
+use crate::arch::{dp4a, pack_low_bytes};
 use core::marker::PhantomData;
 
 /// `a ⊕ b`, or `b` alone when there is no `a`: avoids combining with the identity where that
@@ -48,3 +49,99 @@ impl<T: Element, O: ScanOp<T>> ScanOp<Seg<T>> for SegOp<O> {
         Seg { head: a.head | b.head, v: if b.head != 0 { b.v } else { O::combine(a.v, b.v) } }
     }
 }
+
+/// Scans of four 1-byte elements packed in a word without unpacking them, for the operators with
+/// a word-wide form (add by `dp4a`, xor, or and and by shifted words): a few instructions per
+/// word where unpacking, combining and repacking take several per byte. Bytes are in element
+/// order from the lowest. Each returns `None` for the other operators.
+pub trait PackedBytes {
+    /// `acc` (a byte value in its low byte) combined with the four bytes of `w` in order; only the
+    /// low byte of the result counts.
+    #[inline(always)]
+    fn reduce_word(w: u32, acc: u32) -> Option<u32> {
+        let _ = (w, acc);
+        None
+    }
+    /// The inclusive (or exclusive) scan of the four bytes of `w` after `carry` (a byte value in
+    /// its low byte), and the combine of `carry` with all four (in the low byte) for the next word.
+    #[inline(always)]
+    fn scan_word(w: u32, carry: u32, exclusive: bool) -> Option<(u32, u32)> {
+        let _ = (w, carry, exclusive);
+        None
+    }
+}
+
+impl PackedBytes for Add {
+    #[inline(always)]
+    fn reduce_word(w: u32, acc: u32) -> Option<u32> {
+        Some(dp4a(w, 0x0101_0101, acc))
+    }
+    /// Byte `k`'s prefix is `carry` plus the dot product of `w` with ones in bytes `0..=k`, so four
+    /// `dp4a` give the four sums (carries past a byte land in bits that are dropped when packing).
+    #[inline(always)]
+    fn scan_word(w: u32, carry: u32, exclusive: bool) -> Option<(u32, u32)> {
+        let through = [0x0000_0001, 0x0000_0101, 0x0001_0101, 0x0101_0101].map(|m| dp4a(w, m, carry));
+        let packed = if exclusive {
+            pack_low_bytes(carry, through[0], through[1], through[2])
+        } else {
+            pack_low_bytes(through[0], through[1], through[2], through[3])
+        };
+        Some((packed, through[3]))
+    }
+}
+
+/// The word-wide scan of a bitwise operator `f`: two shifted combines give every byte's
+/// inclusive value within the word; `carry` (its byte copied into all four, with `fill` in the
+/// bytes a shift empties) is then combined into all of them.
+#[inline(always)]
+fn bitwise_scan_word(w: u32, carry: u32, exclusive: bool, fill: u32, f: impl Fn(u32, u32) -> u32) -> (u32, u32) {
+    let p = f(w, w << 8 | fill & 0xff);
+    let p = f(p, p << 16 | fill & 0xffff);
+    let through = f(p, (carry & 0xff) * 0x0101_0101);
+    let packed = if exclusive { through << 8 | carry & 0xff } else { through };
+    (packed, through >> 24)
+}
+
+/// The four bytes of `w` combined by a bitwise operator `f`, in the low byte.
+#[inline(always)]
+fn bitwise_fold(w: u32, f: impl Fn(u32, u32) -> u32) -> u32 {
+    let h = f(w, w >> 16);
+    f(h, h >> 8)
+}
+
+impl PackedBytes for Xor {
+    #[inline(always)]
+    fn reduce_word(w: u32, acc: u32) -> Option<u32> {
+        Some(acc ^ bitwise_fold(w, |a, b| a ^ b))
+    }
+    #[inline(always)]
+    fn scan_word(w: u32, carry: u32, exclusive: bool) -> Option<(u32, u32)> {
+        Some(bitwise_scan_word(w, carry, exclusive, 0, |a, b| a ^ b))
+    }
+}
+
+impl PackedBytes for Or {
+    #[inline(always)]
+    fn reduce_word(w: u32, acc: u32) -> Option<u32> {
+        Some(acc | bitwise_fold(w, |a, b| a | b))
+    }
+    #[inline(always)]
+    fn scan_word(w: u32, carry: u32, exclusive: bool) -> Option<(u32, u32)> {
+        Some(bitwise_scan_word(w, carry, exclusive, 0, |a, b| a | b))
+    }
+}
+
+impl PackedBytes for And {
+    #[inline(always)]
+    fn reduce_word(w: u32, acc: u32) -> Option<u32> {
+        Some(acc & bitwise_fold(w, |a, b| a & b))
+    }
+    #[inline(always)]
+    fn scan_word(w: u32, carry: u32, exclusive: bool) -> Option<(u32, u32)> {
+        Some(bitwise_scan_word(w, carry, exclusive, u32::MAX, |a, b| a & b))
+    }
+}
+
+impl PackedBytes for Mul {}
+impl PackedBytes for Min {}
+impl PackedBytes for Max {}

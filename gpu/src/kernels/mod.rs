@@ -76,6 +76,36 @@ pub unsafe fn claim_tile<R>(temp: *mut u8, counter_base: u32, slot: Smem<u32>, l
     (tile, loaded)
 }
 
+/// [`claim_tile`] with `load` written once, in a loop that runs a second time only when the
+/// counter names another tile than the guess: for loaders LLVM would otherwise make a function of.
+#[inline(always)]
+pub unsafe fn claim_tile_in_one_call<R>(
+    temp: *mut u8,
+    counter_base: u32,
+    slot: Smem<u32>,
+    load: impl Fn(u32) -> R,
+) -> (u32, R) {
+    let mut tile = block_idx();
+    let mut claimed = None;
+    loop {
+        let loaded = load(tile);
+        let next = match claimed {
+            Some(c) => c,
+            None => {
+                if thread_idx() == 0 {
+                    slot.set(0, atomic_add_u32(temp as *mut u32, 1).wrapping_sub(counter_base));
+                }
+                sync_threads();
+                slot.get(0)
+            }
+        };
+        if next == tile {
+            return (tile, loaded);
+        }
+        (tile, claimed) = (next, Some(next));
+    }
+}
+
 /// Has the block's first thread ask the bulk-copy engine to bring the input of tile
 /// `block_idx() + ahead` (laid out by `place`) into L2, holding no register or load slot: the
 /// block launched `ahead` blocks later most likely claims that tile, and its loads then wait on

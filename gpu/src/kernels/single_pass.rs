@@ -10,11 +10,14 @@
 //! loads. (A persistent grid that asks for its next tile early was measured slower: successors
 //! then wait on tiles that are claimed but not yet loaded.)
 
-use crate::arch::{cp_async_16, cp_async_wait_all, lane, load_vec16, opaque_u32, store_vec16, sync_threads, warp_idx, WARP};
-use crate::kernels::{claim_placed, claim_tile, for_each_type, prefetch_tile_l2, Mode, Place, ARCH};
+use crate::arch::{
+    byte_of, cp_async_16, cp_async_wait_all, lane, load_vec16, opaque_u32, pack_low_bytes, store_vec16,
+    sync_threads, warp_idx, WARP,
+};
+use crate::kernels::{claim_placed, claim_tile, claim_tile_in_one_call, for_each_type, prefetch_tile_l2, Mode, Place, ARCH};
 use crate::lookback::{StatusValue, TileStatus};
 use crate::probe::{NoProbe, Probe, Timeline};
-use crate::op::{combine_after, combine_opt, ScanOp};
+use crate::op::{combine_after, combine_opt, PackedBytes, ScanOp};
 use crate::smem::{Carver, Smem};
 use crate::tile::{load_striped, store_striped};
 use crate::warp;
@@ -241,12 +244,14 @@ fn narrow_from_bits<T: Copy>(b: u32) -> T {
     }
 }
 
-/// Element `k` of a 16-byte vector of 1- or 2-byte elements held as four words.
+/// Element `k` of a 16-byte vector of 1- or 2-byte elements held as four words (bytes by one
+/// `prmt`).
 #[inline(always)]
 fn unpack<T: Copy>(words: &[u32; 4], k: usize) -> T {
     let bits = 8 * size_of::<T>();
     let per_word = 32 / bits;
-    narrow_from_bits::<T>(words[k / per_word] >> (bits * (k % per_word)))
+    let w = words[k / per_word];
+    narrow_from_bits::<T>(if bits == 8 { byte_of(w, (k % per_word) as u32) } else { w >> (bits * (k % per_word)) })
 }
 
 /// The single-pass scan of 1- and 2-byte elements, kept packed four or two to a register through
@@ -259,7 +264,7 @@ fn unpack<T: Copy>(words: &[u32; 4], k: usize) -> T {
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn single_pass_packed<
     T: StatusValue,
-    O: ScanOp<T>,
+    O: ScanOp<T> + PackedBytes,
     const TH: u32,
     const V: usize,
     const VECS: usize,
@@ -294,7 +299,7 @@ pub unsafe fn single_pass_packed<
     };
     // Full parts come in as 16-byte vectors of words; the last, partial one element by element,
     // packed as it arrives (identity past the end).
-    let (tile, words) = claim_tile(temp, counter_base, tile_slot, |tile| {
+    let load = |tile| {
         let (offset, valid) = part(tile);
         if vectors && valid >= segment {
             load_striped::<u32, 4, VECS>(inp.wrapping_add(offset) as *const u32, segment, 0, true)
@@ -311,15 +316,31 @@ pub unsafe fn single_pass_packed<
             }
             words
         }
-    });
+    };
+    // With two calls of the 1-byte loader, LLVM made it a function returning the words through a
+    // 248-byte stack frame; with one, it inlines it. (The 2-byte kernels keep the two calls: one
+    // call costs them 8 registers, a block per SM.)
+    let (tile, words) = if size_of::<T>() == 1 {
+        claim_tile_in_one_call(temp, counter_base, tile_slot, load)
+    } else {
+        claim_tile(temp, counter_base, tile_slot, load)
+    };
 
     let mut lane_prefix = [None; VECS];
     let mut warp_running: Option<T> = None;
+    // Bytes of operators with a word-wide form are reduced and scanned a word at a time.
+    let bytewise = size_of::<T>() == 1 && O::reduce_word(0, 0).is_some();
     for (j, v) in words.iter().enumerate() {
-        let mut total = unpack::<T>(v, 0);
-        for k in 1..V {
-            total = O::combine(total, unpack::<T>(v, k));
-        }
+        let total = if bytewise {
+            let acc = v.iter().fold(narrow_bits(O::identity()), |acc, &w| O::reduce_word(w, acc).unwrap_or(acc));
+            narrow_from_bits::<T>(acc)
+        } else {
+            let mut total = unpack::<T>(v, 0);
+            for k in 1..V {
+                total = O::combine(total, unpack::<T>(v, k));
+            }
+            total
+        };
         let (before, through) = warp::scan::<T, O>(total);
         lane_prefix[j] = combine_opt::<T, O>(warp_running, before);
         warp_running = Some(combine_after::<T, O>(warp_running, warp::broadcast(through, WARP - 1)));
@@ -333,12 +354,26 @@ pub unsafe fn single_pass_packed<
     let mut scanned = [[0u32; 4]; VECS];
     for (j, (v, o)) in words.iter().zip(scanned.iter_mut()).enumerate() {
         let mut running = combine_opt::<T, O>(warp_prefix, lane_prefix[j]);
-        for k in 0..V {
-            let through = combine_after::<T, O>(running, unpack::<T>(v, k));
-            let y = if mode.exclusive { running.unwrap_or(O::identity()) } else { through };
-            running = Some(through);
+        if bytewise {
+            let mut carry = narrow_bits(running.unwrap_or(O::identity()));
+            for (w, x) in o.iter_mut().zip(v) {
+                (*w, carry) = O::scan_word(*x, carry, mode.exclusive).unwrap_or((*x, carry));
+            }
+        } else {
             let bits = 8 * size_of::<T>();
-            o[k * bits / 32] |= narrow_bits(y) << (k * bits % 32);
+            let mut scanned_bits = [0u32; V];
+            for (k, b) in scanned_bits.iter_mut().enumerate() {
+                let through = combine_after::<T, O>(running, unpack::<T>(v, k));
+                *b = narrow_bits(if mode.exclusive { running.unwrap_or(O::identity()) } else { through });
+                running = Some(through);
+                if bits == 16 {
+                    o[k * bits / 32] |= *b << (k * bits % 32);
+                }
+            }
+            if bits == 8 {
+                // Four bytes into a word by three `prmt` instead of masks, shifts and ors.
+                *o = core::array::from_fn(|i| pack_low_bytes(scanned_bits[4 * i], scanned_bits[4 * i + 1], scanned_bits[4 * i + 2], scanned_bits[4 * i + 3]));
+            }
         }
         *o = o.map(opaque_u32);
     }

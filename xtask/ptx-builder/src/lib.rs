@@ -267,8 +267,14 @@ pub fn ptxas_report(ptxas: &Path, ptx: &Path, arch: &str) -> Result<Vec<KernelRe
 }
 
 /// Parses the `-v` log of ptxas.
+///
+/// The properties of a function a kernel calls (a `.func` LLVM did not inline) follow the
+/// kernel's own, so a frame line counts only for the function its "Function properties for"
+/// line names; a kernel's stack is the larger of its own frame and the cumulative stack size
+/// (which includes its callees').
 pub fn parse_ptxas_log(log: &str) -> Vec<KernelResources> {
     let mut kernels: Vec<KernelResources> = Vec::new();
+    let mut properties_of = String::new();
     let number_before = |line: &str, unit: &str| -> Option<u32> {
         let i = line.find(unit)?;
         line[..i].trim_end().rsplit(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
@@ -277,13 +283,16 @@ pub fn parse_ptxas_log(log: &str) -> Vec<KernelResources> {
         if let Some(rest) = line.split("Compiling entry function '").nth(1) {
             let name = rest.split('\'').next().unwrap_or_default().to_string();
             kernels.push(KernelResources { name, ..Default::default() });
+        } else if let Some(rest) = line.split("Function properties for ").nth(1) {
+            properties_of = rest.trim().to_string();
         } else if let Some(k) = kernels.last_mut() {
-            if line.contains("bytes stack frame") {
-                k.stack_bytes = number_before(line, "bytes stack frame").unwrap_or(0);
+            if line.contains("bytes stack frame") && properties_of == k.name {
+                k.stack_bytes = k.stack_bytes.max(number_before(line, "bytes stack frame").unwrap_or(0));
                 k.spill_store_bytes = number_before(line, "bytes spill stores").unwrap_or(0);
                 k.spill_load_bytes = number_before(line, "bytes spill loads").unwrap_or(0);
             } else if line.contains("Used") && line.contains("registers") {
                 k.registers = number_before(line, "registers").unwrap_or(0);
+                k.stack_bytes = k.stack_bytes.max(number_before(line, "bytes cumulative stack size").unwrap_or(0));
             }
         }
     }
@@ -323,6 +332,26 @@ mod tests {
                 spill_load_bytes: 4
             }]
         );
+    }
+
+    #[test]
+    fn a_callees_properties_do_not_overwrite_its_kernels() {
+        // As ptxas 13 prints it: the kernel's own properties, then those of a function it calls.
+        let log = "ptxas info    : Compiling entry function 'single_pass_u8_add' for 'sm_90'\n\
+                   ptxas info    : Function properties for single_pass_u8_add\n    \
+                   248 bytes stack frame, 4 bytes spill stores, 4 bytes spill loads\n\
+                   ptxas info    : Used 64 registers, used 1 barriers, 248 bytes cumulative stack size\n\
+                   ptxas info    : Compile time = 171.267 ms\n\
+                   ptxas info    : Function properties for _RNCINvNtNtCs7zF_closure\n    \
+                   0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n\
+                   ptxas info    : Compiling entry function 'calls_a_framed_function' for 'sm_90'\n\
+                   ptxas info    : Function properties for calls_a_framed_function\n    \
+                   0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n\
+                   ptxas info    : Used 40 registers, used 0 barriers, 32 bytes cumulative stack size\n";
+        let k = parse_ptxas_log(log);
+        assert_eq!(k.len(), 2);
+        assert_eq!((k[0].stack_bytes, k[0].spill_store_bytes, k[0].registers), (248, 4, 64));
+        assert_eq!((k[1].stack_bytes, k[1].registers), (32, 40), "a callee's frame counts through the cumulative size");
     }
 
     #[test]
