@@ -1,9 +1,11 @@
-// CUB's inclusive sum of 1- and 2-byte elements beside a device copy of the same bytes, for the
-// narrow rows of our single-pass scan (../shared/bench/cub_baseline.cu has 4- and 8-byte types
-// only). Same CSV columns as that program; medians of CUDA-event timings after a warm-up.
+// CUB's inclusive sum and max scan of 1- and 2-byte elements beside a device copy of the same
+// bytes, for the narrow rows of our single-pass scan (../shared/bench/cub_baseline.cu has 4- and
+// 8-byte types only). Same CSV columns and labels as that program, so `host bench --baseline` reads it;
+// medians of CUDA-event timings after a warm-up.
 //   nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/cub_narrow tools/cub_narrow.cu
 //   /tmp/cub_narrow [--log2 28,30] [--iters 20] > cub-narrow.csv
 #include <cub/cub.cuh>
+#include <cuda/functional>
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -39,6 +41,12 @@ static float median_ms(int iters, F f) {
   return t[iters / 2];
 }
 
+/// One row per scan: label (as `host bench --baseline` reads it), type, n, times and bandwidths.
+static void report(const char* label, const char* type, size_t n, size_t bytes, float ms, float copy, size_t temp) {
+  printf("%s,%s,%zu,%.4f,%.1f,%.4f,%.1f,%zu\n", label, type, n, ms, 2.0 * bytes / ms / 1e6, copy, 2.0 * bytes / copy / 1e6,
+         temp);
+}
+
 template <typename T>
 static void run(const char* name, int log2, int iters) {
   size_t n = size_t(1) << log2, bytes = n * sizeof(T);
@@ -46,14 +54,16 @@ static void run(const char* name, int log2, int iters) {
   CHECK(cudaMalloc(&in, bytes));
   CHECK(cudaMalloc(&out, bytes));
   CHECK(cudaMemset(in, 1, bytes));
-  size_t temp_bytes = 0;
-  CHECK(cub::DeviceScan::InclusiveSum(nullptr, temp_bytes, in, out, n));
-  void* temp;
-  CHECK(cudaMalloc(&temp, temp_bytes));
-  float scan = median_ms(iters, [&] { CHECK(cub::DeviceScan::InclusiveSum(temp, temp_bytes, in, out, n)); });
   float copy = median_ms(iters, [&] { CHECK(cudaMemcpyAsync(out, in, bytes, cudaMemcpyDeviceToDevice)); });
-  printf("scan,%s,%zu,%.4f,%.1f,%.4f,%.1f,%zu\n", name, n, scan, 2.0 * bytes / scan / 1e6, copy,
-         2.0 * bytes / copy / 1e6, temp_bytes);
+  size_t sum_bytes = 0, max_bytes = 0;
+  CHECK(cub::DeviceScan::InclusiveSum(nullptr, sum_bytes, in, out, n));
+  CHECK(cub::DeviceScan::InclusiveScan(nullptr, max_bytes, in, out, cuda::maximum<>{}, n));
+  void* temp;
+  CHECK(cudaMalloc(&temp, std::max(sum_bytes, max_bytes)));
+  float sum = median_ms(iters, [&] { CHECK(cub::DeviceScan::InclusiveSum(temp, sum_bytes, in, out, n)); });
+  report("inclusive_sum", name, n, bytes, sum, copy, sum_bytes);
+  float max = median_ms(iters, [&] { CHECK(cub::DeviceScan::InclusiveScan(temp, max_bytes, in, out, cuda::maximum<>{}, n)); });
+  report("inclusive_max", name, n, bytes, max, copy, max_bytes);
   CHECK(cudaFree(temp));
   CHECK(cudaFree(in));
   CHECK(cudaFree(out));
