@@ -34,9 +34,10 @@ pub const fn vector_elems(elem_size: usize) -> u32 {
 /// so their tiles hold as many bytes as the 4-byte tile: 2-byte 256x64 71.4% (add, xor; max
 /// 54.6%), as fast as 4-byte in the same run (72.6%); 1-byte 256x128 33.6% while each byte was
 /// unpacked, combined and repacked; scanned a word at a time (`dp4a` for add, shifted words for
-/// xor, or, and; `gpu::op::PackedBytes`) 69.3-70.1%, and 70.6-71.1% at 2^30 (max, still byte by
-/// byte but unpacked and packed by `prmt`, 54.6%). One element per register they measured 1-byte 256x32 29.5%, 256x64 35.7%; 2-byte 256x16 41.6%, 384x32 49.2% (the
-/// compaction keeps those shapes, [`compact`]).
+/// xor, or, and; `gpu::op::PackedBytes`) 69.3-70.1%, and 70.6-71.1% at 2^30 (max, byte by byte
+/// within the word, 53-55%: 80 registers, 3 blocks per SM; bounded to 4 it spills 54-68 bytes).
+/// One element per register they measured 1-byte 256x32 29.5%, 256x64 35.7%; 2-byte 256x16
+/// 41.6%, 384x32 49.2% (the compaction keeps those shapes, [`compact`]).
 pub const fn single_pass(arch: u32, elem_size: usize) -> TileShape {
     let _ = arch;
     match elem_size {

@@ -4,7 +4,7 @@
 pub use scan_abi::element::{Element, IntElement};
 pub use scan_abi::op::{Add, Affine, AffineF32, AffineF64, And, Max, Min, Mul, Or, ScanOp, Xor};
 
-use crate::arch::{dp4a, pack_low_bytes};
+use crate::arch::{byte_of, dp4a, pack_low_bytes};
 use core::marker::PhantomData;
 
 /// `a ⊕ b`, or `b` alone when there is no `a`: avoids combining with the identity where that
@@ -50,43 +50,49 @@ impl<T: Element, O: ScanOp<T>> ScanOp<Seg<T>> for SegOp<O> {
     }
 }
 
-/// Scans of four 1-byte elements packed in a word without unpacking them, for the operators with
-/// a word-wide form (add by `dp4a`, xor, or and and by shifted words): a few instructions per
-/// word where unpacking, combining and repacking take several per byte. Bytes are in element
-/// order from the lowest. Each returns `None` for the other operators.
-pub trait PackedBytes {
+/// Scans of four 1-byte elements packed in a word, a word at a time: add by `dp4a`, xor, or and
+/// and by shifted words, the others byte by byte (each taken out by `prmt`) after a concrete
+/// carry, which is exact for integer operators. A few instructions per word where keeping an
+/// optional prefix per byte and shifting and masking each byte in and out took several per byte.
+/// Bytes are in element order from the lowest.
+pub trait PackedBytes: ScanOp<u8> {
     /// `acc` (a byte value in its low byte) combined with the four bytes of `w` in order; only the
     /// low byte of the result counts.
     #[inline(always)]
-    fn reduce_word(w: u32, acc: u32) -> Option<u32> {
-        let _ = (w, acc);
-        None
+    fn reduce_word(w: u32, acc: u32) -> u32 {
+        (0..4).fold(acc as u8, |a, k| Self::combine(a, byte_of(w, k) as u8)) as u32
     }
     /// The inclusive (or exclusive) scan of the four bytes of `w` after `carry` (a byte value in
     /// its low byte), and the combine of `carry` with all four (in the low byte) for the next word.
     #[inline(always)]
-    fn scan_word(w: u32, carry: u32, exclusive: bool) -> Option<(u32, u32)> {
-        let _ = (w, carry, exclusive);
-        None
+    fn scan_word(w: u32, carry: u32, exclusive: bool) -> (u32, u32) {
+        let mut c = carry as u8;
+        let out = [0, 1, 2, 3].map(|k| {
+            let through = Self::combine(c, byte_of(w, k) as u8);
+            let y = if exclusive { c } else { through };
+            c = through;
+            y as u32
+        });
+        (pack_low_bytes(out[0], out[1], out[2], out[3]), c as u32)
     }
 }
 
 impl PackedBytes for Add {
     #[inline(always)]
-    fn reduce_word(w: u32, acc: u32) -> Option<u32> {
-        Some(dp4a(w, 0x0101_0101, acc))
+    fn reduce_word(w: u32, acc: u32) -> u32 {
+        dp4a(w, 0x0101_0101, acc)
     }
     /// Byte `k`'s prefix is `carry` plus the dot product of `w` with ones in bytes `0..=k`, so four
     /// `dp4a` give the four sums (carries past a byte land in bits that are dropped when packing).
     #[inline(always)]
-    fn scan_word(w: u32, carry: u32, exclusive: bool) -> Option<(u32, u32)> {
+    fn scan_word(w: u32, carry: u32, exclusive: bool) -> (u32, u32) {
         let through = [0x0000_0001, 0x0000_0101, 0x0001_0101, 0x0101_0101].map(|m| dp4a(w, m, carry));
         let packed = if exclusive {
             pack_low_bytes(carry, through[0], through[1], through[2])
         } else {
             pack_low_bytes(through[0], through[1], through[2], through[3])
         };
-        Some((packed, through[3]))
+        (packed, through[3])
     }
 }
 
@@ -111,34 +117,34 @@ fn bitwise_fold(w: u32, f: impl Fn(u32, u32) -> u32) -> u32 {
 
 impl PackedBytes for Xor {
     #[inline(always)]
-    fn reduce_word(w: u32, acc: u32) -> Option<u32> {
-        Some(acc ^ bitwise_fold(w, |a, b| a ^ b))
+    fn reduce_word(w: u32, acc: u32) -> u32 {
+        acc ^ bitwise_fold(w, |a, b| a ^ b)
     }
     #[inline(always)]
-    fn scan_word(w: u32, carry: u32, exclusive: bool) -> Option<(u32, u32)> {
-        Some(bitwise_scan_word(w, carry, exclusive, 0, |a, b| a ^ b))
+    fn scan_word(w: u32, carry: u32, exclusive: bool) -> (u32, u32) {
+        bitwise_scan_word(w, carry, exclusive, 0, |a, b| a ^ b)
     }
 }
 
 impl PackedBytes for Or {
     #[inline(always)]
-    fn reduce_word(w: u32, acc: u32) -> Option<u32> {
-        Some(acc | bitwise_fold(w, |a, b| a | b))
+    fn reduce_word(w: u32, acc: u32) -> u32 {
+        acc | bitwise_fold(w, |a, b| a | b)
     }
     #[inline(always)]
-    fn scan_word(w: u32, carry: u32, exclusive: bool) -> Option<(u32, u32)> {
-        Some(bitwise_scan_word(w, carry, exclusive, 0, |a, b| a | b))
+    fn scan_word(w: u32, carry: u32, exclusive: bool) -> (u32, u32) {
+        bitwise_scan_word(w, carry, exclusive, 0, |a, b| a | b)
     }
 }
 
 impl PackedBytes for And {
     #[inline(always)]
-    fn reduce_word(w: u32, acc: u32) -> Option<u32> {
-        Some(acc & bitwise_fold(w, |a, b| a & b))
+    fn reduce_word(w: u32, acc: u32) -> u32 {
+        acc & bitwise_fold(w, |a, b| a & b)
     }
     #[inline(always)]
-    fn scan_word(w: u32, carry: u32, exclusive: bool) -> Option<(u32, u32)> {
-        Some(bitwise_scan_word(w, carry, exclusive, u32::MAX, |a, b| a & b))
+    fn scan_word(w: u32, carry: u32, exclusive: bool) -> (u32, u32) {
+        bitwise_scan_word(w, carry, exclusive, u32::MAX, |a, b| a & b)
     }
 }
 

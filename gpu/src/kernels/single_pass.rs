@@ -11,7 +11,7 @@
 //! then wait on tiles that are claimed but not yet loaded.)
 
 use crate::arch::{
-    byte_of, cp_async_16, cp_async_wait_all, lane, load_vec16, opaque_u32, pack_low_bytes, store_vec16,
+    byte_of, cp_async_16, cp_async_wait_all, lane, load_vec16, opaque_u32, store_vec16,
     sync_threads, warp_idx, WARP,
 };
 use crate::kernels::{claim_placed, claim_tile, claim_tile_in_one_call, for_each_type, prefetch_tile_l2, Mode, Place, ARCH};
@@ -309,7 +309,7 @@ pub unsafe fn single_pass_packed<
             for (j, v) in words.iter_mut().enumerate() {
                 for k in 0..V {
                     let c = (j * WARP as usize * V + k) as u32;
-                    let x = if c < left { *mine.add(c as usize) } else { O::identity() };
+                    let x = if c < left { *mine.add(c as usize) } else { <O as ScanOp<T>>::identity() };
                     let bits = 8 * size_of::<T>();
                     v[k * bits / 32] |= narrow_bits(x) << (k * bits % 32);
                 }
@@ -328,12 +328,11 @@ pub unsafe fn single_pass_packed<
 
     let mut lane_prefix = [None; VECS];
     let mut warp_running: Option<T> = None;
-    // Bytes of operators with a word-wide form are reduced and scanned a word at a time.
-    let bytewise = size_of::<T>() == 1 && O::reduce_word(0, 0).is_some();
+    // Bytes are reduced and scanned a word at a time (`PackedBytes`).
+    let bytewise = size_of::<T>() == 1;
     for (j, v) in words.iter().enumerate() {
         let total = if bytewise {
-            let acc = v.iter().fold(narrow_bits(O::identity()), |acc, &w| O::reduce_word(w, acc).unwrap_or(acc));
-            narrow_from_bits::<T>(acc)
+            narrow_from_bits::<T>(v.iter().fold(narrow_bits(<O as ScanOp<T>>::identity()), |acc, &w| O::reduce_word(w, acc)))
         } else {
             let mut total = unpack::<T>(v, 0);
             for k in 1..V {
@@ -355,24 +354,17 @@ pub unsafe fn single_pass_packed<
     for (j, (v, o)) in words.iter().zip(scanned.iter_mut()).enumerate() {
         let mut running = combine_opt::<T, O>(warp_prefix, lane_prefix[j]);
         if bytewise {
-            let mut carry = narrow_bits(running.unwrap_or(O::identity()));
+            let mut carry = narrow_bits(running.unwrap_or(<O as ScanOp<T>>::identity()));
             for (w, x) in o.iter_mut().zip(v) {
-                (*w, carry) = O::scan_word(*x, carry, mode.exclusive).unwrap_or((*x, carry));
+                (*w, carry) = O::scan_word(*x, carry, mode.exclusive);
             }
         } else {
-            let bits = 8 * size_of::<T>();
-            let mut scanned_bits = [0u32; V];
-            for (k, b) in scanned_bits.iter_mut().enumerate() {
+            for k in 0..V {
                 let through = combine_after::<T, O>(running, unpack::<T>(v, k));
-                *b = narrow_bits(if mode.exclusive { running.unwrap_or(O::identity()) } else { through });
+                let y = if mode.exclusive { running.unwrap_or(<O as ScanOp<T>>::identity()) } else { through };
                 running = Some(through);
-                if bits == 16 {
-                    o[k * bits / 32] |= *b << (k * bits % 32);
-                }
-            }
-            if bits == 8 {
-                // Four bytes into a word by three `prmt` instead of masks, shifts and ors.
-                *o = core::array::from_fn(|i| pack_low_bytes(scanned_bits[4 * i], scanned_bits[4 * i + 1], scanned_bits[4 * i + 2], scanned_bits[4 * i + 3]));
+                let bits = 8 * size_of::<T>();
+                o[k * bits / 32] |= narrow_bits(y) << (k * bits % 32);
             }
         }
         *o = o.map(opaque_u32);
