@@ -9,8 +9,9 @@
 # bounds: the same A/B with CUB's DeviceSelect::If for the compaction, on the kernels whose launch
 # bounds session 8 raised (compaction, the long-row chains, the f64 recurrence), their CPU checks at
 # odd sizes and their sanitizers.
-# staged: the single-pass scans of session 9 (8-byte tiles staged in 64 KB, the 1-byte scans by
-# words), interleaved, checked at odd sizes and around the tile, and under the sanitizers.
+# staged: the staged 8-byte and the 1-byte single-pass scans (session 9 measured 64 KB staged tiles
+# and word-at-a-time bytes with it), interleaved, checked at odd sizes and around the tile, and
+# under the sanitizers.
 # shellcheck source=tools/gpu-common.sh
 . "$(dirname "$0")/gpu-common.sh"
 # The status of each braced group (a subshell in its pipeline) comes out through pipefail.

@@ -65,15 +65,22 @@ impl Mode {
 pub unsafe fn claim_tile<R>(temp: *mut u8, counter_base: u32, slot: Smem<u32>, load: impl Fn(u32) -> R) -> (u32, R) {
     let guess = block_idx();
     let mut loaded = load(guess);
-    if thread_idx() == 0 {
-        slot.set(0, atomic_add_u32(temp as *mut u32, 1).wrapping_sub(counter_base));
-    }
-    sync_threads();
-    let tile = slot.get(0);
+    let tile = next_tile(temp, counter_base, slot);
     if tile != guess {
         loaded = load(tile);
     }
     (tile, loaded)
+}
+
+/// The block's tile from the counter at `temp`: its first thread takes it, the others read it
+/// from `slot` after a barrier.
+#[inline(always)]
+unsafe fn next_tile(temp: *mut u8, counter_base: u32, slot: Smem<u32>) -> u32 {
+    if thread_idx() == 0 {
+        slot.set(0, atomic_add_u32(temp as *mut u32, 1).wrapping_sub(counter_base));
+    }
+    sync_threads();
+    slot.get(0)
 }
 
 /// [`claim_tile`] with `load` written once, in a loop that runs a second time only when the
@@ -91,13 +98,7 @@ pub unsafe fn claim_tile_in_one_call<R>(
         let loaded = load(tile);
         let next = match claimed {
             Some(c) => c,
-            None => {
-                if thread_idx() == 0 {
-                    slot.set(0, atomic_add_u32(temp as *mut u32, 1).wrapping_sub(counter_base));
-                }
-                sync_threads();
-                slot.get(0)
-            }
+            None => next_tile(temp, counter_base, slot),
         };
         if next == tile {
             return (tile, loaded);

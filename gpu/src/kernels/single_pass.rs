@@ -320,7 +320,9 @@ pub unsafe fn single_pass_packed<
     // With two calls of the 1-byte loader, LLVM made it a function returning the words through a
     // 248-byte stack frame; with one, it inlines it. (The 2-byte kernels keep the two calls, which
     // LLVM inlines; forcing that inline by hand cost them 8 registers, a block per SM.)
-    let (tile, words) = if size_of::<T>() == 1 {
+    // Bytes are reduced and scanned a word at a time (`PackedBytes`).
+    let bytewise = size_of::<T>() == 1;
+    let (tile, words) = if bytewise {
         claim_tile_in_one_call(temp, counter_base, tile_slot, load)
     } else {
         claim_tile(temp, counter_base, tile_slot, load)
@@ -328,8 +330,6 @@ pub unsafe fn single_pass_packed<
 
     let mut lane_prefix = [None; VECS];
     let mut warp_running: Option<T> = None;
-    // Bytes are reduced and scanned a word at a time (`PackedBytes`).
-    let bytewise = size_of::<T>() == 1;
     for (j, v) in words.iter().enumerate() {
         let total = if bytewise {
             narrow_from_bits::<T>(v.iter().fold(narrow_bits(<O as ScanOp<T>>::identity()), |acc, &w| O::reduce_word(w, acc)))
