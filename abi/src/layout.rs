@@ -24,6 +24,18 @@ pub const fn single_pass_staged_smem(arch: u32, elem_size: usize) -> u32 {
     single_pass_smem(arch, elem_size) + smem_window(tile, elem_size as u32)
 }
 
+/// Pipelined single-pass kernel: four barrier words per stage, each stage's tile index, the
+/// reducing warps' totals, the tile's aggregate and its exclusive prefix, then the stages' tiles.
+pub const fn single_pass_pipelined_smem(arch: u32, elem_size: usize) -> u32 {
+    let p = crate::tuning::pipeline(arch, elem_size);
+    let e = elem_size as u32;
+    smem_window(4 * p.stages, 8)
+        + smem_window(p.stages, 4)
+        + smem_window(p.stages * p.warps, e)
+        + 2 * smem_window(p.stages, e)
+        + p.stages * smem_window(p.tile(), e)
+}
+
 /// Compaction: the tile index, per-warp counts (u32), the tile's output offset (u64) and the
 /// tile's kept elements, staged in order.
 pub const fn compact_smem(arch: u32, elem_size: usize) -> u32 {

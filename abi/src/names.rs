@@ -5,6 +5,8 @@ pub const NAIVE: &str = "naive";
 pub const SINGLE_PASS: &str = "single_pass";
 /// Single-pass with the tile staged in shared memory (4- and 8-byte elements).
 pub const SINGLE_PASS_STAGED: &str = "single_pass_staged";
+/// Single-pass by a persistent pipeline of warp roles (4- and 8-byte elements).
+pub const SINGLE_PASS_PIPELINED: &str = "single_pass_pipe";
 /// Single-pass with the fixed-order look-back, for order-sensitive (type, operator) pairs.
 pub const SINGLE_PASS_DET: &str = "single_pass_det";
 /// Hierarchical tile scan; followed by `_<block algorithm token>`.

@@ -73,6 +73,9 @@ impl Op {
 
 /// An associative operator with an identity, over elements of type `T`.
 pub trait ScanOp<T>: Copy + Default + Send + Sync + 'static {
+    /// Whether `combine(a, b) == combine(b, a)`: a reduction may then take its operands in any
+    /// order (floats up to rounding).
+    const COMMUTATIVE: bool = false;
     fn identity() -> T;
     /// `a` is the earlier operand.
     fn combine(a: T, b: T) -> T;
@@ -83,6 +86,7 @@ macro_rules! op {
         #[derive(Clone, Copy, Debug, Default)]
         pub struct $name;
         impl<T: $bound> ScanOp<T> for $name {
+            const COMMUTATIVE: bool = true;
             #[inline(always)]
             fn identity() -> T {
                 $id

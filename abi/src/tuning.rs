@@ -180,6 +180,43 @@ pub const fn column_strip(arch: u32, cols: u64) -> u32 {
     }
 }
 
+/// Shape of the pipelined single-pass scan (`gpu::kernels::pipelined`): a persistent block whose
+/// warps take roles. `warps` warps reduce each tile as soon as the bulk-copy engine has brought
+/// it into shared memory and publish its aggregate; as many warps scan and store the tiles in
+/// order; one warp claims tiles and starts their copies; one looks back. A tile is
+/// `warps * 32 * items` elements; `stages` tiles are in flight per block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pipeline {
+    pub warps: u32,
+    pub items: u32,
+    pub stages: u32,
+}
+
+impl Pipeline {
+    pub const fn tile(self) -> u32 {
+        self.warps * 32 * self.items
+    }
+
+    /// Threads per block: the reducing and the scanning warps, the loading and the look-back warp.
+    pub const fn threads(self) -> u32 {
+        (2 * self.warps + 2) * 32
+    }
+}
+
+/// The pipelined single-pass scan's shape for 4- and 8-byte elements: 128 bytes per thread of a
+/// squad, so 16 KB tiles, 4 in flight.
+pub const fn pipeline(arch: u32, elem_size: usize) -> Pipeline {
+    let _ = arch;
+    Pipeline { warps: 4, items: (128 / elem_size) as u32, stages: 4 }
+}
+
+/// Whether the single-pass scan of 4- and 8-byte elements runs as the pipelined kernel
+/// ([`pipeline`]); `GPU_SCAN_PIPELINED=0` or `1` overrides it, to measure both in one run.
+pub const fn single_pass_pipelined(arch: u32, elem_size: usize) -> bool {
+    let _ = (arch, elem_size);
+    false
+}
+
 /// Nanoseconds the single-pass look-back sleeps between polls of a tile that has not published
 /// yet (0: poll at once). On the H200, 100 and 400 ns measured the same as 0 (within 1%).
 pub const fn lookback_backoff_ns(arch: u32, elem_size: usize) -> u32 {

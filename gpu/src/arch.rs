@@ -417,6 +417,96 @@ pub fn cp_async_wait_all() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Shared-memory barrier objects (mbarrier) and bulk copies into shared memory (sm_90)
+//
+// An mbarrier is an 8-byte word in shared memory that counts arrivals (and, for bulk copies,
+// bytes) per phase; a phase completes when every expected arrival and byte has come, and waiters
+// name the phase by its parity. Arrivals release and waits acquire at block scope, so what a
+// thread wrote before arriving is visible to a thread that saw the phase complete.
+
+/// Initializes the barrier at `bar` (shared memory) to expect `count` arrivals per phase.
+#[inline(always)]
+pub unsafe fn mbar_init(bar: *mut u64, count: u32) {
+    asm!(
+        "{{ .reg .u64 s; cvta.to.shared.u64 s, {b}; mbarrier.init.shared::cta.b64 [s], {c}; }}",
+        b = in(reg64) bar,
+        c = in(reg32) count,
+    );
+}
+
+/// Makes barrier initializations visible to the bulk-copy engine (before the block's barrier
+/// that publishes them to the other threads).
+#[inline(always)]
+pub fn mbar_init_fence() {
+    unsafe { asm!("fence.mbarrier_init.release.cluster;") }
+}
+
+/// One arrival on `bar`.
+#[inline(always)]
+pub unsafe fn mbar_arrive(bar: *mut u64) {
+    asm!(
+        "{{ .reg .u64 s; .reg .b64 st; cvta.to.shared.u64 s, {b}; mbarrier.arrive.shared::cta.b64 st, [s]; }}",
+        b = in(reg64) bar,
+    );
+}
+
+/// One arrival on `bar` that also makes its current phase wait for `bytes` bytes of bulk copies.
+#[inline(always)]
+pub unsafe fn mbar_arrive_expect_bytes(bar: *mut u64, bytes: u32) {
+    asm!(
+        "{{ .reg .u64 s; .reg .b64 st; cvta.to.shared.u64 s, {b}; mbarrier.arrive.expect_tx.shared::cta.b64 st, [s], {n}; }}",
+        b = in(reg64) bar,
+        n = in(reg32) bytes,
+    );
+}
+
+/// Waits until the phase of `bar` with parity `parity` has completed (a barrier starts in phase
+/// 0; the phase before it, parity 1, counts as completed).
+#[inline(always)]
+pub unsafe fn mbar_wait(bar: *mut u64, parity: u32) {
+    loop {
+        let done: u32;
+        asm!(
+            "{{ .reg .u64 s; .reg .pred p; cvta.to.shared.u64 s, {b}; mbarrier.try_wait.parity.shared::cta.b64 p, [s], {q}; selp.u32 {d}, 1, 0, p; }}",
+            b = in(reg64) bar,
+            q = in(reg32) parity,
+            d = out(reg32) done,
+        );
+        if done != 0 {
+            return;
+        }
+    }
+}
+
+/// Has the bulk-copy engine copy `bytes` bytes (a multiple of 16) from global `src` to shared
+/// `dst` (both 16-byte aligned), counting them on `bar` as they land.
+#[inline(always)]
+pub unsafe fn bulk_copy_to_shared(dst: *mut u8, src: *const u8, bytes: u32, bar: *mut u64) {
+    asm!(
+        "{{ .reg .u64 d, m; cvta.to.shared.u64 d, {dst}; cvta.to.shared.u64 m, {bar}; \
+         cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [d], [{src}], {n}, [m]; }}",
+        dst = in(reg64) dst,
+        src = in(reg64) src,
+        n = in(reg32) bytes,
+        bar = in(reg64) bar,
+    );
+}
+
+/// Orders this thread's earlier shared-memory accesses before later bulk copies into shared
+/// memory (the copies go through another proxy than ordinary loads and stores).
+#[inline(always)]
+pub fn fence_proxy_async_shared() {
+    unsafe { asm!("fence.proxy.async.shared::cta;") }
+}
+
+/// Barrier `id` (1..16; 0 is [`sync_threads`]) for the `threads` threads (a multiple of 32, whole
+/// warps) that reach it: a barrier for a group of warps within the block.
+#[inline(always)]
+pub fn sync_group(id: u32, threads: u32) {
+    unsafe { asm!("barrier.sync.aligned {i}, {n};", i = in(reg32) id, n = in(reg32) threads) }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Vector memory access
 
 /// `V` elements filling 16 aligned bytes, read or written as one 16-byte access.

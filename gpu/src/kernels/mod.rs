@@ -13,6 +13,7 @@ pub mod hierarchical;
 pub mod naive;
 pub mod onesweep;
 pub mod partition;
+pub mod pipelined;
 pub mod segmented;
 pub mod single_pass;
 pub mod trace;

@@ -3,6 +3,7 @@
 use super::{grid, kernel_flags, kernel_name, Job, StatusOrdering, TempStorage};
 use crate::element::Element;
 use crate::error::{Error, Result};
+use cudarc::driver::sys::CUfunction_attribute;
 use cudarc::driver::{DeviceRepr, PushKernelArg};
 use scan_abi::{layout, names, status, tuning};
 
@@ -10,8 +11,10 @@ fn shape(elem_size: usize) -> tuning::TileShape {
     tuning::single_pass(tuning::DEFAULT_ARCH, elem_size)
 }
 
+/// Enough for either kernel: the pipelined one's tiles may be the smaller.
 pub(super) fn temp_bytes(elem_size: usize, n: u64) -> u64 {
-    status::temp_bytes(n.div_ceil(shape(elem_size).tile() as u64), elem_size)
+    let tile = shape(elem_size).tile().min(tuning::pipeline(tuning::DEFAULT_ARCH, elem_size).tile());
+    status::temp_bytes(n.div_ceil(tile as u64), elem_size)
 }
 
 /// Whether the tile-in-shared-memory kernels run (4- and 8-byte elements, free-order look-back
@@ -26,8 +29,26 @@ pub(crate) fn staged(elem_size: usize, fixed: bool) -> bool {
     chosen && !fixed && matches!(elem_size, 4 | 8 | 16)
 }
 
+/// Whether the pipelined kernels run (4- and 8-byte elements, free-order look-back, input and
+/// output 16-byte aligned): as `tuning::single_pass_pipelined` says, unless `GPU_SCAN_PIPELINED`
+/// is `0` or `1`, which lets one run measure both.
+pub(crate) fn pipelined(elem_size: usize, fixed: bool, aligned: bool) -> bool {
+    let chosen = match std::env::var("GPU_SCAN_PIPELINED").as_deref() {
+        Ok("0") => false,
+        Ok("1") => true,
+        _ => tuning::single_pass_pipelined(tuning::DEFAULT_ARCH, elem_size),
+    };
+    chosen && !fixed && aligned && matches!(elem_size, 4 | 8)
+}
+
 pub(super) fn run<T: Element>(job: &Job<'_, T>, temp: &mut TempStorage) -> Result<()> {
     let fixed = job.opts.deterministic && job.opts.op.order_sensitive(T::TYPE);
+    let aligned = (job.input | job.output) % tuning::VECTOR_BYTES as u64 == 0;
+    if pipelined(T::TYPE.size(), fixed, aligned) {
+        let name = kernel_name(names::SINGLE_PASS_PIPELINED, T::TYPE, job.opts.op);
+        let init = job.opts.init.unwrap_or(T::identity(job.opts.op)?);
+        return launch_pipelined(job, &name, init, temp);
+    }
     let prefix = if fixed {
         names::SINGLE_PASS_DET
     } else if staged(T::TYPE.size(), fixed) {
@@ -85,6 +106,47 @@ pub(crate) fn launch<T: DeviceRepr + Copy>(
     }
     // SAFETY: the arguments match the kernel's signature (single_pass_kernel! in gpu/), the
     // buffers hold n elements and the temporary storage holds temp_bytes().
+    unsafe { b.launch(cfg) }.map_err(|e| Error::kernel(name, e))?;
+    Ok(())
+}
+
+/// Launches the pipelined kernel `name` for `job`: a persistent grid of as many blocks as fit on
+/// the GPU at once (at most one per tile), each taking tiles until none is left.
+fn launch_pipelined<T: DeviceRepr + Copy>(job: &Job<'_, T>, name: &str, init: T, temp: &mut TempStorage) -> Result<()> {
+    let size = std::mem::size_of::<T>();
+    let p = tuning::pipeline(tuning::DEFAULT_ARCH, size);
+    let smem = layout::single_pass_pipelined_smem(tuning::DEFAULT_ARCH, size);
+    let f = job.gpu.kernel(name)?;
+    f.set_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem as i32)
+        .map_err(|e| Error::kernel(name, e))?;
+    let per_sm = f
+        .occupancy_max_active_blocks_per_multiprocessor(p.threads(), smem as usize, None)
+        .map_err(|e| Error::kernel(name, e))?;
+    if per_sm == 0 {
+        return Err(Error::invalid(format!("{name} does not fit on an SM ({smem} bytes of shared memory)")));
+    }
+    let tiles = job.n.div_ceil(p.tile() as u64);
+    let blocks = tiles.min(per_sm as u64 * job.gpu.info().multiprocessors as u64);
+    // Every block's last claim finds no tile: the counter advances by tiles + blocks.
+    let advance =
+        u32::try_from(tiles + blocks).map_err(|_| Error::invalid(format!("{} elements are too many tiles", job.n)))?;
+    let (base, epoch, counter_base) =
+        temp.single_pass(job.gpu, job.stream, status::temp_bytes(tiles, size), advance)?;
+    let flags = kernel_flags(job.opts.exclusive, job.opts.init.is_some());
+    let backoff = job.opts.backoff_ns.unwrap_or(tuning::lookback_backoff_ns(tuning::DEFAULT_ARCH, size));
+    let cfg = grid(blocks, p.threads(), smem)?;
+    let mut b = job.stream.launch_builder(&f);
+    b.arg(&job.input)
+        .arg(&job.output)
+        .arg(&job.n)
+        .arg(&init)
+        .arg(&flags)
+        .arg(&base)
+        .arg(&counter_base)
+        .arg(&epoch)
+        .arg(&backoff);
+    // SAFETY: the arguments match the kernel's signature (pipelined_kernels! in gpu/), the
+    // buffers hold n elements and the temporary storage holds temp_bytes() for these tiles.
     unsafe { b.launch(cfg) }.map_err(|e| Error::kernel(name, e))?;
     Ok(())
 }

@@ -1,0 +1,323 @@
+//! The single-pass scan as a pipeline of warp roles in a persistent block, after CUB's
+//! warp-specialized scan for sm_100.
+//!
+//! In the one-tile-per-block kernel ([`crate::kernels::single_pass`]) a tile's 256 threads wait
+//! at a barrier while one warp looks back, and the block holds its tile until then, so the
+//! loads in flight stop with it. Here a block keeps `stages` tiles in shared memory and splits
+//! the work by warp:
+//! - the *load* warp claims the next tile from the counter as soon as a stage is free and has the
+//!   bulk-copy engine bring it in (one instruction per tile);
+//! - the *reduce* warps reduce each tile as soon as it has landed and publish its aggregate, so a
+//!   tile's aggregate never waits on an older tile's look-back;
+//! - the *look-back* warp finds each tile's exclusive prefix, tile after tile;
+//! - the *scan* warps scan each tile from its prefix and store it, then free its stage.
+//!
+//! Roles hand stages to each other through shared-memory barrier objects (`arch::mbar_*`), four
+//! per stage: full (the copy landed), reduced, ready (prefix known), empty. A claimed tile always
+//! has a stage and its copy in flight, and its aggregate depends on nothing but its data, so
+//! every look-back ends whatever the scheduling.
+
+use crate::arch::{
+    atomic_add_u32, bulk_copy_to_shared, fence_proxy_async_shared, lane, load_vec16, mbar_arrive,
+    mbar_arrive_expect_bytes, mbar_init, mbar_init_fence, mbar_wait, shfl_idx, store_vec16, sync_group, sync_threads,
+    sync_warp, thread_idx, warp_idx, WARP,
+};
+use crate::kernels::{Mode, ARCH};
+use crate::lookback::{StatusValue, TileStatus};
+use crate::op::{combine_after, combine_opt, ScanOp};
+use crate::smem::Carver;
+use crate::warp;
+use core::mem::size_of;
+use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
+use scan_abi::tuning;
+
+/// The stage index a role's `k`-th tile uses, and the parity of that use's barrier phase.
+#[inline(always)]
+fn stage<const S: u32>(k: u32) -> (u32, u32) {
+    (k % S, (k / S) & 1)
+}
+
+/// Tile index of a stage whose claim found no tile left: every role stops there.
+const NO_TILE: u32 = u32::MAX;
+
+/// The pipelined single-pass scan of `n` elements; shapes as `tuning::pipeline` (`R` reducing
+/// and `R` scanning warps, `VECS` vectors of `V` per thread, `S` stages), arguments as
+/// [`crate::kernels::single_pass::single_pass`]. The grid is persistent: each block takes tiles
+/// until the counter passes the last, so the counter advances by tiles + blocks.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn single_pass_pipelined<
+    T: StatusValue,
+    O: ScanOp<T>,
+    const R: u32,
+    const V: usize,
+    const VECS: usize,
+    const S: u32,
+    const D: usize,
+>(
+    inp: *const T,
+    out: *mut T,
+    n: u64,
+    init: T,
+    flags: u32,
+    temp: *mut u8,
+    counter_base: u32,
+    epoch: u32,
+    backoff_ns: u32,
+) {
+    let mode = Mode::from_flags(flags);
+    let (w, l) = (warp_idx(), lane());
+    let segment = WARP * (V * VECS) as u32;
+    let tile_elems = R * segment;
+    let tiles = n.div_ceil(tile_elems as u64);
+
+    let mut smem = Carver::new();
+    let bars = smem.take::<u64>(4 * S);
+    let tile_of = smem.take::<u32>(S);
+    let warp_totals = smem.take::<T>(S * R);
+    let aggregates = smem.take::<T>(S);
+    let prefixes = smem.take::<T>(S);
+    let bufs = smem.take::<T>(S * tile_elems);
+    // The free-order look-back holds nothing.
+    let held = smem.take::<T>(0);
+    smem.check();
+    let full = |s: u32| bars.at(s);
+    let reduced = |s: u32| bars.at(S + s);
+    let ready = |s: u32| bars.at(2 * S + s);
+    let empty = |s: u32| bars.at(3 * S + s);
+    let buf = |s: u32| bufs.offset(s * tile_elems);
+    let status = TileStatus { words: temp.add(COUNTER_BYTES), epoch, acq_rel: false };
+
+    if thread_idx() == 0 {
+        for s in 0..S {
+            mbar_init(full(s), 1);
+            mbar_init(reduced(s), 1);
+            mbar_init(ready(s), 1);
+            mbar_init(empty(s), R);
+        }
+        mbar_init_fence();
+    }
+    sync_threads();
+
+    // Lane `l`'s vector `j` within a warp's part of a tile (warp-striped, as the register tile).
+    let at = |j: usize| ((j * WARP as usize + l as usize) * V) as u32;
+    let aligned = (inp as usize | out as usize) % tuning::VECTOR_BYTES == 0;
+
+    if w == 2 * R {
+        // Load: claim, then copy in (bulk for a full aligned tile; the last, partial one element
+        // by element, the identity past the end).
+        let mut k = 0;
+        loop {
+            let (s, phase) = stage::<S>(k);
+            mbar_wait(empty(s), phase ^ 1);
+            let mut tile = 0;
+            if l == 0 {
+                tile = atomic_add_u32(temp as *mut u32, 1).wrapping_sub(counter_base);
+            }
+            tile = shfl_idx(tile, 0);
+            if tile as u64 >= tiles {
+                if l == 0 {
+                    tile_of.set(s, NO_TILE);
+                    mbar_arrive(full(s));
+                }
+                return;
+            }
+            let base = tile as u64 * tile_elems as u64;
+            let len = (n - base).min(tile_elems as u64) as u32;
+            if l == 0 {
+                tile_of.set(s, tile);
+            }
+            if aligned && len == tile_elems {
+                if l == 0 {
+                    fence_proxy_async_shared();
+                    let bytes = tile_elems * size_of::<T>() as u32;
+                    mbar_arrive_expect_bytes(full(s), bytes);
+                    bulk_copy_to_shared(buf(s).at(0) as *mut u8, inp.add(base as usize) as *const u8, bytes, full(s));
+                }
+            } else {
+                let mut i = l;
+                while i < tile_elems {
+                    buf(s).set(i, if i < len { *inp.add((base + i as u64) as usize) } else { O::identity() });
+                    i += WARP;
+                }
+                sync_warp();
+                if l == 0 {
+                    mbar_arrive(full(s));
+                }
+            }
+            k += 1;
+        }
+    } else if w < R {
+        // Reduce: the warp's part of each tile as soon as it has landed; the first warp adds the
+        // parts up in order and publishes (tile 0 its inclusive prefix at once).
+        let mut k = 0;
+        loop {
+            let (s, phase) = stage::<S>(k);
+            mbar_wait(full(s), phase);
+            let tile = tile_of.get(s);
+            if tile == NO_TILE {
+                if w == 0 && l == 0 {
+                    mbar_arrive(reduced(s));
+                }
+                return;
+            }
+            let part = buf(s).offset(w * segment);
+            let total = if O::COMMUTATIVE {
+                let mut acc = O::identity();
+                for j in 0..VECS {
+                    let v = load_vec16::<T, V>(part.at(at(j)));
+                    for &x in &v {
+                        acc = O::combine(acc, x);
+                    }
+                }
+                warp::reduce::<T, O>(acc)
+            } else {
+                let mut acc: Option<T> = None;
+                for j in 0..VECS {
+                    let v = load_vec16::<T, V>(part.at(at(j)));
+                    let mut x = v[0];
+                    for &y in &v[1..] {
+                        x = O::combine(x, y);
+                    }
+                    acc = Some(combine_after::<T, O>(acc, warp::reduce::<T, O>(x)));
+                }
+                acc.unwrap_or(O::identity())
+            };
+            if l == 0 {
+                warp_totals.set(s * R + w, total);
+            }
+            sync_group(1, R * WARP);
+            if w == 0 && l == 0 {
+                let mut tile_total = warp_totals.get(s * R);
+                for v in 1..R {
+                    tile_total = O::combine(tile_total, warp_totals.get(s * R + v));
+                }
+                if tile == 0 {
+                    let prefix = if mode.has_init { Some(init) } else { None };
+                    status.publish(0, FLAG_PREFIX, combine_after::<T, O>(prefix, tile_total));
+                } else {
+                    status.publish(tile, FLAG_AGGREGATE, tile_total);
+                }
+                aggregates.set(s, tile_total);
+                mbar_arrive(reduced(s));
+            }
+            k += 1;
+        }
+    } else if w == 2 * R + 1 {
+        // Look back, tile after tile.
+        let mut k = 0;
+        loop {
+            let (s, phase) = stage::<S>(k);
+            mbar_wait(reduced(s), phase);
+            let tile = tile_of.get(s);
+            if tile != 0 && tile != NO_TILE {
+                let prefix = status.look_back::<T, O, D, 0>(tile, backoff_ns, false, held);
+                if l == 0 {
+                    status.publish(tile, FLAG_PREFIX, O::combine(prefix, aggregates.get(s)));
+                    prefixes.set(s, prefix);
+                }
+            }
+            sync_warp();
+            if l == 0 {
+                mbar_arrive(ready(s));
+            }
+            if tile == NO_TILE {
+                return;
+            }
+            k += 1;
+        }
+    } else {
+        // Scan and store the warp's part of each tile from the tile's prefix, then free the stage.
+        let sw = w - R;
+        let mut k = 0;
+        loop {
+            let (s, phase) = stage::<S>(k);
+            mbar_wait(ready(s), phase);
+            mbar_wait(full(s), phase);
+            let tile = tile_of.get(s);
+            if tile == NO_TILE {
+                return;
+            }
+            let mut running = if tile == 0 {
+                if mode.has_init {
+                    Some(init)
+                } else {
+                    None
+                }
+            } else {
+                Some(prefixes.get(s))
+            };
+            for v in 0..sw {
+                running = Some(combine_after::<T, O>(running, warp_totals.get(s * R + v)));
+            }
+            let part = buf(s).offset(sw * segment);
+            let base = tile as u64 * tile_elems as u64 + (sw * segment) as u64;
+            let valid = ((n - base.min(n)).min(segment as u64)) as u32;
+            let dst = out.wrapping_add(base as usize);
+            for j in 0..VECS {
+                let mut v = load_vec16::<T, V>(part.at(at(j)));
+                for k in 1..V {
+                    v[k] = O::combine(v[k - 1], v[k]);
+                }
+                let (before, through) = warp::scan::<T, O>(v[V - 1]);
+                let prefix = combine_opt::<T, O>(running, before);
+                if mode.exclusive {
+                    for k in (1..V).rev() {
+                        v[k] = combine_after::<T, O>(prefix, v[k - 1]);
+                    }
+                    v[0] = prefix.unwrap_or(O::identity());
+                } else {
+                    for x in v.iter_mut() {
+                        *x = combine_after::<T, O>(prefix, *x);
+                    }
+                }
+                running = Some(combine_after::<T, O>(running, warp::broadcast(through, WARP - 1)));
+                if aligned && valid == segment {
+                    store_vec16::<T, V>(dst.add(at(j) as usize), v);
+                } else {
+                    for (i, &x) in v.iter().enumerate() {
+                        if at(j) + (i as u32) < valid {
+                            *dst.add((at(j) + i as u32) as usize) = x;
+                        }
+                    }
+                }
+            }
+            sync_warp();
+            if l == 0 {
+                mbar_arrive(empty(s));
+            }
+            k += 1;
+        }
+    }
+}
+
+/// `single_pass_pipe_<t>_<op>` for the 4- and 8-byte element types, with the single-pass
+/// kernel's arguments.
+macro_rules! pipelined_kernels {
+    (u8, [$($op:ident),*]) => {};
+    (u16, [$($op:ident),*]) => {};
+    ($t:ident, [$($op:ident),*]) => { paste::paste! { $(
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn [<single_pass_pipe_ $t _ $op:lower>](
+            inp: *const $t,
+            out: *mut $t,
+            n: u64,
+            init: $t,
+            flags: u32,
+            temp: *mut u8,
+            counter_base: u32,
+            epoch: u32,
+            backoff_ns: u32,
+        ) {
+            const SIZE: usize = core::mem::size_of::<$t>();
+            const P: tuning::Pipeline = tuning::pipeline(ARCH, SIZE);
+            const V: usize = tuning::vector_elems(SIZE) as usize;
+            const D: usize = tuning::lookback_depth(ARCH, SIZE);
+            single_pass_pipelined::<$t, crate::op::$op, { P.warps }, V, { P.items as usize / V }, { P.stages }, D>(
+                inp, out, n, init, flags, temp, counter_base, epoch, backoff_ns,
+            )
+        }
+    )* } };
+}
+crate::kernels::for_each_type!(pipelined_kernels);

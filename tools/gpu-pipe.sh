@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine after ../shared/tools/gpu-bundle (or with only .gpu-bundle/bin/host and
+# the CUB program): the pipelined single-pass scan (GPU_SCAN_PIPELINED=1) against the
+# one-tile-per-block kernels (=0) of the same binary.
+#   bash tools/gpu-pipe.sh [check] [ab] [sanitize]     (default: all three)
+# check: every 4- and 8-byte type and operator against the CPU at awkward sizes (around the
+# 4096- and 2048-element tiles, primes, partial last tiles), inclusive, exclusive, with an
+# initial value. ab: `bench` at 2^24 to 2^30 with each kind in turn, twice, with CUB's scan in the same run.
+# sanitize: memcheck, racecheck, synccheck on small pipelined scans.
+# shellcheck source=tools/gpu-common.sh
+. "$(dirname "$0")/gpu-common.sh"
+set -o pipefail
+steps="${*:-check ab sanitize}"
+{
+  [[ " $steps " == *" check "* ]] || exit 0
+  for ty in u32 i32 f32 u64 i64 f64; do
+    ops="add mul min max"
+    [[ $ty == f* ]] || ops="$ops and or xor"
+    [[ $ty == u64 ]] && ops="$ops affine"
+    for op in $ops; do
+      sizes="33 4097 1000003"
+      [[ $op == add ]] && sizes="1 33 2047 2048 2049 4095 4096 4097 1000003 16777259"
+      for n in $sizes; do
+        for mode in "" "--exclusive" "--init 3"; do
+          # shellcheck disable=SC2086
+          r=$(GPU_SCAN_PIPELINED=1 "$host" scan "$n" --type "$ty" --op "$op" $mode --iters 1 2>&1)
+          echo "$r" | grep -q 'PASS' && echo "ok $ty $op $n $mode" || { echo "FAIL $ty $op $n $mode: $r"; status=1; }
+        done
+      done
+    done
+  done | grep -v '^ok' ; echo "check done"
+  for n in 2^28 2^30+7; do
+    for ty in u32 f64; do
+      GPU_SCAN_PIPELINED=1 "$host" scan "$n" --type "$ty" --iters 1 2>&1 | grep -E 'check|error' | sed "s|^|$ty $n: |"
+    done
+  done
+  exit $status
+} 2>&1 | tee "$out/pipe-check.log" || status=1
+{
+  [[ " $steps " == *" ab "* ]] || exit 0
+  cub "$out/cub-pipe.csv" --ops scan --log2 24,26,28,30 --types u32,i32,f32,u64,f64 || status=1
+  for round in 1 2; do
+    for p in 0 1; do
+      echo "== round $round, GPU_SCAN_PIPELINED=$p"
+      GPU_SCAN_PIPELINED=$p "$host" bench --types u32,i32,f32,u64,f64 --algos single-pass --sizes 2^24..2^30 --step 2 \
+        --baseline "$out/cub-pipe.csv" --out "$out/pipe-bench-p$p-r$round" 2>&1 | grep -v '^\s*$' || status=1
+    done
+  done
+  exit $status
+} 2>&1 | tee "$out/pipe-ab.log" || status=1
+{
+  [[ " $steps " == *" sanitize "* ]] || exit 0
+  export GPU_SCAN_PIPELINED=1
+  sanitize "memcheck racecheck synccheck" "$host" "scan 100003 --type u32" "scan 70001 --type f64 --exclusive" \
+    "scan 4097 --type u64 --op affine --init 5"
+} 2>&1 | tee "$out/pipe-sanitize.log" || status=1
+exit $status
