@@ -2,10 +2,12 @@
 # Runs on the GPU machine after ../shared/tools/gpu-bundle (or with only .gpu-bundle/bin/host and
 # the CUB program): the pipelined single-pass scan (GPU_SCAN_PIPELINED=1) against the
 # one-tile-per-block kernels (=0) of the same binary.
-#   bash tools/gpu-pipe.sh [check] [ab] [sanitize]     (default: all three)
+#   bash tools/gpu-pipe.sh [check] [ab] [shape] [sanitize]     (default: check ab sanitize)
 # check: every 4- and 8-byte type and operator against the CPU at awkward sizes (around the
 # 4096- and 2048-element tiles, primes, partial last tiles), inclusive, exclusive, with an
 # initial value. ab: `bench` at 2^24 to 2^30 with each kind in turn, twice, with CUB's scan in the same run.
+# shape: stages, blocks per SM and 32 KB tiles (GPU_SCAN_PIPE_STAGES, _BLOCKS, _WIDE) at 2^28,
+# interleaved twice with the default shape and the one-tile-per-block kernel.
 # sanitize: memcheck, racecheck, synccheck on small pipelined scans.
 # shellcheck source=tools/gpu-common.sh
 . "$(dirname "$0")/gpu-common.sh"
@@ -29,7 +31,7 @@ steps="${*:-check ab sanitize}"
       done
     done
   done | grep -v '^ok' ; echo "check done"
-  for n in 2^28 2^30+7; do
+  for n in 268435456 1073741831; do
     for ty in u32 f64; do
       GPU_SCAN_PIPELINED=1 "$host" scan "$n" --type "$ty" --iters 1 2>&1 | grep -E 'check|error' | sed "s|^|$ty $n: |"
     done
@@ -49,9 +51,27 @@ steps="${*:-check ab sanitize}"
   exit $status
 } 2>&1 | tee "$out/pipe-ab.log" || status=1
 {
+  [[ " $steps " == *" shape "* ]] || exit 0
+  # (A first sweep, pipe-shape-s10-h200.log: 2, 3, 4 and 8 stages, 32 KB tiles, 2 blocks per SM.)
+  shapes=("GPU_SCAN_PIPELINED=0" "GPU_SCAN_PIPE_STAGES=4" "GPU_SCAN_PIPE_STAGES=5" "GPU_SCAN_PIPE_STAGES=6"
+    "GPU_SCAN_PIPE_STAGES=7" "GPU_SCAN_PIPE_STAGES=6 GPU_SCAN_PIPE_BLOCKS=1" "GPU_SCAN_PIPE_STAGES=5 GPU_SCAN_PIPE_BLOCKS=2"
+    "GPU_SCAN_PIPE_WIDE=1 GPU_SCAN_PIPE_STAGES=4")
+  for round in 1 2; do
+    for ty in u32 f32 u64 f64; do
+      for shape in "${shapes[@]}"; do
+        # shellcheck disable=SC2086
+        env GPU_SCAN_PIPELINED=1 $shape "$host" scan 2^28 --type "$ty" 2>&1 | grep -E '^(time|check|error)' |
+          sed "s|^|[$shape] $ty: |"
+      done
+    done
+  done
+} 2>&1 | tee "$out/pipe-shape.log" || status=1
+{
   [[ " $steps " == *" sanitize "* ]] || exit 0
   export GPU_SCAN_PIPELINED=1
   sanitize "memcheck racecheck synccheck" "$host" "scan 100003 --type u32" "scan 70001 --type f64 --exclusive" \
     "scan 4097 --type u64 --op affine --init 5"
+  echo "== racecheck, whole output"
+  compute-sanitizer --tool racecheck "$host" scan 4097 --type u32 --iters 1; echo "exit=$?"
 } 2>&1 | tee "$out/pipe-sanitize.log" || status=1
 exit $status

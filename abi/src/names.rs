@@ -7,6 +7,8 @@ pub const SINGLE_PASS: &str = "single_pass";
 pub const SINGLE_PASS_STAGED: &str = "single_pass_staged";
 /// Single-pass by a persistent pipeline of warp roles (4- and 8-byte elements).
 pub const SINGLE_PASS_PIPELINED: &str = "single_pass_pipe";
+/// The same with twice the warps per tile (add only, for measuring the tile size).
+pub const SINGLE_PASS_PIPELINED_WIDE: &str = "single_pass_pipewide";
 /// Single-pass with the fixed-order look-back, for order-sensitive (type, operator) pairs.
 pub const SINGLE_PASS_DET: &str = "single_pass_det";
 /// Hierarchical tile scan; followed by `_<block algorithm token>`.

@@ -204,17 +204,31 @@ impl Pipeline {
 }
 
 /// The pipelined single-pass scan's shape for 4- and 8-byte elements: 128 bytes per thread of a
-/// squad, so 16 KB tiles, 4 in flight.
+/// squad, so 16 KB tiles, and 6 of them in flight per block (2 blocks per SM by shared memory).
+/// On the H200 at 2^28 (percent of a same-run copy; `docs/results/pipe-shape*-s10-h200.log`),
+/// stages 2 / 3 / 4 / 5 / 6 / 7 / 8: `u32` 54.6 / 70.5 / 77.0-77.1 / 73.6 / 86.7-87.5 / 77.3 /
+/// 59.1, `f64` 57.2 / 74.8 / 77.4-78.0 / 85.3 / 88.5-88.8 / 86.5 / 50.5 (8 stages fit one block
+/// per SM, 4 and fewer three); at 6 stages `f32` 87.5, `u64` 91.2. One block of 6 stages per
+/// SM: 50-63; 4 stages at 2 blocks 72-73.5; 32 KB tiles (8 warps) 60-78.
 pub const fn pipeline(arch: u32, elem_size: usize) -> Pipeline {
     let _ = arch;
-    Pipeline { warps: 4, items: (128 / elem_size) as u32, stages: 4 }
+    Pipeline { warps: 4, items: (128 / elem_size) as u32, stages: 6 }
+}
+
+/// [`pipeline`] with twice the warps, so 32 KB tiles (`single_pass_pipewide_<t>_add`, chosen by
+/// `GPU_SCAN_PIPE_WIDE=1`), for measuring the tile size.
+pub const fn pipeline_wide(arch: u32, elem_size: usize) -> Pipeline {
+    let p = pipeline(arch, elem_size);
+    Pipeline { warps: 2 * p.warps, stages: 3, ..p }
 }
 
 /// Whether the single-pass scan of 4- and 8-byte elements runs as the pipelined kernel
-/// ([`pipeline`]); `GPU_SCAN_PIPELINED=0` or `1` overrides it, to measure both in one run.
+/// ([`pipeline`]); `GPU_SCAN_PIPELINED=0` or `1` overrides it, to measure both in one run. On the
+/// H200 at 2^28, against the one-tile-per-block kernel in the same run: `u32` 74.1% -> 86.7% of
+/// copy, `f32` 72.6% -> 87.5%, `u64` 74.8% -> 91.2%, `f64` 72.5% -> 88.5%.
 pub const fn single_pass_pipelined(arch: u32, elem_size: usize) -> bool {
-    let _ = (arch, elem_size);
-    false
+    let _ = arch;
+    matches!(elem_size, 4 | 8)
 }
 
 /// Nanoseconds the single-pass look-back sleeps between polls of a tile that has not published
@@ -304,7 +318,13 @@ pub const BOUNDED: &[(BoundedTable, ShapeOf)] = &[
     (BOUNDED_SHORT_ROWS, short_rows),
     (BOUNDED_SEGMENTED, single_pass),
     (BOUNDED_SINGLE_PASS, single_pass),
+    (BOUNDED_PIPELINED, pipeline_block),
 ];
+
+/// The pipelined kernels' block as a [`ShapeOf`] (threads only; launch bounds need no more).
+pub const fn pipeline_block(arch: u32, elem_size: usize) -> TileShape {
+    TileShape { threads: pipeline(arch, elem_size).threads(), items: 1 }
+}
 
 /// The compaction kernels with launch bounds: (kernel, element size, blocks per SM). 4 blocks of
 /// 256 for 4- and 8-byte types (63 registers, no local memory; 3 blocks before): on the H200 at
@@ -416,6 +436,31 @@ pub const BOUNDED_SINGLE_PASS: &[(&str, usize, u32)] = &[
     ("batched_long_rows_i32_add", 4, 4),
     ("batched_long_rows_f32_add", 4, 4),
     ("recurrence_staged_f64", 16, 4),
+];
+
+/// The pipelined kernels of 4-byte types with launch bounds: (kernel, element size, blocks per
+/// SM). Unbounded they take 66-72 registers, 2 blocks of 320 threads; bounded, 64 with no local
+/// memory, which leaves 3 blocks to shapes of up to 4 stages, where shared memory fits 3. (The
+/// wide variant has other threads and is only for measuring.)
+pub const BOUNDED_PIPELINED: &[(&str, usize, u32)] = &[
+    ("single_pass_pipe_u32_add", 4, 3),
+    ("single_pass_pipe_u32_mul", 4, 3),
+    ("single_pass_pipe_u32_min", 4, 3),
+    ("single_pass_pipe_u32_max", 4, 3),
+    ("single_pass_pipe_u32_and", 4, 3),
+    ("single_pass_pipe_u32_or", 4, 3),
+    ("single_pass_pipe_u32_xor", 4, 3),
+    ("single_pass_pipe_i32_add", 4, 3),
+    ("single_pass_pipe_i32_mul", 4, 3),
+    ("single_pass_pipe_i32_min", 4, 3),
+    ("single_pass_pipe_i32_max", 4, 3),
+    ("single_pass_pipe_i32_and", 4, 3),
+    ("single_pass_pipe_i32_or", 4, 3),
+    ("single_pass_pipe_i32_xor", 4, 3),
+    ("single_pass_pipe_f32_add", 4, 3),
+    ("single_pass_pipe_f32_mul", 4, 3),
+    ("single_pass_pipe_f32_min", 4, 3),
+    ("single_pass_pipe_f32_max", 4, 3),
 ];
 
 /// Hierarchical (multi-kernel) strategy: every block algorithm scans `threads` partials.

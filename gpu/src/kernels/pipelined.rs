@@ -31,17 +31,33 @@ use core::mem::size_of;
 use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
 use scan_abi::tuning;
 
-/// The stage index a role's `k`-th tile uses, and the parity of that use's barrier phase.
-#[inline(always)]
-fn stage<const S: u32>(k: u32) -> (u32, u32) {
-    (k % S, (k / S) & 1)
+/// Where a role is in the ring of stages: the stage its next tile uses, and the parity of that
+/// use's barrier phase (it flips each time round the ring).
+#[derive(Clone, Copy)]
+struct Ring {
+    stage: u32,
+    phase: u32,
+}
+
+impl Ring {
+    const START: Ring = Ring { stage: 0, phase: 0 };
+
+    #[inline(always)]
+    fn next(self, stages: u32) -> Ring {
+        if self.stage + 1 == stages {
+            Ring { stage: 0, phase: self.phase ^ 1 }
+        } else {
+            Ring { stage: self.stage + 1, phase: self.phase }
+        }
+    }
 }
 
 /// Tile index of a stage whose claim found no tile left: every role stops there.
 const NO_TILE: u32 = u32::MAX;
 
 /// The pipelined single-pass scan of `n` elements; shapes as `tuning::pipeline` (`R` reducing
-/// and `R` scanning warps, `VECS` vectors of `V` per thread, `S` stages), arguments as
+/// and `R` scanning warps, `VECS` vectors of `V` per thread), `stages` tiles in flight (the
+/// host sizes shared memory for them), other arguments as
 /// [`crate::kernels::single_pass::single_pass`]. The grid is persistent: each block takes tiles
 /// until the counter passes the last, so the counter advances by tiles + blocks.
 #[inline(always)]
@@ -52,7 +68,6 @@ pub unsafe fn single_pass_pipelined<
     const R: u32,
     const V: usize,
     const VECS: usize,
-    const S: u32,
     const D: usize,
 >(
     inp: *const T,
@@ -64,6 +79,7 @@ pub unsafe fn single_pass_pipelined<
     counter_base: u32,
     epoch: u32,
     backoff_ns: u32,
+    stages: u32,
 ) {
     let mode = Mode::from_flags(flags);
     let (w, l) = (warp_idx(), lane());
@@ -72,24 +88,24 @@ pub unsafe fn single_pass_pipelined<
     let tiles = n.div_ceil(tile_elems as u64);
 
     let mut smem = Carver::new();
-    let bars = smem.take::<u64>(4 * S);
-    let tile_of = smem.take::<u32>(S);
-    let warp_totals = smem.take::<T>(S * R);
-    let aggregates = smem.take::<T>(S);
-    let prefixes = smem.take::<T>(S);
-    let bufs = smem.take::<T>(S * tile_elems);
+    let bars = smem.take::<u64>(4 * stages);
+    let tile_of = smem.take::<u32>(stages);
+    let warp_totals = smem.take::<T>(stages * R);
+    let aggregates = smem.take::<T>(stages);
+    let prefixes = smem.take::<T>(stages);
+    let bufs = smem.take::<T>(stages * tile_elems);
     // The free-order look-back holds nothing.
     let held = smem.take::<T>(0);
     smem.check();
     let full = |s: u32| bars.at(s);
-    let reduced = |s: u32| bars.at(S + s);
-    let ready = |s: u32| bars.at(2 * S + s);
-    let empty = |s: u32| bars.at(3 * S + s);
+    let reduced = |s: u32| bars.at(stages + s);
+    let ready = |s: u32| bars.at(2 * stages + s);
+    let empty = |s: u32| bars.at(3 * stages + s);
     let buf = |s: u32| bufs.offset(s * tile_elems);
     let status = TileStatus { words: temp.add(COUNTER_BYTES), epoch, acq_rel: false };
 
     if thread_idx() == 0 {
-        for s in 0..S {
+        for s in 0..stages {
             mbar_init(full(s), 1);
             mbar_init(reduced(s), 1);
             mbar_init(ready(s), 1);
@@ -106,9 +122,9 @@ pub unsafe fn single_pass_pipelined<
     if w == 2 * R {
         // Load: claim, then copy in (bulk for a full aligned tile; the last, partial one element
         // by element, the identity past the end).
-        let mut k = 0;
+        let mut ring = Ring::START;
         loop {
-            let (s, phase) = stage::<S>(k);
+            let Ring { stage: s, phase } = ring;
             mbar_wait(empty(s), phase ^ 1);
             let mut tile = 0;
             if l == 0 {
@@ -145,14 +161,14 @@ pub unsafe fn single_pass_pipelined<
                     mbar_arrive(full(s));
                 }
             }
-            k += 1;
+            ring = ring.next(stages);
         }
     } else if w < R {
         // Reduce: the warp's part of each tile as soon as it has landed; the first warp adds the
         // parts up in order and publishes (tile 0 its inclusive prefix at once).
-        let mut k = 0;
+        let mut ring = Ring::START;
         loop {
-            let (s, phase) = stage::<S>(k);
+            let Ring { stage: s, phase } = ring;
             mbar_wait(full(s), phase);
             let tile = tile_of.get(s);
             if tile == NO_TILE {
@@ -201,13 +217,13 @@ pub unsafe fn single_pass_pipelined<
                 aggregates.set(s, tile_total);
                 mbar_arrive(reduced(s));
             }
-            k += 1;
+            ring = ring.next(stages);
         }
     } else if w == 2 * R + 1 {
         // Look back, tile after tile.
-        let mut k = 0;
+        let mut ring = Ring::START;
         loop {
-            let (s, phase) = stage::<S>(k);
+            let Ring { stage: s, phase } = ring;
             mbar_wait(reduced(s), phase);
             let tile = tile_of.get(s);
             if tile != 0 && tile != NO_TILE {
@@ -224,14 +240,14 @@ pub unsafe fn single_pass_pipelined<
             if tile == NO_TILE {
                 return;
             }
-            k += 1;
+            ring = ring.next(stages);
         }
     } else {
         // Scan and store the warp's part of each tile from the tile's prefix, then free the stage.
         let sw = w - R;
-        let mut k = 0;
+        let mut ring = Ring::START;
         loop {
-            let (s, phase) = stage::<S>(k);
+            let Ring { stage: s, phase } = ring;
             mbar_wait(ready(s), phase);
             mbar_wait(full(s), phase);
             let tile = tile_of.get(s);
@@ -286,20 +302,19 @@ pub unsafe fn single_pass_pipelined<
             if l == 0 {
                 mbar_arrive(empty(s));
             }
-            k += 1;
+            ring = ring.next(stages);
         }
     }
 }
 
 /// `single_pass_pipe_<t>_<op>` for the 4- and 8-byte element types, with the single-pass
-/// kernel's arguments.
-macro_rules! pipelined_kernels {
-    (u8, [$($op:ident),*]) => {};
-    (u16, [$($op:ident),*]) => {};
-    ($t:ident, [$($op:ident),*]) => { paste::paste! { $(
+/// kernel's arguments and the number of stages; `single_pass_pipewide_<t>_add` with
+/// `tuning::pipeline_wide`'s tiles (for measuring the tile size).
+macro_rules! pipelined_kernel {
+    ($name:ident, $t:ident, $op:ident, $shape:ident) => {
         #[no_mangle]
         #[allow(clippy::too_many_arguments)]
-        pub unsafe extern "ptx-kernel" fn [<single_pass_pipe_ $t _ $op:lower>](
+        pub unsafe extern "ptx-kernel" fn $name(
             inp: *const $t,
             out: *mut $t,
             n: u64,
@@ -309,15 +324,25 @@ macro_rules! pipelined_kernels {
             counter_base: u32,
             epoch: u32,
             backoff_ns: u32,
+            stages: u32,
         ) {
             const SIZE: usize = core::mem::size_of::<$t>();
-            const P: tuning::Pipeline = tuning::pipeline(ARCH, SIZE);
+            const P: tuning::Pipeline = tuning::$shape(ARCH, SIZE);
             const V: usize = tuning::vector_elems(SIZE) as usize;
             const D: usize = tuning::lookback_depth(ARCH, SIZE);
-            single_pass_pipelined::<$t, crate::op::$op, { P.warps }, V, { P.items as usize / V }, { P.stages }, D>(
-                inp, out, n, init, flags, temp, counter_base, epoch, backoff_ns,
+            single_pass_pipelined::<$t, crate::op::$op, { P.warps }, V, { P.items as usize / V }, D>(
+                inp, out, n, init, flags, temp, counter_base, epoch, backoff_ns, stages,
             )
         }
-    )* } };
+    };
+}
+
+macro_rules! pipelined_kernels {
+    (u8, [$($op:ident),*]) => {};
+    (u16, [$($op:ident),*]) => {};
+    ($t:ident, [$($op:ident),*]) => { paste::paste! {
+        $( pipelined_kernel!([<single_pass_pipe_ $t _ $op:lower>], $t, $op, pipeline); )*
+        pipelined_kernel!([<single_pass_pipewide_ $t _add>], $t, Add, pipeline_wide);
+    } };
 }
 crate::kernels::for_each_type!(pipelined_kernels);

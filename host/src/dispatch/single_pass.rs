@@ -4,7 +4,9 @@ use super::{grid, kernel_flags, kernel_name, Job, StatusOrdering, TempStorage};
 use crate::element::Element;
 use crate::error::{Error, Result};
 use cudarc::driver::sys::CUfunction_attribute;
-use cudarc::driver::{DeviceRepr, PushKernelArg};
+use cudarc::driver::{CudaFunction, DeviceRepr, DriverError, PushKernelArg};
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
 use scan_abi::{layout, names, status, tuning};
 
 fn shape(elem_size: usize) -> tuning::TileShape {
@@ -45,9 +47,8 @@ pub(super) fn run<T: Element>(job: &Job<'_, T>, temp: &mut TempStorage) -> Resul
     let fixed = job.opts.deterministic && job.opts.op.order_sensitive(T::TYPE);
     let aligned = (job.input | job.output) % tuning::VECTOR_BYTES as u64 == 0;
     if pipelined(T::TYPE.size(), fixed, aligned) {
-        let name = kernel_name(names::SINGLE_PASS_PIPELINED, T::TYPE, job.opts.op);
         let init = job.opts.init.unwrap_or(T::identity(job.opts.op)?);
-        return launch_pipelined(job, &name, init, temp);
+        return launch_pipelined(job, init, temp);
     }
     let prefix = if fixed {
         names::SINGLE_PASS_DET
@@ -110,28 +111,57 @@ pub(crate) fn launch<T: DeviceRepr + Copy>(
     Ok(())
 }
 
-/// Launches the pipelined kernel `name` for `job`: a persistent grid of as many blocks as fit on
-/// the GPU at once (at most one per tile), each taking tiles until none is left.
-fn launch_pipelined<T: DeviceRepr + Copy>(job: &Job<'_, T>, name: &str, init: T, temp: &mut TempStorage) -> Result<()> {
+/// A tuning override from the environment (`GPU_SCAN_PIPE_*`, for measuring the pipelined
+/// kernel's shape in one run): the variable's number, when it is set to one.
+fn knob(var: &str) -> Option<u32> {
+    std::env::var(var).ok().and_then(|v| v.parse().ok())
+}
+
+/// How many blocks of `threads` with `smem` bytes of shared memory kernel `name` (`f`, on device
+/// `ordinal`) fits on an SM, after allowing it that much shared memory (every call: the
+/// allowance belongs to the loaded kernel). The driver is asked once per kernel and shape, so
+/// small scans pay no more than a lookup.
+fn blocks_per_sm(f: &CudaFunction, ordinal: usize, name: &str, threads: u32, smem: u32) -> std::result::Result<u32, DriverError> {
+    static KNOWN: OnceLock<Mutex<HashMap<(usize, String, u32, u32), u32>>> = OnceLock::new();
+    f.set_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem as i32)?;
+    let key = (ordinal, name.to_string(), threads, smem);
+    let known = KNOWN.get_or_init(Mutex::default);
+    if let Some(&b) = known.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return Ok(b);
+    }
+    let b = f.occupancy_max_active_blocks_per_multiprocessor(threads, smem as usize, None)?;
+    known.lock().unwrap_or_else(|e| e.into_inner()).insert(key, b);
+    Ok(b)
+}
+
+/// Launches the pipelined kernel for `job`'s type and operator: a persistent grid of as many
+/// blocks as fit on the GPU at once (at most one per tile), each taking tiles until none is
+/// left. `GPU_SCAN_PIPE_STAGES`, `GPU_SCAN_PIPE_BLOCKS` (per SM) and `GPU_SCAN_PIPE_WIDE=1`
+/// (add only: the 32 KB tiles of `tuning::pipeline_wide`) override the tuning table.
+fn launch_pipelined<T: Element>(job: &Job<'_, T>, init: T, temp: &mut TempStorage) -> Result<()> {
     let size = std::mem::size_of::<T>();
-    let p = tuning::pipeline(tuning::DEFAULT_ARCH, size);
-    let smem = layout::single_pass_pipelined_smem(tuning::DEFAULT_ARCH, size);
+    let wide = knob("GPU_SCAN_PIPE_WIDE") == Some(1) && job.opts.op == scan_abi::Op::Add;
+    let (prefix, mut p) = if wide {
+        (names::SINGLE_PASS_PIPELINED_WIDE, tuning::pipeline_wide(tuning::DEFAULT_ARCH, size))
+    } else {
+        (names::SINGLE_PASS_PIPELINED, tuning::pipeline(tuning::DEFAULT_ARCH, size))
+    };
+    p.stages = knob("GPU_SCAN_PIPE_STAGES").unwrap_or(p.stages).max(1);
+    let name = kernel_name(prefix, T::TYPE, job.opts.op);
+    let name = name.as_str();
+    let smem = layout::single_pass_pipelined_smem(p, size);
     let f = job.gpu.kernel(name)?;
-    f.set_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem as i32)
-        .map_err(|e| Error::kernel(name, e))?;
-    let per_sm = f
-        .occupancy_max_active_blocks_per_multiprocessor(p.threads(), smem as usize, None)
-        .map_err(|e| Error::kernel(name, e))?;
+    let fits = blocks_per_sm(&f, job.gpu.info().ordinal, name, p.threads(), smem).map_err(|e| Error::kernel(name, e))?;
+    let per_sm = knob("GPU_SCAN_PIPE_BLOCKS").map_or(fits, |b| b.min(fits));
     if per_sm == 0 {
         return Err(Error::invalid(format!("{name} does not fit on an SM ({smem} bytes of shared memory)")));
     }
     let tiles = job.n.div_ceil(p.tile() as u64);
     let blocks = tiles.min(per_sm as u64 * job.gpu.info().multiprocessors as u64);
     // Every block's last claim finds no tile: the counter advances by tiles + blocks.
-    let advance =
-        u32::try_from(tiles + blocks).map_err(|_| Error::invalid(format!("{} elements are too many tiles", job.n)))?;
-    let (base, epoch, counter_base) =
-        temp.single_pass(job.gpu, job.stream, status::temp_bytes(tiles, size), advance)?;
+    let advance = u32::try_from(tiles + blocks)
+        .map_err(|_| Error::invalid(format!("{} elements are too many tiles", job.n)))?;
+    let (base, epoch, counter_base) = temp.single_pass(job.gpu, job.stream, status::temp_bytes(tiles, size), advance)?;
     let flags = kernel_flags(job.opts.exclusive, job.opts.init.is_some());
     let backoff = job.opts.backoff_ns.unwrap_or(tuning::lookback_backoff_ns(tuning::DEFAULT_ARCH, size));
     let cfg = grid(blocks, p.threads(), smem)?;
@@ -144,9 +174,11 @@ fn launch_pipelined<T: DeviceRepr + Copy>(job: &Job<'_, T>, name: &str, init: T,
         .arg(&base)
         .arg(&counter_base)
         .arg(&epoch)
-        .arg(&backoff);
-    // SAFETY: the arguments match the kernel's signature (pipelined_kernels! in gpu/), the
-    // buffers hold n elements and the temporary storage holds temp_bytes() for these tiles.
+        .arg(&backoff)
+        .arg(&p.stages);
+    // SAFETY: the arguments match the kernel's signature (pipelined_kernel! in gpu/), the
+    // buffers hold n elements, the temporary storage holds temp_bytes() for these tiles and the
+    // shared memory the stages.
     unsafe { b.launch(cfg) }.map_err(|e| Error::kernel(name, e))?;
     Ok(())
 }
