@@ -2,12 +2,14 @@
 # Runs on the GPU machine after ../shared/tools/gpu-bundle (or with only .gpu-bundle/bin/host and
 # the CUB program): the pipelined single-pass scan (GPU_SCAN_PIPELINED=1) against the
 # one-tile-per-block kernels (=0) of the same binary.
-#   bash tools/gpu-pipe.sh [check] [ab] [shape] [sanitize]     (default: check ab sanitize)
+#   bash tools/gpu-pipe.sh [check] [ab] [shape] [sanitize] [bench]     (default: check ab sanitize)
 # check: every 4- and 8-byte type and operator against the CPU at awkward sizes (around the
 # 4096- and 2048-element tiles, primes, partial last tiles), inclusive, exclusive, with an
 # initial value. ab: `bench` at 2^24 to 2^30 with each kind in turn, twice, with CUB's scan in the same run.
 # shape: stages, blocks per SM and 32 KB tiles (GPU_SCAN_PIPE_STAGES, _BLOCKS, _WIDE) at 2^28,
 # interleaved twice with the default shape and the one-tile-per-block kernel.
+# bench: the README's table: `bench` from 2^10 to 2^30 with CUB's scan in the same run, the
+# default (pipelined) and GPU_SCAN_PIPELINED=0 in turn; racecheck's whole output for both kinds.
 # sanitize: memcheck, racecheck, synccheck on small pipelined scans.
 # shellcheck source=tools/gpu-common.sh
 . "$(dirname "$0")/gpu-common.sh"
@@ -74,4 +76,17 @@ steps="${*:-check ab sanitize}"
   echo "== racecheck, whole output"
   compute-sanitizer --tool racecheck "$host" scan 4097 --type u32 --iters 1; echo "exit=$?"
 } 2>&1 | tee "$out/pipe-sanitize.log" || status=1
+{
+  [[ " $steps " == *" bench "* ]] || exit 0
+  cub "$out/cub-bench.csv" --ops scan --log2 10,12,14,16,18,20,22,24,26,28,30 --types u32,i32,f32,u64,f64 > /dev/null || status=1
+  for p in 1 0; do
+    echo "== GPU_SCAN_PIPELINED=$p"
+    GPU_SCAN_PIPELINED=$p "$host" bench --types u32,i32,f32,u64,f64 --algos single-pass --sizes 2^10..2^30 --step 2 \
+      --baseline "$out/cub-bench.csv" --out "$out/bench-p$p" 2>&1 | grep -v '^\s*$' || status=1
+  done
+  for p in 1 0; do
+    echo "== racecheck, GPU_SCAN_PIPELINED=$p, whole output"
+    GPU_SCAN_PIPELINED=$p compute-sanitizer --tool racecheck "$host" scan 4097 --type u32 --iters 1; echo "exit=$?"
+  done
+} 2>&1 | tee "$out/pipe-bench.log" || status=1
 exit $status

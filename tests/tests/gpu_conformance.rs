@@ -28,24 +28,27 @@ fn correct_block_algorithms() -> impl Iterator<Item = BlockAlgo> {
     BlockAlgo::ALL.into_iter().filter(|b| *b != BlockAlgo::KoggeStoneRacy)
 }
 
+/// Every (type, operator), inclusive and exclusive, over `sizes` around each type's tile, with
+/// `ScanOptions::pipelined` set to `pipelined` (`Some(true)`: only the types that kernel takes).
 fn run_matrix(
     algorithm: Algorithm,
     tile_of: impl Fn(ElemType) -> usize,
     largest: usize,
     big_ops_only: bool,
+    pipelined: Option<bool>,
 ) -> Vec<String> {
     let Some(gpu) = gpu(&algorithm.name()) else {
         return vec![];
     };
     let mut temp = TempStorage::new();
     let mut failures = Vec::new();
-    for (ty, op) in pairs() {
+    for (ty, op) in pairs().filter(|(t, _)| pipelined != Some(true) || matches!(t.size(), 4 | 8)) {
         for exclusive in [false, true] {
             for (k, n) in sizes(tile_of(ty), largest).into_iter().enumerate() {
                 if big_ops_only && n > 65536 && !matches!(op, Op::Add | Op::Max | Op::Affine) {
                     continue;
                 }
-                let case = Case { exclusive, with_init: k % 3 == 2, ..Case::new(op, algorithm, n) };
+                let case = Case { exclusive, with_init: k % 3 == 2, pipelined, ..Case::new(op, algorithm, n) };
                 with_elem_type!(ty, T => failures.extend(check::<T>(gpu, &mut temp, case, None)));
             }
         }
@@ -56,7 +59,14 @@ fn run_matrix(
 #[test]
 fn single_pass_every_type_operator_mode_and_size() {
     let tile = |t: ElemType| tuning::single_pass(tuning::DEFAULT_ARCH, t.size()).tile() as usize;
-    assert_none_failed(&run_matrix(Algorithm::SinglePass, tile, usize::MAX, false));
+    assert_none_failed(&run_matrix(Algorithm::SinglePass, tile, usize::MAX, false, Some(false)));
+}
+
+/// The pipelined kernel (by default only from 64 MiB on) at every size of the matrix.
+#[test]
+fn single_pass_pipelined_every_type_operator_mode_and_size() {
+    let tile = |t: ElemType| tuning::pipeline(tuning::DEFAULT_ARCH, t.size()).tile() as usize;
+    assert_none_failed(&run_matrix(Algorithm::SinglePass, tile, usize::MAX, false, Some(true)));
 }
 
 #[test]
@@ -65,7 +75,7 @@ fn hierarchical_every_block_algorithm_and_propagation() {
     let mut failures = Vec::new();
     for block in correct_block_algorithms() {
         for propagation in [Propagation::ReduceThenScan, Propagation::ScanThenAdd] {
-            failures.extend(run_matrix(hierarchical(block, propagation), tile, usize::MAX, true));
+            failures.extend(run_matrix(hierarchical(block, propagation), tile, usize::MAX, true, None));
         }
     }
     assert_none_failed(&failures);
@@ -96,7 +106,7 @@ fn hierarchical_three_levels() {
 
 #[test]
 fn naive_every_type_operator_and_mode() {
-    assert_none_failed(&run_matrix(Algorithm::Naive, |_| 256, 65521, false));
+    assert_none_failed(&run_matrix(Algorithm::Naive, |_| 256, 65521, false, None));
 }
 
 #[test]

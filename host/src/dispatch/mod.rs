@@ -142,6 +142,10 @@ pub struct ScanOptions<T> {
     /// and equal to [`crate::replica::single_pass`] bit for bit. The hierarchical and naive
     /// strategies have no timing-dependent step and are always deterministic.
     pub deterministic: bool,
+    /// Single-pass only, 4- and 8-byte elements: `Some(true)` runs the pipelined kernel (a
+    /// persistent grid of warp roles), `Some(false)` the one-tile-per-block kernel, `None` (the
+    /// default) picks by size as `scan_abi::tuning::single_pass_pipelined` says.
+    pub pipelined: Option<bool>,
 }
 
 impl<T> ScanOptions<T> {
@@ -155,6 +159,7 @@ impl<T> ScanOptions<T> {
             status_ordering: StatusOrdering::default(),
             backoff_ns: None,
             deterministic: false,
+            pipelined: None,
         }
     }
 
@@ -185,6 +190,11 @@ impl<T> ScanOptions<T> {
 
     pub fn deterministic(mut self, deterministic: bool) -> Self {
         self.deterministic = deterministic;
+        self
+    }
+
+    pub fn pipelined(mut self, pipelined: Option<bool>) -> Self {
+        self.pipelined = pipelined;
         self
     }
 }

@@ -5,17 +5,20 @@ use crate::element::Element;
 use crate::error::{Error, Result};
 use cudarc::driver::sys::CUfunction_attribute;
 use cudarc::driver::{CudaFunction, DeviceRepr, DriverError, PushKernelArg};
+use scan_abi::{layout, names, status, tuning};
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
-use scan_abi::{layout, names, status, tuning};
 
 fn shape(elem_size: usize) -> tuning::TileShape {
     tuning::single_pass(tuning::DEFAULT_ARCH, elem_size)
 }
 
-/// Enough for either kernel: the pipelined one's tiles may be the smaller.
+/// Enough for either kernel: the pipelined one (4- and 8-byte elements) has smaller tiles.
 pub(super) fn temp_bytes(elem_size: usize, n: u64) -> u64 {
-    let tile = shape(elem_size).tile().min(tuning::pipeline(tuning::DEFAULT_ARCH, elem_size).tile());
+    let mut tile = shape(elem_size).tile();
+    if matches!(elem_size, 4 | 8) {
+        tile = tile.min(tuning::pipeline(tuning::DEFAULT_ARCH, elem_size).tile());
+    }
     status::temp_bytes(n.div_ceil(tile as u64), elem_size)
 }
 
@@ -31,22 +34,23 @@ pub(crate) fn staged(elem_size: usize, fixed: bool) -> bool {
     chosen && !fixed && matches!(elem_size, 4 | 8 | 16)
 }
 
-/// Whether the pipelined kernels run (4- and 8-byte elements, free-order look-back, input and
-/// output 16-byte aligned): as `tuning::single_pass_pipelined` says, unless `GPU_SCAN_PIPELINED`
-/// is `0` or `1`, which lets one run measure both.
-pub(crate) fn pipelined(elem_size: usize, fixed: bool, aligned: bool) -> bool {
-    let chosen = match std::env::var("GPU_SCAN_PIPELINED").as_deref() {
+/// Whether the pipelined kernels run for `n` elements of `elem_size` bytes: never with the
+/// fixed-order look-back, for other element sizes than 4 and 8, or unless input and output are
+/// 16-byte aligned (`aligned`); otherwise as `choice` says, else as `GPU_SCAN_PIPELINED=0|1`
+/// says (to measure both in one run), else as the tuning table says for this size.
+pub(crate) fn pipelined(elem_size: usize, n: u64, fixed: bool, aligned: bool, choice: Option<bool>) -> bool {
+    let chosen = choice.unwrap_or_else(|| match std::env::var("GPU_SCAN_PIPELINED").as_deref() {
         Ok("0") => false,
         Ok("1") => true,
-        _ => tuning::single_pass_pipelined(tuning::DEFAULT_ARCH, elem_size),
-    };
+        _ => tuning::single_pass_pipelined(tuning::DEFAULT_ARCH, elem_size, n),
+    });
     chosen && !fixed && aligned && matches!(elem_size, 4 | 8)
 }
 
 pub(super) fn run<T: Element>(job: &Job<'_, T>, temp: &mut TempStorage) -> Result<()> {
     let fixed = job.opts.deterministic && job.opts.op.order_sensitive(T::TYPE);
     let aligned = (job.input | job.output) % tuning::VECTOR_BYTES as u64 == 0;
-    if pipelined(T::TYPE.size(), fixed, aligned) {
+    if pipelined(T::TYPE.size(), job.n, fixed, aligned, job.opts.pipelined) {
         let init = job.opts.init.unwrap_or(T::identity(job.opts.op)?);
         return launch_pipelined(job, init, temp);
     }
@@ -121,7 +125,13 @@ fn knob(var: &str) -> Option<u32> {
 /// `ordinal`) fits on an SM, after allowing it that much shared memory (every call: the
 /// allowance belongs to the loaded kernel). The driver is asked once per kernel and shape, so
 /// small scans pay no more than a lookup.
-fn blocks_per_sm(f: &CudaFunction, ordinal: usize, name: &str, threads: u32, smem: u32) -> std::result::Result<u32, DriverError> {
+fn blocks_per_sm(
+    f: &CudaFunction,
+    ordinal: usize,
+    name: &str,
+    threads: u32,
+    smem: u32,
+) -> std::result::Result<u32, DriverError> {
     static KNOWN: OnceLock<Mutex<HashMap<(usize, String, u32, u32), u32>>> = OnceLock::new();
     f.set_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem as i32)?;
     let key = (ordinal, name.to_string(), threads, smem);
@@ -151,7 +161,8 @@ fn launch_pipelined<T: Element>(job: &Job<'_, T>, init: T, temp: &mut TempStorag
     let name = name.as_str();
     let smem = layout::single_pass_pipelined_smem(p, size);
     let f = job.gpu.kernel(name)?;
-    let fits = blocks_per_sm(&f, job.gpu.info().ordinal, name, p.threads(), smem).map_err(|e| Error::kernel(name, e))?;
+    let fits =
+        blocks_per_sm(&f, job.gpu.info().ordinal, name, p.threads(), smem).map_err(|e| Error::kernel(name, e))?;
     let per_sm = knob("GPU_SCAN_PIPE_BLOCKS").map_or(fits, |b| b.min(fits));
     if per_sm == 0 {
         return Err(Error::invalid(format!("{name} does not fit on an SM ({smem} bytes of shared memory)")));
@@ -159,9 +170,10 @@ fn launch_pipelined<T: Element>(job: &Job<'_, T>, init: T, temp: &mut TempStorag
     let tiles = job.n.div_ceil(p.tile() as u64);
     let blocks = tiles.min(per_sm as u64 * job.gpu.info().multiprocessors as u64);
     // Every block's last claim finds no tile: the counter advances by tiles + blocks.
-    let advance = u32::try_from(tiles + blocks)
-        .map_err(|_| Error::invalid(format!("{} elements are too many tiles", job.n)))?;
-    let (base, epoch, counter_base) = temp.single_pass(job.gpu, job.stream, status::temp_bytes(tiles, size), advance)?;
+    let advance =
+        u32::try_from(tiles + blocks).map_err(|_| Error::invalid(format!("{} elements are too many tiles", job.n)))?;
+    let (base, epoch, counter_base) =
+        temp.single_pass(job.gpu, job.stream, status::temp_bytes(tiles, size), advance)?;
     let flags = kernel_flags(job.opts.exclusive, job.opts.init.is_some());
     let backoff = job.opts.backoff_ns.unwrap_or(tuning::lookback_backoff_ns(tuning::DEFAULT_ARCH, size));
     let cfg = grid(blocks, p.threads(), smem)?;

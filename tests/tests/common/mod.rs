@@ -53,11 +53,22 @@ pub struct Case {
     pub with_init: bool,
     pub n: usize,
     pub seed: u64,
+    /// `ScanOptions::pipelined`.
+    pub pipelined: Option<bool>,
 }
 
 impl Case {
     pub fn new(op: Op, algorithm: Algorithm, n: usize) -> Case {
-        Case { op, algorithm, exclusive: false, in_place: false, with_init: false, n, seed: 0x5eed ^ n as u64 }
+        Case {
+            op,
+            algorithm,
+            exclusive: false,
+            in_place: false,
+            with_init: false,
+            n,
+            seed: 0x5eed ^ n as u64,
+            pipelined: None,
+        }
     }
 }
 
@@ -84,7 +95,11 @@ pub fn check_on<T: Element>(
         }
     };
     let init = case.with_init.then(|| input::value::<T>(case.op, case.seed ^ 0xabc, u64::MAX));
-    let opts = ScanOptions::new(case.op).exclusive(case.exclusive).init(init).algorithm(case.algorithm);
+    let opts = ScanOptions::new(case.op)
+        .exclusive(case.exclusive)
+        .init(init)
+        .algorithm(case.algorithm)
+        .pipelined(case.pipelined);
     let mut run = || -> gpu_scan::Result<Vec<T>> {
         let d_in = gpu.upload(stream, "input", data)?;
         if case.in_place {
