@@ -2,7 +2,7 @@
 # Runs on the GPU machine after ../shared/tools/gpu-bundle (or with only .gpu-bundle/bin/host and
 # the CUB program): the pipelined single-pass scan (GPU_SCAN_PIPELINED=1) against the
 # one-tile-per-block kernels (=0) of the same binary.
-#   bash tools/gpu-pipe.sh [check] [ab] [shape] [sanitize] [bench]     (default: check ab sanitize)
+#   bash tools/gpu-pipe.sh [check] [ab] [shape] [sanitize] [bench] [recurrence]     (default: check ab sanitize)
 # check: every 4- and 8-byte type and operator against the CPU at awkward sizes (around the
 # 4096- and 2048-element tiles, primes, partial last tiles), inclusive, exclusive, with an
 # initial value. ab: `bench` at 2^24 to 2^30 with each kind in turn, twice, with CUB's scan in the same run.
@@ -10,6 +10,8 @@
 # interleaved twice with the default shape and the one-tile-per-block kernel.
 # bench: the README's table: `bench` from 2^10 to 2^30 with CUB's scan in the same run, the
 # default (pipelined) and GPU_SCAN_PIPELINED=0 in turn; racecheck's whole output for both kinds.
+# recurrence: the recurrences' pipelined kernels checked at odd sizes (forced), then timed against
+# the staged kernels (GPU_SCAN_PIPELINED=0), interleaved twice; memcheck on both.
 # sanitize: memcheck, racecheck, synccheck on small pipelined scans.
 # shellcheck source=tools/gpu-common.sh
 . "$(dirname "$0")/gpu-common.sh"
@@ -89,4 +91,23 @@ steps="${*:-check ab sanitize}"
     GPU_SCAN_PIPELINED=$p compute-sanitizer --tool racecheck "$host" scan 4097 --type u32 --iters 1; echo "exit=$?"
   done
 } 2>&1 | tee "$out/pipe-bench.log" || status=1
+{
+  [[ " $steps " == *" recurrence "* ]] || exit 0
+  for ty in f32 f64; do
+    for n in 1 33 1023 1025 4097 1000003; do
+      GPU_SCAN_PIPELINED=1 "$host" recurrence "$n" --type "$ty" --x0 1.5 --iters 1 2>&1 | grep -E '^(check|error)' |
+        sed "s|^|pipelined $ty $n: |"
+    done
+  done
+  for round in 1 2; do
+    for c in "2^28 --type f32" "2^27 --type f64"; do
+      for p in 0 1; do
+        # shellcheck disable=SC2086
+        GPU_SCAN_PIPELINED=$p "$host" recurrence $c 2>&1 | grep -E '^(time|check|error)' | sed "s|^|pipelined=$p [$c]: |"
+      done
+    done
+  done
+  export GPU_SCAN_PIPELINED=1
+  sanitize memcheck "$host" "recurrence 70001 --type f32" "recurrence 70001 --type f64"
+} 2>&1 | tee "$out/pipe-recurrence.log" || status=1
 exit $status

@@ -38,6 +38,9 @@ pub const SINGLE_PASS_TIMELINE: &str = "single_pass_timeline_u32_add";
 /// The recurrences with the tile staged in shared memory.
 pub const RECURRENCE_STAGED_F32: &str = "recurrence_staged_f32";
 pub const RECURRENCE_STAGED_F64: &str = "recurrence_staged_f64";
+/// The recurrences as pipelined kernels (`gpu::kernels::pipelined`).
+pub const RECURRENCE_PIPELINED_F32: &str = "recurrence_pipe_f32";
+pub const RECURRENCE_PIPELINED_F64: &str = "recurrence_pipe_f64";
 /// Batched scans of a row-major matrix: `batched_columns_<type>_<op>` down the columns,
 /// `batched_rows_<type>_<op>` along many long rows, `batched_long_rows_<type>_<op>` along few,
 /// `batched_short_rows_<type>_<op>` along rows of at most one tile (add, mul, min, max on 32- and

@@ -223,14 +223,14 @@ pub const fn pipeline_wide(arch: u32, elem_size: usize) -> Pipeline {
 }
 
 /// Whether the single-pass scan of `n` elements of `elem_size` bytes runs as the pipelined kernel
-/// ([`pipeline`]): 4- and 8-byte elements from 64 MiB on. On the H200, against the
+/// ([`pipeline`]): 4- and 8-byte elements, and the f64 recurrence's 16-byte pairs, from 64 MiB on. On the H200, against the
 /// one-tile-per-block kernel in the same run (`docs/results/pipe-bench-s10-h200.log`): at 2^28
 /// `u32` 74.3% -> 89.2% of copy, `f32` 72.7% -> 88.2%, `u64` 74.3% -> 91.5%, `f64` 72.3% ->
 /// 88.5%; at 64 MiB (`u32` 2^24, `f64` 2^23) about even; below it slower (a persistent grid of
 /// 264 blocks with 6 stages each to start, for few tiles: `u32` 2^20 0.0139 against 0.0103 ms).
 pub const fn single_pass_pipelined(arch: u32, elem_size: usize, n: u64) -> bool {
     let _ = arch;
-    matches!(elem_size, 4 | 8) && n * elem_size as u64 >= PIPELINED_MIN_BYTES
+    matches!(elem_size, 4 | 8 | 16) && n * elem_size as u64 >= PIPELINED_MIN_BYTES
 }
 
 /// Smallest input the pipelined single-pass kernel takes by default (see

@@ -307,13 +307,14 @@ pub unsafe fn single_pass_pipelined<
     }
 }
 
-/// `single_pass_pipe_<t>_<op>` for the 4- and 8-byte element types, with the single-pass
-/// kernel's arguments and the number of stages; `single_pass_pipewide_<t>_add` with
+/// `single_pass_pipe_<t>_<op>` for the 4- and 8-byte element types (and `recurrence_pipe_f32`,
+/// `recurrence_pipe_f64` below), with the single-pass kernel's arguments and the number of stages; `single_pass_pipewide_<t>_add` with
 /// `tuning::pipeline_wide`'s tiles (for measuring the tile size).
 macro_rules! pipelined_kernel {
-    ($name:ident, $t:ident, $op:ident, $shape:ident) => {
+    ($name:ident, $t:ty, $op:ident, $shape:ident) => {
         #[no_mangle]
-        #[allow(clippy::too_many_arguments)]
+        // A `[f64; 2]` initial value is a 16-byte, 8-aligned PTX parameter, as the host passes it.
+        #[allow(clippy::too_many_arguments, improper_ctypes_definitions)]
         pub unsafe extern "ptx-kernel" fn $name(
             inp: *const $t,
             out: *mut $t,
@@ -346,3 +347,7 @@ macro_rules! pipelined_kernels {
     } };
 }
 crate::kernels::for_each_type!(pipelined_kernels);
+
+// The linear recurrence's scans of affine maps (see `single_pass::recurrence_f32`).
+pipelined_kernel!(recurrence_pipe_f32, u64, AffineF32, pipeline);
+pipelined_kernel!(recurrence_pipe_f64, [f64; 2], AffineF64, pipeline);

@@ -11,16 +11,17 @@ use crate::error::{Error, Result};
 use crate::runtime::Gpu;
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, ValidAsZeroBits};
 use scan_abi::op::AffineF32;
-use scan_abi::{names, Op};
+use scan_abi::{names, tuning, Op};
 use std::sync::Arc;
 
 /// A float type the recurrence is built for, with how its maps travel: f32 pairs packed in a
 /// u64 (`AffineF32`), f64 pairs as `[a, b]` (`AffineF64`).
 pub trait RecurrenceFloat: Copy + Into<f64> + Send + Sync + 'static {
     type Map: DeviceRepr + ValidAsZeroBits + Copy + Unpin + Send + Sync;
-    /// The kernels: tile in registers, tile staged in shared memory.
+    /// The kernels: tile in registers, tile staged in shared memory, pipelined.
     const KERNEL: &'static str;
     const STAGED_KERNEL: &'static str;
+    const PIPELINED_KERNEL: &'static str;
     fn map(a: Self, b: Self) -> Self::Map;
     /// The constant map `x -> x0`, i.e. (0, x0), that starts the scan.
     fn start(x0: Self) -> Self::Map;
@@ -34,6 +35,7 @@ impl RecurrenceFloat for f32 {
     type Map = u64;
     const KERNEL: &'static str = names::RECURRENCE_F32;
     const STAGED_KERNEL: &'static str = names::RECURRENCE_STAGED_F32;
+    const PIPELINED_KERNEL: &'static str = names::RECURRENCE_PIPELINED_F32;
     fn map(a: f32, b: f32) -> u64 {
         AffineF32::pack(a, b)
     }
@@ -52,6 +54,7 @@ impl RecurrenceFloat for f64 {
     type Map = [f64; 2];
     const KERNEL: &'static str = names::RECURRENCE_F64;
     const STAGED_KERNEL: &'static str = names::RECURRENCE_STAGED_F64;
+    const PIPELINED_KERNEL: &'static str = names::RECURRENCE_PIPELINED_F64;
     fn map(a: f64, b: f64) -> [f64; 2] {
         [a, b]
     }
@@ -102,9 +105,16 @@ impl Gpu {
         let (input, _r) = maps.device_ptr(stream);
         let (output, _w) = out.device_ptr_mut(stream);
         let job = Job { gpu: self, stream, input, output, n, opts: &opts };
-        let staged = single_pass::staged(std::mem::size_of::<F::Map>(), false);
-        let kernel = if staged { F::STAGED_KERNEL } else { F::KERNEL };
-        let r = single_pass::launch(&job, kernel, staged, start, None, temp);
+        let size = std::mem::size_of::<F::Map>();
+        let aligned = (input | output) % tuning::VECTOR_BYTES as u64 == 0;
+        let r = if single_pass::pipelined(size, n, false, aligned, None) {
+            let p = tuning::pipeline(tuning::DEFAULT_ARCH, size);
+            single_pass::launch_pipelined(&job, F::PIPELINED_KERNEL, p, start, temp)
+        } else {
+            let staged = single_pass::staged(size, false);
+            let kernel = if staged { F::STAGED_KERNEL } else { F::KERNEL };
+            single_pass::launch(&job, kernel, staged, start, None, temp)
+        };
         temp.poison_on_error(r)
     }
 

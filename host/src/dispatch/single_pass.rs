@@ -35,7 +35,7 @@ pub(crate) fn staged(elem_size: usize, fixed: bool) -> bool {
 }
 
 /// Whether the pipelined kernels run for `n` elements of `elem_size` bytes: never with the
-/// fixed-order look-back, for other element sizes than 4 and 8, or unless input and output are
+/// fixed-order look-back, for other element sizes than 4, 8 and 16 (the f64 recurrence's pairs), or unless input and output are
 /// 16-byte aligned (`aligned`); otherwise as `choice` says, else as `GPU_SCAN_PIPELINED=0|1`
 /// says (to measure both in one run), else as the tuning table says for this size.
 pub(crate) fn pipelined(elem_size: usize, n: u64, fixed: bool, aligned: bool, choice: Option<bool>) -> bool {
@@ -44,7 +44,7 @@ pub(crate) fn pipelined(elem_size: usize, n: u64, fixed: bool, aligned: bool, ch
         Ok("1") => true,
         _ => tuning::single_pass_pipelined(tuning::DEFAULT_ARCH, elem_size, n),
     });
-    chosen && !fixed && aligned && matches!(elem_size, 4 | 8)
+    chosen && !fixed && aligned && matches!(elem_size, 4 | 8 | 16)
 }
 
 pub(super) fn run<T: Element>(job: &Job<'_, T>, temp: &mut TempStorage) -> Result<()> {
@@ -52,7 +52,8 @@ pub(super) fn run<T: Element>(job: &Job<'_, T>, temp: &mut TempStorage) -> Resul
     let aligned = (job.input | job.output) % tuning::VECTOR_BYTES as u64 == 0;
     if pipelined(T::TYPE.size(), job.n, fixed, aligned, job.opts.pipelined) {
         let init = job.opts.init.unwrap_or(T::identity(job.opts.op)?);
-        return launch_pipelined(job, init, temp);
+        let (name, p) = pipelined_kernel(job);
+        return launch_pipelined(job, &name, p, init, temp);
     }
     let prefix = if fixed {
         names::SINGLE_PASS_DET
@@ -144,21 +145,34 @@ fn blocks_per_sm(
     Ok(b)
 }
 
-/// Launches the pipelined kernel for `job`'s type and operator: a persistent grid of as many
-/// blocks as fit on the GPU at once (at most one per tile), each taking tiles until none is
-/// left. `GPU_SCAN_PIPE_STAGES`, `GPU_SCAN_PIPE_BLOCKS` (per SM) and `GPU_SCAN_PIPE_WIDE=1`
-/// (add only: the 32 KB tiles of `tuning::pipeline_wide`) override the tuning table.
-fn launch_pipelined<T: Element>(job: &Job<'_, T>, init: T, temp: &mut TempStorage) -> Result<()> {
-    let size = std::mem::size_of::<T>();
+/// The pipelined kernel for `job`'s type and operator and its shape: `tuning::pipeline`, with
+/// `GPU_SCAN_PIPE_STAGES` and `GPU_SCAN_PIPE_WIDE=1` (add only: the 32 KB tiles of
+/// `tuning::pipeline_wide`) overriding it, for measuring.
+fn pipelined_kernel<T: Element>(job: &Job<'_, T>) -> (String, tuning::Pipeline) {
+    let size = T::TYPE.size();
     let wide = knob("GPU_SCAN_PIPE_WIDE") == Some(1) && job.opts.op == scan_abi::Op::Add;
-    let (prefix, mut p) = if wide {
+    let (prefix, p) = if wide {
         (names::SINGLE_PASS_PIPELINED_WIDE, tuning::pipeline_wide(tuning::DEFAULT_ARCH, size))
     } else {
         (names::SINGLE_PASS_PIPELINED, tuning::pipeline(tuning::DEFAULT_ARCH, size))
     };
+    (kernel_name(prefix, T::TYPE, job.opts.op), p)
+}
+
+/// Launches the pipelined kernel `name` of shape `p` (any kernel stamped out by
+/// `pipelined_kernel!`) for `job`, with `init` as the initial value when `job.opts.init` is set:
+/// a persistent grid of as many blocks as fit on the GPU at once (at most one per tile), each
+/// taking tiles until none is left. `GPU_SCAN_PIPE_STAGES` and `GPU_SCAN_PIPE_BLOCKS` (per SM)
+/// override the stages and the blocks, for measuring.
+pub(crate) fn launch_pipelined<T: DeviceRepr + Copy>(
+    job: &Job<'_, T>,
+    name: &str,
+    mut p: tuning::Pipeline,
+    init: T,
+    temp: &mut TempStorage,
+) -> Result<()> {
+    let size = std::mem::size_of::<T>();
     p.stages = knob("GPU_SCAN_PIPE_STAGES").unwrap_or(p.stages).max(1);
-    let name = kernel_name(prefix, T::TYPE, job.opts.op);
-    let name = name.as_str();
     let smem = layout::single_pass_pipelined_smem(p, size);
     let f = job.gpu.kernel(name)?;
     let fits =
