@@ -222,15 +222,28 @@ pub const fn pipeline_wide(arch: u32, elem_size: usize) -> Pipeline {
     Pipeline { warps: 2 * p.warps, stages: 3, ..p }
 }
 
-/// Whether the single-pass scan of `n` elements of `elem_size` bytes runs as the pipelined kernel
-/// ([`pipeline`]): 4- and 8-byte elements, and the f64 recurrence's 16-byte pairs, from 64 MiB on. On the H200, against the
-/// one-tile-per-block kernel in the same run (`docs/results/pipe-bench-s10-h200.log`): at 2^28
-/// `u32` 74.3% -> 89.2% of copy, `f32` 72.7% -> 88.2%, `u64` 74.3% -> 91.5%, `f64` 72.3% ->
-/// 88.5%; at 64 MiB (`u32` 2^24, `f64` 2^23) about even; below it slower (a persistent grid of
-/// 264 blocks with 6 stages each to start, for few tiles: `u32` 2^20 0.0139 against 0.0103 ms).
-pub const fn single_pass_pipelined(arch: u32, elem_size: usize, n: u64) -> bool {
+/// Whether the single-pass scan of `n` elements of `ty` with `op` runs as the pipelined kernel
+/// ([`pipeline`]) by default: 4- and 8-byte elements from 64 MiB on, except `f64` min and max.
+/// On the H200, against the one-tile-per-block kernel in the same run
+/// (`docs/results/pipe-bench-s10-h200.log`): at 2^28 `u32` 74.3% -> 89.2% of copy, `f32` 72.7% ->
+/// 88.2%, `u64` 74.3% -> 91.5%, `f64` 72.3% -> 88.5%; at 64 MiB (`u32` 2^24, `f64` 2^23) about
+/// even; below it slower (a persistent grid of 264 blocks with 6 stages each to start, for few
+/// tiles: `u32` 2^20 0.0139 against 0.0103 ms). Min and max at 2^28 (`minmax-s10-h200.log`):
+/// `u32` max 87.4% (add 88.0%), `f32` 87.5% against 72.4%, `u64` 89.2% against 74.6%, but `f64`
+/// 67.5-68.1% against 71.1-71.3% (add 88.7%; not understood yet), so `f64` min and max stay.
+pub fn single_pass_pipelined(arch: u32, ty: crate::ElemType, op: crate::Op, n: u64) -> bool {
     let _ = arch;
-    matches!(elem_size, 4 | 8 | 16) && n * elem_size as u64 >= PIPELINED_MIN_BYTES
+    let slower = ty == crate::ElemType::F64 && matches!(op, crate::Op::Min | crate::Op::Max);
+    matches!(ty.size(), 4 | 8) && !slower && n * ty.size() as u64 >= PIPELINED_MIN_BYTES
+}
+
+/// Whether the linear recurrence over `n` maps of `map_size` bytes runs as the pipelined kernel:
+/// `f32` (8-byte packed pairs) from 64 MiB on. On the H200 in one run against the staged kernel
+/// (`docs/results/pipe-recurrence-s10-h200.log`): `f32` 2^28 74.5-75.0% -> 87.1-87.3% of copy;
+/// `f64` pairs (16 bytes) 2^27 58.4-58.5% -> 57.5%, so they stay staged.
+pub const fn recurrence_pipelined(arch: u32, map_size: usize, n: u64) -> bool {
+    let _ = arch;
+    map_size == 8 && n * map_size as u64 >= PIPELINED_MIN_BYTES
 }
 
 /// Smallest input the pipelined single-pass kernel takes by default (see

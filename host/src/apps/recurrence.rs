@@ -107,7 +107,8 @@ impl Gpu {
         let job = Job { gpu: self, stream, input, output, n, opts: &opts };
         let size = std::mem::size_of::<F::Map>();
         let aligned = (input | output) % tuning::VECTOR_BYTES as u64 == 0;
-        let r = if single_pass::pipelined(size, n, false, aligned, None) {
+        let by_default = tuning::recurrence_pipelined(tuning::DEFAULT_ARCH, size, n);
+        let r = if single_pass::pipelined(size, false, aligned, None, by_default) {
             let p = tuning::pipeline(tuning::DEFAULT_ARCH, size);
             single_pass::launch_pipelined(&job, F::PIPELINED_KERNEL, p, start, temp)
         } else {

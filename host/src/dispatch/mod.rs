@@ -144,7 +144,8 @@ pub struct ScanOptions<T> {
     pub deterministic: bool,
     /// Single-pass only, 4- and 8-byte elements: `Some(true)` runs the pipelined kernel (a
     /// persistent grid of warp roles), `Some(false)` the one-tile-per-block kernel, `None` (the
-    /// default) picks by size as `scan_abi::tuning::single_pass_pipelined` says.
+    /// default) picks as `scan_abi::tuning::single_pass_pipelined` says (by size, type and
+    /// operator).
     pub pipelined: Option<bool>,
 }
 

@@ -34,15 +34,16 @@ pub(crate) fn staged(elem_size: usize, fixed: bool) -> bool {
     chosen && !fixed && matches!(elem_size, 4 | 8 | 16)
 }
 
-/// Whether the pipelined kernels run for `n` elements of `elem_size` bytes: never with the
-/// fixed-order look-back, for other element sizes than 4, 8 and 16 (the f64 recurrence's pairs), or unless input and output are
-/// 16-byte aligned (`aligned`); otherwise as `choice` says, else as `GPU_SCAN_PIPELINED=0|1`
-/// says (to measure both in one run), else as the tuning table says for this size.
-pub(crate) fn pipelined(elem_size: usize, n: u64, fixed: bool, aligned: bool, choice: Option<bool>) -> bool {
+/// Whether a pipelined kernel runs for elements (or maps) of `elem_size` bytes: never with the
+/// fixed-order look-back, for other sizes than 4, 8 and 16 (the f64 recurrence's pairs), or
+/// unless input and output are 16-byte aligned (`aligned`); otherwise as `choice` says, else as
+/// `GPU_SCAN_PIPELINED=0|1` says (to measure both in one run), else `by_default` (the tuning
+/// table's word for this case).
+pub(crate) fn pipelined(elem_size: usize, fixed: bool, aligned: bool, choice: Option<bool>, by_default: bool) -> bool {
     let chosen = choice.unwrap_or_else(|| match std::env::var("GPU_SCAN_PIPELINED").as_deref() {
         Ok("0") => false,
         Ok("1") => true,
-        _ => tuning::single_pass_pipelined(tuning::DEFAULT_ARCH, elem_size, n),
+        _ => by_default,
     });
     chosen && !fixed && aligned && matches!(elem_size, 4 | 8 | 16)
 }
@@ -50,7 +51,8 @@ pub(crate) fn pipelined(elem_size: usize, n: u64, fixed: bool, aligned: bool, ch
 pub(super) fn run<T: Element>(job: &Job<'_, T>, temp: &mut TempStorage) -> Result<()> {
     let fixed = job.opts.deterministic && job.opts.op.order_sensitive(T::TYPE);
     let aligned = (job.input | job.output) % tuning::VECTOR_BYTES as u64 == 0;
-    if pipelined(T::TYPE.size(), job.n, fixed, aligned, job.opts.pipelined) {
+    let by_default = tuning::single_pass_pipelined(tuning::DEFAULT_ARCH, T::TYPE, job.opts.op, job.n);
+    if pipelined(T::TYPE.size(), fixed, aligned, job.opts.pipelined, by_default) {
         let init = job.opts.init.unwrap_or(T::identity(job.opts.op)?);
         let (name, p) = pipelined_kernel(job);
         return launch_pipelined(job, &name, p, init, temp);
