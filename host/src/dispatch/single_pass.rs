@@ -4,7 +4,7 @@ use super::{grid, kernel_flags, kernel_name, Job, StatusOrdering, TempStorage};
 use crate::element::Element;
 use crate::error::{Error, Result};
 use cudarc::driver::sys::CUfunction_attribute;
-use cudarc::driver::{CudaFunction, DeviceRepr, DriverError, PushKernelArg};
+use cudarc::driver::{CudaFunction, DeviceRepr, DriverError, LaunchArgs, PushKernelArg};
 use scan_abi::{layout, names, status, tuning};
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
@@ -52,7 +52,9 @@ pub(super) fn run<T: Element>(job: &Job<'_, T>, temp: &mut TempStorage) -> Resul
     let fixed = job.opts.deterministic && job.opts.op.order_sensitive(T::TYPE);
     let aligned = (job.input | job.output) % tuning::VECTOR_BYTES as u64 == 0;
     let by_default = tuning::single_pass_pipelined(tuning::DEFAULT_ARCH, T::TYPE, job.opts.op, job.n);
-    if pipelined(T::TYPE.size(), fixed, aligned, job.opts.pipelined, by_default) {
+    // The pipelined kernel's status accesses are relaxed only.
+    let relaxed = job.opts.status_ordering == StatusOrdering::Relaxed;
+    if relaxed && pipelined(T::TYPE.size(), fixed, aligned, job.opts.pipelined, by_default) {
         let init = job.opts.init.unwrap_or(T::identity(job.opts.op)?);
         let (name, p) = pipelined_kernel(job);
         return launch_pipelined(job, &name, p, init, temp);
@@ -67,6 +69,40 @@ pub(super) fn run<T: Element>(job: &Job<'_, T>, temp: &mut TempStorage) -> Resul
     let name = kernel_name(prefix, T::TYPE, job.opts.op);
     let init = job.opts.init.unwrap_or(T::identity(job.opts.op)?);
     launch(job, &name, prefix == names::SINGLE_PASS_STAGED, init, None, temp)
+}
+
+/// The arguments every single-pass-style kernel starts with (`single_pass_kernel!` and
+/// `pipelined_kernel!` in gpu/), kept alive for the launch builder that borrows them.
+struct ScanArgs<T> {
+    input: u64,
+    output: u64,
+    n: u64,
+    init: T,
+    flags: u32,
+    temp: u64,
+    counter_base: u32,
+    epoch: u32,
+    backoff_ns: u32,
+}
+
+impl<T: DeviceRepr> ScanArgs<T> {
+    fn new(job: &Job<'_, T>, init: T, flags: u32, temp: u64, counter_base: u32, epoch: u32) -> ScanArgs<T> {
+        let size = std::mem::size_of::<T>();
+        let backoff_ns = job.opts.backoff_ns.unwrap_or(tuning::lookback_backoff_ns(tuning::DEFAULT_ARCH, size));
+        ScanArgs { input: job.input, output: job.output, n: job.n, init, flags, temp, counter_base, epoch, backoff_ns }
+    }
+
+    fn push<'a>(&'a self, b: &mut LaunchArgs<'a>) {
+        b.arg(&self.input)
+            .arg(&self.output)
+            .arg(&self.n)
+            .arg(&self.init)
+            .arg(&self.flags)
+            .arg(&self.temp)
+            .arg(&self.counter_base)
+            .arg(&self.epoch)
+            .arg(&self.backoff_ns);
+    }
 }
 
 /// Launches the single-pass kernel `name` (any kernel stamped out by `single_pass_kernel!`, also
@@ -97,18 +133,10 @@ pub(crate) fn launch<T: DeviceRepr + Copy>(
     if job.opts.status_ordering == StatusOrdering::AcquireRelease {
         flags |= scan_abi::flags::ACQ_REL_STATUS;
     }
-    let backoff = job.opts.backoff_ns.unwrap_or(tuning::lookback_backoff_ns(tuning::DEFAULT_ARCH, size));
+    let args = ScanArgs::new(job, init, flags, base, counter_base, epoch);
     let cfg = grid(tiles, shape.threads, smem)?;
     let mut b = job.stream.launch_builder(&f);
-    b.arg(&job.input)
-        .arg(&job.output)
-        .arg(&job.n)
-        .arg(&init)
-        .arg(&flags)
-        .arg(&base)
-        .arg(&counter_base)
-        .arg(&epoch)
-        .arg(&backoff);
+    args.push(&mut b);
     if let Some(r) = records.as_ref() {
         b.arg(r);
     }
@@ -191,19 +219,11 @@ pub(crate) fn launch_pipelined<T: DeviceRepr + Copy>(
     let (base, epoch, counter_base) =
         temp.single_pass(job.gpu, job.stream, status::temp_bytes(tiles, size), advance)?;
     let flags = kernel_flags(job.opts.exclusive, job.opts.init.is_some());
-    let backoff = job.opts.backoff_ns.unwrap_or(tuning::lookback_backoff_ns(tuning::DEFAULT_ARCH, size));
+    let args = ScanArgs::new(job, init, flags, base, counter_base, epoch);
     let cfg = grid(blocks, p.threads(), smem)?;
     let mut b = job.stream.launch_builder(&f);
-    b.arg(&job.input)
-        .arg(&job.output)
-        .arg(&job.n)
-        .arg(&init)
-        .arg(&flags)
-        .arg(&base)
-        .arg(&counter_base)
-        .arg(&epoch)
-        .arg(&backoff)
-        .arg(&p.stages);
+    args.push(&mut b);
+    b.arg(&p.stages);
     // SAFETY: the arguments match the kernel's signature (pipelined_kernel! in gpu/), the
     // buffers hold n elements, the temporary storage holds temp_bytes() for these tiles and the
     // shared memory the stages.
