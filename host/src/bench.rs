@@ -30,6 +30,8 @@ pub struct BenchConfig {
     pub backoff_ns: Option<u32>,
     /// Single-pass rows use the deterministic order (and are named `single-pass+det`).
     pub deterministic: bool,
+    /// `ScanOptions::pipelined` for the single-pass rows.
+    pub pipelined: Option<bool>,
 }
 
 /// One measured configuration.
@@ -214,7 +216,8 @@ impl<'a, T: Element> Sweep<'a, T> {
             .algorithm(algorithm)
             .status_ordering(self.cfg.status_ordering)
             .backoff_ns(self.cfg.backoff_ns)
-            .deterministic(self.cfg.deterministic);
+            .deterministic(self.cfg.deterministic)
+            .pipelined(self.cfg.pipelined);
         gpu.memset_zeros(&stream, &mut self.d_out)?;
         gpu.scan(&stream, &self.d_in, &mut self.d_out, &opts, temp)?;
         stream.synchronize()?;

@@ -127,9 +127,21 @@ struct StrategyArgs {
     /// checked bit for bit against the CPU replica of that order).
     #[arg(long)]
     deterministic: bool,
+    /// Single-pass, 4- and 8-byte elements: `on` runs the pipelined kernel (a persistent grid of
+    /// warp roles), `off` the one-tile-per-block kernel, `auto` picks by size, type and operator.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "on", "off"])]
+    pipelined: String,
 }
 
 impl StrategyArgs {
+    fn pipelined(&self) -> Option<bool> {
+        match self.pipelined.as_str() {
+            "on" => Some(true),
+            "off" => Some(false),
+            _ => None,
+        }
+    }
+
     fn propagation(&self) -> Propagation {
         Propagation::parse(&self.propagation).expect("clap checked the propagation")
     }
@@ -401,7 +413,8 @@ fn scan_typed<T: Element>(args: &ScanArgs, source: &Source, op: Op, algorithm: A
         .algorithm(algorithm)
         .status_ordering(args.strategy.status_ordering())
         .backoff_ns(args.strategy.backoff_ns)
-        .deterministic(args.strategy.deterministic);
+        .deterministic(args.strategy.deterministic)
+        .pipelined(args.strategy.pipelined());
     let kind = if args.exclusive { "exclusive" } else { "inclusive" };
     println!(
         "scan: n={n} {} {} {kind}{}{}, {}{}",
@@ -495,6 +508,7 @@ fn run_bench(args: BenchArgs) -> Result<bool, Error> {
         status_ordering: args.strategy.status_ordering(),
         backoff_ns: args.strategy.backoff_ns,
         deterministic: args.strategy.deterministic,
+        pipelined: args.strategy.pipelined(),
     };
     let cub = args.baseline.as_deref().map(Baseline::read).transpose()?;
     let peers = args.peers.as_deref().map(Baseline::read).transpose()?;

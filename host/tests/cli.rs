@@ -72,7 +72,12 @@ fn mistakes_are_one_line_errors() {
 
 #[test]
 fn unknown_names_are_rejected_with_the_choices() {
-    for args in [["scan", "10", "--type", "u33"], ["scan", "10", "--algo", "quick"], ["scan", "10", "--op", "pow"]] {
+    for args in [
+        ["scan", "10", "--type", "u33"],
+        ["scan", "10", "--algo", "quick"],
+        ["scan", "10", "--op", "pow"],
+        ["scan", "10", "--pipelined", "maybe"],
+    ] {
         let o = host(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
         assert!(stderr(&o).contains("possible values"), "{}", stderr(&o));
