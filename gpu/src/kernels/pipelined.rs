@@ -307,9 +307,11 @@ pub unsafe fn single_pass_pipelined<
     }
 }
 
-/// `single_pass_pipe_<t>_<op>` for the 4- and 8-byte element types (and `recurrence_pipe_f32`,
-/// `recurrence_pipe_f64` below), with the single-pass kernel's arguments and the number of stages; `single_pass_pipewide_<t>_add` with
-/// `tuning::pipeline_wide`'s tiles (for measuring the tile size).
+/// One pipelined kernel `$name` over `$t` with operator `$op` and the tile shape
+/// `tuning::$shape`, with the single-pass kernel's arguments and the number of stages. Stamped
+/// out below as `single_pass_pipe_<t>_<op>` for the 4- and 8-byte element types,
+/// `single_pass_pipewide_<t>_add` with `tuning::pipeline_wide`'s tiles (for measuring the tile
+/// size), and `recurrence_pipe_f32` and `recurrence_pipe_f64`.
 macro_rules! pipelined_kernel {
     ($name:ident, $t:ty, $op:ident, $shape:ident) => {
         #[no_mangle]
