@@ -50,7 +50,7 @@ pub(crate) fn pipelined(elem_size: usize, fixed: bool, aligned: bool, choice: Op
 
 pub(super) fn run<T: Element>(job: &Job<'_, T>, temp: &mut TempStorage) -> Result<()> {
     let fixed = job.opts.deterministic && job.opts.op.order_sensitive(T::TYPE);
-    let aligned = (job.input | job.output) % tuning::VECTOR_BYTES as u64 == 0;
+    let aligned = (job.input | job.output).is_multiple_of(tuning::VECTOR_BYTES as u64);
     let by_default = tuning::single_pass_pipelined(tuning::DEFAULT_ARCH, T::TYPE, job.opts.op, job.n);
     // The pipelined kernel's status accesses are relaxed only.
     let relaxed = job.opts.status_ordering == StatusOrdering::Relaxed;
@@ -163,7 +163,9 @@ fn blocks_per_sm(
     threads: u32,
     smem: u32,
 ) -> std::result::Result<u32, DriverError> {
-    static KNOWN: OnceLock<Mutex<HashMap<(usize, String, u32, u32), u32>>> = OnceLock::new();
+    /// (device, kernel, threads, shared memory) -> blocks per SM.
+    type Known = Mutex<HashMap<(usize, String, u32, u32), u32>>;
+    static KNOWN: OnceLock<Known> = OnceLock::new();
     f.set_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem as i32)?;
     let key = (ordinal, name.to_string(), threads, smem);
     let known = KNOWN.get_or_init(Mutex::default);
