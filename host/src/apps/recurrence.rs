@@ -106,9 +106,8 @@ impl Gpu {
         let (output, _w) = out.device_ptr_mut(stream);
         let job = Job { gpu: self, stream, input, output, n, opts: &opts };
         let size = std::mem::size_of::<F::Map>();
-        let aligned = (input | output).is_multiple_of(tuning::VECTOR_BYTES as u64);
         let by_default = tuning::recurrence_pipelined(tuning::DEFAULT_ARCH, size, n);
-        let r = if single_pass::pipelined(size, false, aligned, None, by_default) {
+        let r = if single_pass::pipelined(&job, false, by_default) {
             let p = tuning::pipeline(tuning::DEFAULT_ARCH, size);
             single_pass::launch_pipelined(&job, F::PIPELINED_KERNEL, p, start, temp)
         } else {

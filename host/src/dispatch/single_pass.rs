@@ -26,35 +26,37 @@ pub(super) fn temp_bytes(elem_size: usize, n: u64) -> u64 {
 /// only): as `tuning::single_pass_staged` says, unless `GPU_SCAN_STAGED` is `0` or `1`, which
 /// lets one run measure both kinds.
 pub(crate) fn staged(elem_size: usize, fixed: bool) -> bool {
-    let chosen = match std::env::var("GPU_SCAN_STAGED").as_deref() {
-        Ok("0") => false,
-        Ok("1") => true,
-        _ => tuning::single_pass_staged(tuning::DEFAULT_ARCH, elem_size),
-    };
+    let chosen = switch("GPU_SCAN_STAGED").unwrap_or(tuning::single_pass_staged(tuning::DEFAULT_ARCH, elem_size));
     chosen && !fixed && matches!(elem_size, 4 | 8 | 16)
 }
 
-/// Whether a pipelined kernel runs for elements (or maps) of `elem_size` bytes: never with the
-/// fixed-order look-back, for other sizes than 4, 8 and 16 (the f64 recurrence's pairs), or
-/// unless input and output are 16-byte aligned (`aligned`); otherwise as `choice` says, else as
+/// A kernel choice from the environment, for measuring both kinds in one run: `Some(false)` when
+/// `var` is `0`, `Some(true)` when it is `1`, otherwise none.
+fn switch(var: &str) -> Option<bool> {
+    match std::env::var(var).as_deref() {
+        Ok("0") => Some(false),
+        Ok("1") => Some(true),
+        _ => None,
+    }
+}
+
+/// Whether a pipelined kernel runs for `job` (elements or maps of `T`): never with the fixed-order
+/// look-back, for other sizes than 4, 8 and 16 bytes (the f64 recurrence's pairs), or unless
+/// input and output are 16-byte aligned; otherwise as `job.opts.pipelined` says, else as
 /// `GPU_SCAN_PIPELINED=0|1` says (to measure both in one run), else `by_default` (the tuning
 /// table's word for this case).
-pub(crate) fn pipelined(elem_size: usize, fixed: bool, aligned: bool, choice: Option<bool>, by_default: bool) -> bool {
-    let chosen = choice.unwrap_or_else(|| match std::env::var("GPU_SCAN_PIPELINED").as_deref() {
-        Ok("0") => false,
-        Ok("1") => true,
-        _ => by_default,
-    });
-    chosen && !fixed && aligned && matches!(elem_size, 4 | 8 | 16)
+pub(crate) fn pipelined<T>(job: &Job<'_, T>, fixed: bool, by_default: bool) -> bool {
+    let aligned = (job.input | job.output).is_multiple_of(tuning::VECTOR_BYTES as u64);
+    let chosen = job.opts.pipelined.or_else(|| switch("GPU_SCAN_PIPELINED")).unwrap_or(by_default);
+    chosen && !fixed && aligned && matches!(std::mem::size_of::<T>(), 4 | 8 | 16)
 }
 
 pub(super) fn run<T: Element>(job: &Job<'_, T>, temp: &mut TempStorage) -> Result<()> {
     let fixed = job.opts.deterministic && job.opts.op.order_sensitive(T::TYPE);
-    let aligned = (job.input | job.output).is_multiple_of(tuning::VECTOR_BYTES as u64);
     let by_default = tuning::single_pass_pipelined(tuning::DEFAULT_ARCH, T::TYPE, job.opts.op, job.n);
     // The pipelined kernel's status accesses are relaxed only.
     let relaxed = job.opts.status_ordering == StatusOrdering::Relaxed;
-    if relaxed && pipelined(T::TYPE.size(), fixed, aligned, job.opts.pipelined, by_default) {
+    if relaxed && pipelined(job, fixed, by_default) {
         let init = job.opts.init.unwrap_or(T::identity(job.opts.op)?);
         let (name, p) = pipelined_kernel(job);
         return launch_pipelined(job, &name, p, init, temp);
