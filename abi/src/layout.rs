@@ -24,13 +24,14 @@ pub const fn single_pass_staged_smem(arch: u32, elem_size: usize) -> u32 {
     single_pass_smem(arch, elem_size) + smem_window(tile, elem_size as u32)
 }
 
-/// Pipelined single-pass kernel of shape `p`: four barrier words per stage, each stage's tile index, the
-/// reducing warps' totals, the tile's aggregate and its exclusive prefix, then the stages' tiles.
+/// Pipelined single-pass kernel of shape `p`: four barrier words per stage, each stage's tile
+/// index, the totals of the scanning warps' shares, the tile's aggregate and its exclusive
+/// prefix, then the stages' tiles.
 pub const fn single_pass_pipelined_smem(p: crate::tuning::Pipeline, elem_size: usize) -> u32 {
     let e = elem_size as u32;
     smem_window(4 * p.stages, 8)
         + smem_window(p.stages, 4)
-        + smem_window(p.stages * p.warps, e)
+        + smem_window(p.stages * p.warps * p.split, e)
         + 2 * smem_window(p.stages, e)
         + p.stages * smem_window(p.tile(), e)
 }

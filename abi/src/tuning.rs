@@ -182,14 +182,16 @@ pub const fn column_strip(arch: u32, cols: u64) -> u32 {
 
 /// Shape of the pipelined single-pass scan (`gpu::kernels::pipelined`): a persistent block whose
 /// warps take roles. `warps` warps reduce each tile as soon as the bulk-copy engine has brought
-/// it into shared memory and publish its aggregate; as many warps scan and store the tiles in
-/// order; one warp claims tiles and starts their copies; one looks back. A tile is
-/// `warps * 32 * items` elements; `stages` tiles are in flight per block.
+/// it into shared memory and publish its aggregate; `warps * split` warps scan and store the
+/// tiles in order, each a `split`th of a reducing warp's part; one warp claims tiles and starts
+/// their copies; one looks back. A tile is `warps * 32 * items` elements; `stages` tiles are in
+/// flight per block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Pipeline {
     pub warps: u32,
     pub items: u32,
     pub stages: u32,
+    pub split: u32,
 }
 
 impl Pipeline {
@@ -199,12 +201,13 @@ impl Pipeline {
 
     /// Threads per block: the reducing and the scanning warps, the loading and the look-back warp.
     pub const fn threads(self) -> u32 {
-        (2 * self.warps + 2) * 32
+        (self.warps * (1 + self.split) + 2) * 32
     }
 }
 
-/// The pipelined single-pass scan's shape for 4- and 8-byte elements: 128 bytes per thread of a
-/// squad, so 16 KB tiles, and 6 of them in flight per block (2 blocks per SM by shared memory).
+/// The pipelined single-pass scan's shape: 128 bytes per thread of a reducing warp, so 16 KB
+/// tiles, and 6 of them in flight per block (2 blocks per SM by shared memory), one scanning warp
+/// per reducing warp.
 /// On the H200 at 2^28 (percent of a same-run copy; `docs/results/pipe-shape*-s10-h200.log`),
 /// stages 2 / 3 / 4 / 5 / 6 / 7 / 8: `u32` 54.6 / 70.5 / 77.0-77.1 / 73.6 / 86.7-87.5 / 77.3 /
 /// 59.1, `f64` 57.2 / 74.8 / 77.4-78.0 / 85.3 / 88.5-88.8 / 86.5 / 50.5 (8 stages fit one block
@@ -212,14 +215,15 @@ impl Pipeline {
 /// SM: 50-63; 4 stages at 2 blocks 72-73.5; 32 KB tiles (8 warps) 60-78.
 pub const fn pipeline(arch: u32, elem_size: usize) -> Pipeline {
     let _ = arch;
-    Pipeline { warps: 4, items: (128 / elem_size) as u32, stages: 6 }
+    Pipeline { warps: 4, items: (128 / elem_size) as u32, stages: 6, split: 1 }
 }
 
-/// [`pipeline`] with twice the warps, so 32 KB tiles (`single_pass_pipewide_<t>_add`, chosen by
-/// `GPU_SCAN_PIPE_WIDE=1`), for measuring the tile size.
-pub const fn pipeline_wide(arch: u32, elem_size: usize) -> Pipeline {
-    let p = pipeline(arch, elem_size);
-    Pipeline { warps: 2 * p.warps, stages: 3, ..p }
+/// [`pipeline`] with two scanning warps per reducing warp (`single_pass_pipesplit_<t>_<op>`,
+/// `recurrence_pipesplit_<t>`, chosen by `GPU_SCAN_PIPE_SPLIT=1`): the same tiles, twice the
+/// warps for the role that does the most per element, for kernels whose scan is heavier than
+/// their loads.
+pub const fn pipeline_split(arch: u32, elem_size: usize) -> Pipeline {
+    Pipeline { split: 2, ..pipeline(arch, elem_size) }
 }
 
 /// Whether the single-pass scan of `n` elements of `ty` with `op` runs as the pipelined kernel
@@ -338,11 +342,17 @@ pub const BOUNDED: &[(BoundedTable, ShapeOf)] = &[
     (BOUNDED_SEGMENTED, single_pass),
     (BOUNDED_SINGLE_PASS, single_pass),
     (BOUNDED_PIPELINED, pipeline_block),
+    (BOUNDED_PIPELINED_SPLIT, pipeline_split_block),
 ];
 
 /// The pipelined kernels' block as a [`ShapeOf`] (threads only; launch bounds need no more).
 pub const fn pipeline_block(arch: u32, elem_size: usize) -> TileShape {
     TileShape { threads: pipeline(arch, elem_size).threads(), items: 1 }
+}
+
+/// [`pipeline_block`] for [`pipeline_split`].
+pub const fn pipeline_split_block(arch: u32, elem_size: usize) -> TileShape {
+    TileShape { threads: pipeline_split(arch, elem_size).threads(), items: 1 }
 }
 
 /// The compaction kernels with launch bounds: (kernel, element size, blocks per SM). 4 blocks of
@@ -436,6 +446,11 @@ pub const MEASURED_SPILLS: &[(&str, u32)] = &[
     ("batched_long_rows_i32_add", 8),
     ("batched_long_rows_f32_add", 16),
     ("recurrence_staged_f64", 16),
+    ("single_pass_pipe_u16_min", 8),
+    ("single_pass_pipe_u16_max", 8),
+    ("single_pass_pipesplit_u8_add", 8),
+    ("single_pass_pipesplit_u8_xor", 8),
+    ("single_pass_pipesplit_u8_max", 8),
 ];
 
 /// The single-pass kernels with launch bounds: (kernel, element size, blocks per SM).
@@ -457,10 +472,11 @@ pub const BOUNDED_SINGLE_PASS: &[(&str, usize, u32)] = &[
     ("recurrence_staged_f64", 16, 4),
 ];
 
-/// The pipelined kernels of 4-byte types with launch bounds: (kernel, element size, blocks per
-/// SM). Unbounded they take 66-72 registers, 2 blocks of 320 threads; bounded, 64 with no local
-/// memory, which leaves 3 blocks to shapes of up to 4 stages, where shared memory fits 3. (The
-/// wide variant has other threads and is only for measuring.)
+/// The pipelined kernels with launch bounds: (kernel, element size, blocks per SM). 4-byte types
+/// unbounded take 66-72 registers, 2 blocks of 320 threads; bounded, 64 with no local memory,
+/// which leaves 3 blocks to shapes of up to 4 stages, where shared memory fits 3. `u16` takes
+/// 118-128 registers unbounded, one block per SM, so it is bounded to the 2 blocks that shared
+/// memory fits, as are `u8`'s (34-63 registers) to keep it so.
 pub const BOUNDED_PIPELINED: &[(&str, usize, u32)] = &[
     ("single_pass_pipe_u32_add", 4, 3),
     ("single_pass_pipe_u32_mul", 4, 3),
@@ -480,6 +496,28 @@ pub const BOUNDED_PIPELINED: &[(&str, usize, u32)] = &[
     ("single_pass_pipe_f32_mul", 4, 3),
     ("single_pass_pipe_f32_min", 4, 3),
     ("single_pass_pipe_f32_max", 4, 3),
+    ("single_pass_pipe_u8_add", 1, 2),
+    ("single_pass_pipe_u8_mul", 1, 2),
+    ("single_pass_pipe_u8_min", 1, 2),
+    ("single_pass_pipe_u8_max", 1, 2),
+    ("single_pass_pipe_u8_and", 1, 2),
+    ("single_pass_pipe_u8_or", 1, 2),
+    ("single_pass_pipe_u8_xor", 1, 2),
+    ("single_pass_pipe_u16_add", 2, 2),
+    ("single_pass_pipe_u16_mul", 2, 2),
+    ("single_pass_pipe_u16_min", 2, 2),
+    ("single_pass_pipe_u16_max", 2, 2),
+    ("single_pass_pipe_u16_and", 2, 2),
+    ("single_pass_pipe_u16_or", 2, 2),
+    ("single_pass_pipe_u16_xor", 2, 2),
+];
+
+/// The pipelined kernels with two scanning warps per reducing warp that need launch bounds for 2
+/// blocks of 448 threads per SM (shared memory fits no more).
+pub const BOUNDED_PIPELINED_SPLIT: &[(&str, usize, u32)] = &[
+    ("single_pass_pipesplit_u8_add", 1, 2),
+    ("single_pass_pipesplit_u8_xor", 1, 2),
+    ("single_pass_pipesplit_u8_max", 1, 2),
 ];
 
 /// Hierarchical (multi-kernel) strategy: every block algorithm scans `threads` partials.

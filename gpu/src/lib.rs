@@ -1,10 +1,11 @@
 //! The scan kernels, compiled by rustc's own nvptx64 backend into one PTX module.
 //!
 //! Layers, bottom up: [`arch`] (the only module touching the target), [`op`] (operators),
-//! [`warp`] (warp-level scans and reductions), [`block`] (block-level scans, one file per
-//! algorithm), [`tile`] (moving a tile between global memory and registers), [`lookback`] (the
-//! single-pass tile-status machinery), and [`kernels`] (the entry points, stamped out for every
-//! element type and operator).
+//! [`vector`] (one thread's 16-byte vector, packed for narrow types), [`warp`] (warp-level scans
+//! and reductions), [`block`] (block-level scans, one file per algorithm), [`tile`] (moving a
+//! tile between global memory and registers), [`lookback`] (the single-pass tile-status
+//! machinery), and [`kernels`] (the entry points, stamped out for every element type and
+//! operator).
 #![no_std]
 #![feature(
     abi_ptx,
@@ -25,6 +26,7 @@ pub mod op;
 pub mod probe;
 pub mod smem;
 pub mod tile;
+pub mod vector;
 pub mod warp;
 
 /// A panic in a kernel (with `-Cpanic=immediate-abort` none should reach here) aborts it.

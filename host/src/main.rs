@@ -127,7 +127,7 @@ struct StrategyArgs {
     /// checked bit for bit against the CPU replica of that order).
     #[arg(long)]
     deterministic: bool,
-    /// Single-pass, 4- and 8-byte elements: `on` runs the pipelined kernel (a persistent grid of
+    /// Single-pass: `on` runs the pipelined kernel (a persistent grid of
     /// warp roles), `off` the one-tile-per-block kernel, `auto` picks by size, type and operator.
     #[arg(long, default_value = "auto", value_parser = ["auto", "on", "off"])]
     pipelined: String,

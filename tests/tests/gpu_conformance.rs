@@ -29,7 +29,7 @@ fn correct_block_algorithms() -> impl Iterator<Item = BlockAlgo> {
 }
 
 /// Every (type, operator), inclusive and exclusive, over `sizes` around each type's tile, with
-/// `ScanOptions::pipelined` set to `pipelined` (`Some(true)`: only the types that kernel takes).
+/// `ScanOptions::pipelined` set to `pipelined`.
 fn run_matrix(
     algorithm: Algorithm,
     tile_of: impl Fn(ElemType) -> usize,
@@ -42,7 +42,7 @@ fn run_matrix(
     };
     let mut temp = TempStorage::new();
     let mut failures = Vec::new();
-    for (ty, op) in pairs().filter(|(t, _)| pipelined != Some(true) || matches!(t.size(), 4 | 8)) {
+    for (ty, op) in pairs() {
         for exclusive in [false, true] {
             for (k, n) in sizes(tile_of(ty), largest).into_iter().enumerate() {
                 if big_ops_only && n > 65536 && !matches!(op, Op::Add | Op::Max | Op::Affine) {

@@ -18,14 +18,14 @@
 //! every look-back ends whatever the scheduling.
 
 use crate::arch::{
-    atomic_add_u32, bulk_copy_to_shared, fence_proxy_async_shared, lane, load_vec16, mbar_arrive,
-    mbar_arrive_expect_bytes, mbar_init, mbar_init_fence, mbar_wait, shfl_idx, store_vec16, sync_group, sync_threads,
-    sync_warp, thread_idx, warp_idx, WARP,
+    atomic_add_u32, bulk_copy_to_shared, fence_proxy_async_shared, lane, mbar_arrive, mbar_arrive_expect_bytes,
+    mbar_init, mbar_init_fence, mbar_wait, shfl_idx, sync_group, sync_threads, sync_warp, thread_idx, warp_idx, WARP,
 };
 use crate::kernels::{Mode, ARCH};
 use crate::lookback::{StatusValue, TileStatus};
 use crate::op::{combine_after, combine_opt, ScanOp};
 use crate::smem::Carver;
+use crate::vector::Vector16;
 use crate::warp;
 use core::mem::size_of;
 use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
@@ -56,17 +56,17 @@ impl Ring {
 const NO_TILE: u32 = u32::MAX;
 
 /// The pipelined single-pass scan of `n` elements; shapes as `tuning::pipeline` (`R` reducing
-/// and `R` scanning warps, `VECS` vectors of `V` per thread), `stages` tiles in flight (the
-/// host sizes shared memory for them), other arguments as
-/// [`crate::kernels::single_pass::single_pass`]. The grid is persistent: each block takes tiles
-/// until the counter passes the last, so the counter advances by tiles + blocks.
+/// warps, `R * S` scanning warps, each reducing warp's `VECS` vectors per thread split among `S`
+/// scanning warps), `stages` tiles in flight (the host sizes shared memory for them), other
+/// arguments as [`crate::kernels::single_pass::single_pass`]. The grid is persistent: each block
+/// takes tiles until the counter passes the last, so the counter advances by tiles + blocks.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn single_pass_pipelined<
-    T: StatusValue,
+    T: StatusValue + Vector16<O>,
     O: ScanOp<T>,
     const R: u32,
-    const V: usize,
+    const S: u32,
     const VECS: usize,
     const D: usize,
 >(
@@ -83,14 +83,18 @@ pub unsafe fn single_pass_pipelined<
 ) {
     let mode = Mode::from_flags(flags);
     let (w, l) = (warp_idx(), lane());
-    let segment = WARP * (V * VECS) as u32;
+    let v_elems = <T as Vector16<O>>::ELEMS;
+    let segment = WARP * (v_elems * VECS) as u32;
+    // A scanning warp's part: `rows` of a reducing warp's vectors.
+    let (rows, sub) = (VECS / S as usize, segment / S);
     let tile_elems = R * segment;
     let tiles = n.div_ceil(tile_elems as u64);
+    let (load_warp, look_warp) = (R * (1 + S), R * (1 + S) + 1);
 
     let mut smem = Carver::new();
     let bars = smem.take::<u64>(4 * stages);
     let tile_of = smem.take::<u32>(stages);
-    let warp_totals = smem.take::<T>(stages * R);
+    let part_totals = smem.take::<T>(stages * R * S);
     let aggregates = smem.take::<T>(stages);
     let prefixes = smem.take::<T>(stages);
     let bufs = smem.take::<T>(stages * tile_elems);
@@ -109,17 +113,17 @@ pub unsafe fn single_pass_pipelined<
             mbar_init(full(s), 1);
             mbar_init(reduced(s), 1);
             mbar_init(ready(s), 1);
-            mbar_init(empty(s), R);
+            mbar_init(empty(s), R * S);
         }
         mbar_init_fence();
     }
     sync_threads();
 
     // Lane `l`'s vector `j` within a warp's part of a tile (warp-striped, as the register tile).
-    let at = |j: usize| ((j * WARP as usize + l as usize) * V) as u32;
+    let at = |j: usize| ((j * WARP as usize + l as usize) * v_elems) as u32;
     let aligned = (inp as usize | out as usize) % tuning::VECTOR_BYTES == 0;
 
-    if w == 2 * R {
+    if w == load_warp {
         // Load: claim, then copy in (bulk for a full aligned tile; the last, partial one element
         // by element, the identity past the end).
         let mut ring = Ring::START;
@@ -164,8 +168,9 @@ pub unsafe fn single_pass_pipelined<
             ring = ring.next(stages);
         }
     } else if w < R {
-        // Reduce: the warp's part of each tile as soon as it has landed; the first warp adds the
-        // parts up in order and publishes (tile 0 its inclusive prefix at once).
+        // Reduce: the warp's part of each tile as soon as it has landed, one total per scanning
+        // warp's share; the first warp adds them up in order and publishes (tile 0 its inclusive
+        // prefix at once).
         let mut ring = Ring::START;
         loop {
             let Ring { stage: s, phase } = ring;
@@ -178,35 +183,30 @@ pub unsafe fn single_pass_pipelined<
                 return;
             }
             let part = buf(s).offset(w * segment);
-            let total = if O::COMMUTATIVE {
-                let mut acc = O::identity();
-                for j in 0..VECS {
-                    let v = load_vec16::<T, V>(part.at(at(j)));
-                    for &x in &v {
-                        acc = O::combine(acc, x);
+            for h in 0..S as usize {
+                let total = if O::COMMUTATIVE {
+                    let mut acc = O::identity();
+                    for j in h * rows..(h + 1) * rows {
+                        acc = T::fold(acc, &T::load(part.at(at(j))));
                     }
-                }
-                warp::reduce::<T, O>(acc)
-            } else {
-                let mut acc: Option<T> = None;
-                for j in 0..VECS {
-                    let v = load_vec16::<T, V>(part.at(at(j)));
-                    let mut x = v[0];
-                    for &y in &v[1..] {
-                        x = O::combine(x, y);
+                    warp::reduce::<T, O>(acc)
+                } else {
+                    let mut acc: Option<T> = None;
+                    for j in h * rows..(h + 1) * rows {
+                        let x = T::local(T::load(part.at(at(j)))).1;
+                        acc = Some(combine_after::<T, O>(acc, warp::reduce::<T, O>(x)));
                     }
-                    acc = Some(combine_after::<T, O>(acc, warp::reduce::<T, O>(x)));
+                    acc.unwrap_or(O::identity())
+                };
+                if l == 0 {
+                    part_totals.set((s * R + w) * S + h as u32, total);
                 }
-                acc.unwrap_or(O::identity())
-            };
-            if l == 0 {
-                warp_totals.set(s * R + w, total);
             }
             sync_group(1, R * WARP);
             if w == 0 && l == 0 {
-                let mut tile_total = warp_totals.get(s * R);
-                for v in 1..R {
-                    tile_total = O::combine(tile_total, warp_totals.get(s * R + v));
+                let mut tile_total = part_totals.get(s * R * S);
+                for v in 1..R * S {
+                    tile_total = O::combine(tile_total, part_totals.get(s * R * S + v));
                 }
                 if tile == 0 {
                     let prefix = if mode.has_init { Some(init) } else { None };
@@ -219,7 +219,7 @@ pub unsafe fn single_pass_pipelined<
             }
             ring = ring.next(stages);
         }
-    } else if w == 2 * R + 1 {
+    } else if w == look_warp {
         // Look back, tile after tile.
         let mut ring = Ring::START;
         loop {
@@ -243,7 +243,8 @@ pub unsafe fn single_pass_pipelined<
             ring = ring.next(stages);
         }
     } else {
-        // Scan and store the warp's part of each tile from the tile's prefix, then free the stage.
+        // Scan and store the warp's share of each tile from the tile's prefix, then free the
+        // stage.
         let sw = w - R;
         let mut ring = Ring::START;
         loop {
@@ -264,36 +265,23 @@ pub unsafe fn single_pass_pipelined<
                 Some(prefixes.get(s))
             };
             for v in 0..sw {
-                running = Some(combine_after::<T, O>(running, warp_totals.get(s * R + v)));
+                running = Some(combine_after::<T, O>(running, part_totals.get(s * R * S + v)));
             }
-            let part = buf(s).offset(sw * segment);
-            let base = tile as u64 * tile_elems as u64 + (sw * segment) as u64;
-            let valid = ((n - base.min(n)).min(segment as u64)) as u32;
+            let part = buf(s).offset(sw * sub);
+            let base = tile as u64 * tile_elems as u64 + (sw * sub) as u64;
+            let valid = ((n - base.min(n)).min(sub as u64)) as u32;
             let dst = out.wrapping_add(base as usize);
-            for j in 0..VECS {
-                let mut v = load_vec16::<T, V>(part.at(at(j)));
-                for k in 1..V {
-                    v[k] = O::combine(v[k - 1], v[k]);
-                }
-                let (before, through) = warp::scan::<T, O>(v[V - 1]);
-                let prefix = combine_opt::<T, O>(running, before);
-                if mode.exclusive {
-                    for k in (1..V).rev() {
-                        v[k] = combine_after::<T, O>(prefix, v[k - 1]);
-                    }
-                    v[0] = prefix.unwrap_or(O::identity());
-                } else {
-                    for x in v.iter_mut() {
-                        *x = combine_after::<T, O>(prefix, *x);
-                    }
-                }
+            for j in 0..rows {
+                let (v, total) = T::local(T::load(part.at(at(j))));
+                let (before, through) = warp::scan::<T, O>(total);
+                let v = T::finish(v, combine_opt::<T, O>(running, before), mode.exclusive);
                 running = Some(combine_after::<T, O>(running, warp::broadcast(through, WARP - 1)));
-                if aligned && valid == segment {
-                    store_vec16::<T, V>(dst.add(at(j) as usize), v);
+                if aligned && valid == sub {
+                    T::store(dst.add(at(j) as usize), v);
                 } else {
-                    for (i, &x) in v.iter().enumerate() {
-                        if at(j) + (i as u32) < valid {
-                            *dst.add((at(j) + i as u32) as usize) = x;
+                    for i in 0..v_elems as u32 {
+                        if at(j) + i < valid {
+                            *dst.add((at(j) + i) as usize) = T::element(&v, i as usize);
                         }
                     }
                 }
@@ -307,11 +295,11 @@ pub unsafe fn single_pass_pipelined<
     }
 }
 
-/// One pipelined kernel `$name` over `$t` with operator `$op` and the tile shape
-/// `tuning::$shape`, with the single-pass kernel's arguments and the number of stages. Stamped
-/// out below as `single_pass_pipe_<t>_<op>` for the 4- and 8-byte element types,
-/// `single_pass_pipewide_<t>_add` with `tuning::pipeline_wide`'s tiles (for measuring the tile
-/// size), and `recurrence_pipe_f32` and `recurrence_pipe_f64`.
+/// One pipelined kernel `$name` over `$t` with operator `$op` and the shape `tuning::$shape`, with
+/// the single-pass kernel's arguments and the number of stages. Stamped out below as
+/// `single_pass_pipe_<t>_<op>` for every element type and operator, `single_pass_pipesplit_<t>_<op>`
+/// with `tuning::pipeline_split`'s scanning warps for those whose scan may be the bottleneck (for
+/// measuring), and the linear recurrence's `recurrence_pipe_<t>` and `recurrence_pipesplit_<t>`.
 macro_rules! pipelined_kernel {
     ($name:ident, $t:ty, $op:ident, $shape:ident) => {
         #[no_mangle]
@@ -333,7 +321,7 @@ macro_rules! pipelined_kernel {
             const P: tuning::Pipeline = tuning::$shape(ARCH, SIZE);
             const V: usize = tuning::vector_elems(SIZE) as usize;
             const D: usize = tuning::lookback_depth(ARCH, SIZE);
-            single_pass_pipelined::<$t, crate::op::$op, { P.warps }, V, { P.items as usize / V }, D>(
+            single_pass_pipelined::<$t, crate::op::$op, { P.warps }, { P.split }, { P.items as usize / V }, D>(
                 inp, out, n, init, flags, temp, counter_base, epoch, backoff_ns, stages,
             )
         }
@@ -341,15 +329,21 @@ macro_rules! pipelined_kernel {
 }
 
 macro_rules! pipelined_kernels {
-    (u8, [$($op:ident),*]) => {};
-    (u16, [$($op:ident),*]) => {};
     ($t:ident, [$($op:ident),*]) => { paste::paste! {
         $( pipelined_kernel!([<single_pass_pipe_ $t _ $op:lower>], $t, $op, pipeline); )*
-        pipelined_kernel!([<single_pass_pipewide_ $t _add>], $t, Add, pipeline_wide);
     } };
 }
 crate::kernels::for_each_type!(pipelined_kernels);
 
+macro_rules! pipelined_split_kernels {
+    ($($t:ident: [$($op:ident),*]),*) => { paste::paste! { $( $(
+        pipelined_kernel!([<single_pass_pipesplit_ $t _ $op:lower>], $t, $op, pipeline_split);
+    )* )* } };
+}
+pipelined_split_kernels!(u8: [Add, Xor, Max], u16: [Add, Xor, Max], u32: [Add], f32: [Add], u64: [Add], f64: [Add, Min, Max]);
+
 // The linear recurrence's scans of affine maps (see `single_pass::recurrence_f32`).
 pipelined_kernel!(recurrence_pipe_f32, u64, AffineF32, pipeline);
 pipelined_kernel!(recurrence_pipe_f64, [f64; 2], AffineF64, pipeline);
+pipelined_kernel!(recurrence_pipesplit_f32, u64, AffineF32, pipeline_split);
+pipelined_kernel!(recurrence_pipesplit_f64, [f64; 2], AffineF64, pipeline_split);

@@ -11,15 +11,16 @@
 //! then wait on tiles that are claimed but not yet loaded.)
 
 use crate::arch::{
-    byte_of, cp_async_16, cp_async_wait_all, lane, load_vec16, opaque_u32, store_vec16,
+    cp_async_16, cp_async_wait_all, lane, load_vec16, opaque_u32, store_vec16,
     sync_threads, warp_idx, WARP,
 };
 use crate::kernels::{claim_placed, claim_tile, claim_tile_in_one_call, for_each_type, prefetch_tile_l2, Mode, Place, ARCH};
 use crate::lookback::{StatusValue, TileStatus};
 use crate::probe::{NoProbe, Probe, Timeline};
-use crate::op::{combine_after, combine_opt, PackedBytes, ScanOp};
+use crate::op::{combine_after, combine_opt, ScanOp};
 use crate::smem::{Carver, Smem};
 use crate::tile::{load_striped, store_striped};
+use crate::vector::{narrow_bits, Vector16};
 use crate::warp;
 use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
 use core::mem::size_of;
@@ -221,39 +222,6 @@ impl<T: Copy> TileSmem<T> {
     }
 }
 
-/// Bits of a 1- or 2-byte element, and back.
-#[inline(always)]
-fn narrow_bits<T: Copy>(x: T) -> u32 {
-    unsafe {
-        if size_of::<T>() == 1 {
-            core::mem::transmute_copy::<T, u8>(&x) as u32
-        } else {
-            core::mem::transmute_copy::<T, u16>(&x) as u32
-        }
-    }
-}
-
-#[inline(always)]
-fn narrow_from_bits<T: Copy>(b: u32) -> T {
-    unsafe {
-        if size_of::<T>() == 1 {
-            core::mem::transmute_copy::<u8, T>(&(b as u8))
-        } else {
-            core::mem::transmute_copy::<u16, T>(&(b as u16))
-        }
-    }
-}
-
-/// Element `k` of a 16-byte vector of 1- or 2-byte elements held as four words (bytes by one
-/// `prmt`).
-#[inline(always)]
-fn unpack<T: Copy>(words: &[u32; 4], k: usize) -> T {
-    let bits = 8 * size_of::<T>();
-    let per_word = 32 / bits;
-    let w = words[k / per_word];
-    narrow_from_bits::<T>(if bits == 8 { byte_of(w, (k % per_word) as u32) } else { w >> (bits * (k % per_word)) })
-}
-
 /// The single-pass scan of 1- and 2-byte elements, kept packed four or two to a register through
 /// the look-back: before it each vector is only reduced in the thread; after it, it is scanned
 /// from its prefix and packed again. A tile then takes as many registers as a 4-byte tile of the
@@ -263,8 +231,8 @@ fn unpack<T: Copy>(words: &[u32; 4], k: usize) -> T {
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn single_pass_packed<
-    T: StatusValue,
-    O: ScanOp<T> + PackedBytes,
+    T: StatusValue + Vector16<O, Regs = [u32; 4]>,
+    O: ScanOp<T>,
     const TH: u32,
     const V: usize,
     const VECS: usize,
@@ -320,7 +288,7 @@ pub unsafe fn single_pass_packed<
     // With two calls of the 1-byte loader, LLVM made it a function returning the words through a
     // 248-byte stack frame; with one, it inlines it. (The 2-byte kernels keep the two calls, which
     // LLVM inlines; forcing that inline by hand cost them 8 registers, a block per SM.)
-    // Bytes are reduced and scanned a word at a time (`PackedBytes`).
+    // Vectors are reduced and scanned packed (`Vector16`).
     let bytewise = size_of::<T>() == 1;
     let (tile, words) = if bytewise {
         claim_tile_in_one_call(temp, counter_base, tile_slot, load)
@@ -331,15 +299,7 @@ pub unsafe fn single_pass_packed<
     let mut lane_prefix = [None; VECS];
     let mut warp_running: Option<T> = None;
     for (j, v) in words.iter().enumerate() {
-        let total = if bytewise {
-            narrow_from_bits::<T>(v.iter().fold(narrow_bits(<O as ScanOp<T>>::identity()), |acc, &w| O::reduce_word(w, acc)))
-        } else {
-            let mut total = unpack::<T>(v, 0);
-            for k in 1..V {
-                total = O::combine(total, unpack::<T>(v, k));
-            }
-            total
-        };
+        let total = T::local(*v).1;
         let (before, through) = warp::scan::<T, O>(total);
         lane_prefix[j] = combine_opt::<T, O>(warp_running, before);
         warp_running = Some(combine_after::<T, O>(warp_running, warp::broadcast(through, WARP - 1)));
@@ -352,22 +312,8 @@ pub unsafe fn single_pass_packed<
     let words = words.map(|v| v.map(opaque_u32));
     let mut scanned = [[0u32; 4]; VECS];
     for (j, (v, o)) in words.iter().zip(scanned.iter_mut()).enumerate() {
-        let mut running = combine_opt::<T, O>(warp_prefix, lane_prefix[j]);
-        if bytewise {
-            let mut carry = narrow_bits(running.unwrap_or(<O as ScanOp<T>>::identity()));
-            for (w, x) in o.iter_mut().zip(v) {
-                (*w, carry) = O::scan_word(*x, carry, mode.exclusive);
-            }
-        } else {
-            for k in 0..V {
-                let through = combine_after::<T, O>(running, unpack::<T>(v, k));
-                let y = if mode.exclusive { running.unwrap_or(<O as ScanOp<T>>::identity()) } else { through };
-                running = Some(through);
-                let bits = 8 * size_of::<T>();
-                o[k * bits / 32] |= narrow_bits(y) << (k * bits % 32);
-            }
-        }
-        *o = o.map(opaque_u32);
+        let running = combine_opt::<T, O>(warp_prefix, lane_prefix[j]);
+        *o = T::finish(*v, running, mode.exclusive).map(opaque_u32);
     }
     let (offset, valid) = part(tile);
     if vectors && valid >= segment {
@@ -378,7 +324,7 @@ pub unsafe fn single_pass_packed<
             for k in 0..V {
                 let c = (j * WARP as usize * V + k) as u32;
                 if c < left {
-                    *mine.add(c as usize) = unpack::<T>(v, k);
+                    *mine.add(c as usize) = T::element(v, k);
                 }
             }
         }

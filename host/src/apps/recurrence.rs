@@ -22,6 +22,7 @@ pub trait RecurrenceFloat: Copy + Into<f64> + Send + Sync + 'static {
     const KERNEL: &'static str;
     const STAGED_KERNEL: &'static str;
     const PIPELINED_KERNEL: &'static str;
+    const PIPELINED_SPLIT_KERNEL: &'static str;
     fn map(a: Self, b: Self) -> Self::Map;
     /// The constant map `x -> x0`, i.e. (0, x0), that starts the scan.
     fn start(x0: Self) -> Self::Map;
@@ -36,6 +37,7 @@ impl RecurrenceFloat for f32 {
     const KERNEL: &'static str = names::RECURRENCE_F32;
     const STAGED_KERNEL: &'static str = names::RECURRENCE_STAGED_F32;
     const PIPELINED_KERNEL: &'static str = names::RECURRENCE_PIPELINED_F32;
+    const PIPELINED_SPLIT_KERNEL: &'static str = names::RECURRENCE_PIPELINED_SPLIT_F32;
     fn map(a: f32, b: f32) -> u64 {
         AffineF32::pack(a, b)
     }
@@ -55,6 +57,7 @@ impl RecurrenceFloat for f64 {
     const KERNEL: &'static str = names::RECURRENCE_F64;
     const STAGED_KERNEL: &'static str = names::RECURRENCE_STAGED_F64;
     const PIPELINED_KERNEL: &'static str = names::RECURRENCE_PIPELINED_F64;
+    const PIPELINED_SPLIT_KERNEL: &'static str = names::RECURRENCE_PIPELINED_SPLIT_F64;
     fn map(a: f64, b: f64) -> [f64; 2] {
         [a, b]
     }
@@ -108,8 +111,8 @@ impl Gpu {
         let size = std::mem::size_of::<F::Map>();
         let by_default = tuning::recurrence_pipelined(tuning::DEFAULT_ARCH, size, n);
         let r = if single_pass::pipelined(&job, false, by_default) {
-            let p = tuning::pipeline(tuning::DEFAULT_ARCH, size);
-            single_pass::launch_pipelined(&job, F::PIPELINED_KERNEL, p, start, temp)
+            let (kernel, p) = single_pass::pipelined_recurrence(size, F::PIPELINED_KERNEL, F::PIPELINED_SPLIT_KERNEL);
+            single_pass::launch_pipelined(&job, kernel, p, start, temp)
         } else {
             let staged = single_pass::staged(size, false);
             let kernel = if staged { F::STAGED_KERNEL } else { F::KERNEL };

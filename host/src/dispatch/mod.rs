@@ -142,7 +142,7 @@ pub struct ScanOptions<T> {
     /// and equal to [`crate::replica::single_pass`] bit for bit. The hierarchical and naive
     /// strategies have no timing-dependent step and are always deterministic.
     pub deterministic: bool,
-    /// Single-pass only, 4- and 8-byte elements: `Some(true)` runs the pipelined kernel (a
+    /// Single-pass only: `Some(true)` runs the pipelined kernel (a
     /// persistent grid of warp roles), `Some(false)` the one-tile-per-block kernel, `None` (the
     /// default) picks as `scan_abi::tuning::single_pass_pipelined` says (by size, type and
     /// operator).

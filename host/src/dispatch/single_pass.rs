@@ -13,12 +13,9 @@ fn shape(elem_size: usize) -> tuning::TileShape {
     tuning::single_pass(tuning::DEFAULT_ARCH, elem_size)
 }
 
-/// Enough for either kernel: the pipelined one (4- and 8-byte elements) has smaller tiles.
+/// Enough for either kernel: the pipelined one has smaller tiles.
 pub(super) fn temp_bytes(elem_size: usize, n: u64) -> u64 {
-    let mut tile = shape(elem_size).tile();
-    if matches!(elem_size, 4 | 8) {
-        tile = tile.min(tuning::pipeline(tuning::DEFAULT_ARCH, elem_size).tile());
-    }
+    let tile = shape(elem_size).tile().min(tuning::pipeline(tuning::DEFAULT_ARCH, elem_size).tile());
     status::temp_bytes(n.div_ceil(tile as u64), elem_size)
 }
 
@@ -41,14 +38,13 @@ fn switch(var: &str) -> Option<bool> {
 }
 
 /// Whether a pipelined kernel runs for `job` (elements or maps of `T`): never with the fixed-order
-/// look-back, for other sizes than 4, 8 and 16 bytes (the f64 recurrence's pairs), or unless
-/// input and output are 16-byte aligned; otherwise as `job.opts.pipelined` says, else as
+/// look-back or unless input and output are 16-byte aligned; otherwise as `job.opts.pipelined` says, else as
 /// `GPU_SCAN_PIPELINED=0|1` says (to measure both in one run), else `by_default` (the tuning
 /// table's word for this case).
 pub(crate) fn pipelined<T>(job: &Job<'_, T>, fixed: bool, by_default: bool) -> bool {
     let aligned = (job.input | job.output).is_multiple_of(tuning::VECTOR_BYTES as u64);
     let chosen = job.opts.pipelined.or_else(|| switch("GPU_SCAN_PIPELINED")).unwrap_or(by_default);
-    chosen && !fixed && aligned && matches!(std::mem::size_of::<T>(), 4 | 8 | 16)
+    chosen && !fixed && aligned
 }
 
 pub(super) fn run<T: Element>(job: &Job<'_, T>, temp: &mut TempStorage) -> Result<()> {
@@ -179,18 +175,29 @@ fn blocks_per_sm(
     Ok(b)
 }
 
-/// The pipelined kernel for `job`'s type and operator and its shape: `tuning::pipeline`, with
-/// `GPU_SCAN_PIPE_STAGES` and `GPU_SCAN_PIPE_WIDE=1` (add only: the 32 KB tiles of
-/// `tuning::pipeline_wide`) overriding it, for measuring.
+/// The pipelined kernel for `job`'s type and operator and its shape: `tuning::pipeline`, or, for
+/// measuring, `tuning::pipeline_split` where `GPU_SCAN_PIPE_SPLIT=1` and that kernel exists.
 fn pipelined_kernel<T: Element>(job: &Job<'_, T>) -> (String, tuning::Pipeline) {
     let size = T::TYPE.size();
-    let wide = knob("GPU_SCAN_PIPE_WIDE") == Some(1) && job.opts.op == scan_abi::Op::Add;
-    let (prefix, p) = if wide {
-        (names::SINGLE_PASS_PIPELINED_WIDE, tuning::pipeline_wide(tuning::DEFAULT_ARCH, size))
+    let split = kernel_name(names::SINGLE_PASS_PIPELINED_SPLIT, T::TYPE, job.opts.op);
+    if knob("GPU_SCAN_PIPE_SPLIT") == Some(1) && job.gpu.kernel(&split).is_ok() {
+        return (split, tuning::pipeline_split(tuning::DEFAULT_ARCH, size));
+    }
+    (kernel_name(names::SINGLE_PASS_PIPELINED, T::TYPE, job.opts.op), tuning::pipeline(tuning::DEFAULT_ARCH, size))
+}
+
+/// The pipelined recurrence kernel `kernel` of maps of `size` bytes and its shape, or its split
+/// form `split` where `GPU_SCAN_PIPE_SPLIT=1` (for measuring, as [`pipelined_kernel`]).
+pub(crate) fn pipelined_recurrence(
+    size: usize,
+    kernel: &'static str,
+    split: &'static str,
+) -> (&'static str, tuning::Pipeline) {
+    if knob("GPU_SCAN_PIPE_SPLIT") == Some(1) {
+        (split, tuning::pipeline_split(tuning::DEFAULT_ARCH, size))
     } else {
-        (names::SINGLE_PASS_PIPELINED, tuning::pipeline(tuning::DEFAULT_ARCH, size))
-    };
-    (kernel_name(prefix, T::TYPE, job.opts.op), p)
+        (kernel, tuning::pipeline(tuning::DEFAULT_ARCH, size))
+    }
 }
 
 /// Launches the pipelined kernel `name` of shape `p` (any kernel stamped out by
