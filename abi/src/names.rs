@@ -7,8 +7,8 @@ pub const SINGLE_PASS: &str = "single_pass";
 pub const SINGLE_PASS_STAGED: &str = "single_pass_staged";
 /// Single-pass by a persistent pipeline of warp roles.
 pub const SINGLE_PASS_PIPELINED: &str = "single_pass_pipe";
-/// The same with two scanning warps per reducing warp (`tuning::pipeline_split`).
-pub const SINGLE_PASS_PIPELINED_SPLIT: &str = "single_pass_pipesplit";
+/// The same with four scanning warps per reducing warp (`tuning::pipeline_split4`, for measuring).
+pub const SINGLE_PASS_PIPELINED_SPLIT4: &str = "single_pass_pipesplit4";
 /// Single-pass with the fixed-order look-back, for order-sensitive (type, operator) pairs.
 pub const SINGLE_PASS_DET: &str = "single_pass_det";
 /// Hierarchical tile scan; followed by `_<block algorithm token>`.
@@ -41,9 +41,9 @@ pub const RECURRENCE_STAGED_F64: &str = "recurrence_staged_f64";
 /// The recurrences as pipelined kernels (`gpu::kernels::pipelined`).
 pub const RECURRENCE_PIPELINED_F32: &str = "recurrence_pipe_f32";
 pub const RECURRENCE_PIPELINED_F64: &str = "recurrence_pipe_f64";
-/// The same with two scanning warps per reducing warp (`tuning::pipeline_split`).
-pub const RECURRENCE_PIPELINED_SPLIT_F32: &str = "recurrence_pipesplit_f32";
-pub const RECURRENCE_PIPELINED_SPLIT_F64: &str = "recurrence_pipesplit_f64";
+/// The f64 one with four scanning warps per reducing warp (`tuning::pipeline_split4`, for
+/// measuring).
+pub const RECURRENCE_PIPELINED_SPLIT4_F64: &str = "recurrence_pipesplit4_f64";
 /// Batched scans of a row-major matrix: `batched_columns_<type>_<op>` down the columns,
 /// `batched_rows_<type>_<op>` along many long rows, `batched_long_rows_<type>_<op>` along few,
 /// `batched_short_rows_<type>_<op>` along rows of at most one tile (add, mul, min, max on 32- and

@@ -218,41 +218,85 @@ pub const fn pipeline(arch: u32, elem_size: usize) -> Pipeline {
     Pipeline { warps: 4, items: (128 / elem_size) as u32, stages: 6, split: 1 }
 }
 
-/// [`pipeline`] with two scanning warps per reducing warp (`single_pass_pipesplit_<t>_<op>`,
-/// `recurrence_pipesplit_<t>`, chosen by `GPU_SCAN_PIPE_SPLIT=1`): the same tiles, twice the
-/// warps for the role that does the most per element, for kernels whose scan is heavier than
-/// their loads.
+/// [`pipeline`] with two scanning warps per reducing warp: the same tiles, twice the warps for the
+/// role that does the most per element.
 pub const fn pipeline_split(arch: u32, elem_size: usize) -> Pipeline {
     Pipeline { split: 2, ..pipeline(arch, elem_size) }
 }
 
-/// Whether the single-pass scan of `n` elements of `ty` with `op` runs as the pipelined kernel
-/// ([`pipeline`]) by default: 4- and 8-byte elements from 64 MiB on, except `f64` min and max.
-/// On the H200, against the one-tile-per-block kernel in the same run
-/// (`docs/results/pipe-bench-s10-h200.log`): at 2^28 `u32` 74.3% -> 89.2% of copy, `f32` 72.7% ->
-/// 88.2%, `u64` 74.3% -> 91.5%, `f64` 72.3% -> 88.5%; at 64 MiB (`u32` 2^24, `f64` 2^23) about
-/// even; below it slower (a persistent grid of 264 blocks with 6 stages each to start, for few
-/// tiles: `u32` 2^20 0.0139 against 0.0103 ms). Min and max at 2^28 (`minmax-s10-h200.log`):
-/// `u32` max 87.4% (add 88.0%), `f32` 87.5% against 72.4%, `u64` 89.2% against 74.6%, but `f64`
-/// 67.5-68.1% against 71.1-71.3% (add 88.7%; not understood yet), so `f64` min and max stay.
-pub fn single_pass_pipelined(arch: u32, ty: crate::ElemType, op: crate::Op, n: u64) -> bool {
-    let _ = arch;
-    let slower = ty == crate::ElemType::F64 && matches!(op, crate::Op::Min | crate::Op::Max);
-    matches!(ty.size(), 4 | 8) && !slower && n * ty.size() as u64 >= PIPELINED_MIN_BYTES
+/// [`pipeline`] with four scanning warps per reducing warp (`single_pass_pipesplit4_<t>_<op>`,
+/// `recurrence_pipesplit4_f64`, chosen by `GPU_SCAN_PIPE_SPLIT=4`), for measuring.
+pub const fn pipeline_split4(arch: u32, elem_size: usize) -> Pipeline {
+    Pipeline { split: 4, ..pipeline(arch, elem_size) }
 }
 
-/// Whether the linear recurrence over `n` maps of `map_size` bytes runs as the pipelined kernel:
-/// `f32` (8-byte packed pairs) from 64 MiB on. On the H200 in one run against the staged kernel
-/// (`docs/results/pipe-recurrence-s10-h200.log`): `f32` 2^28 74.5-75.0% -> 87.1-87.3% of copy;
-/// `f64` pairs (16 bytes) 2^27 58.4-58.5% -> 57.5%, so they stay staged.
+/// The pipelined single-pass kernel's shape for `op` over `ty` ([`pipeline`], or
+/// [`pipeline_split`] where the scanning warps were the bottleneck). On the H200 in one run
+/// (`docs/results/pipe-split-s11-h200.log`, `pipe-narrow-s11-h200.log`; percent of a same-run
+/// copy, one scanning warp per reducing warp -> two):
+/// - `f64` min and max at 2^28: 68.1-68.9% -> 79.2-80.5% (add 86.0-88.5% -> 86.0-86.2%);
+/// - `u16` at 2^30: add 77.5% -> 84.8%, xor 78.3% -> 83.9%, max 76.8% -> 84.6%;
+/// - `u8` at 2^30: max 52.6% -> 59.3%, but add 77.9% -> 77.1%, xor 81.6% -> 76.8%;
+/// - add of 4- and 8-byte types at 2^28 loses 1.6-4.4 points (`u32` 87.8-88.2% -> 84.5-84.8%).
+pub const fn pipeline_of(arch: u32, ty: crate::ElemType, op: crate::Op) -> Pipeline {
+    use crate::{ElemType, Op};
+    let minmax = matches!(op, Op::Min | Op::Max);
+    if matches!(ty, ElemType::U16) || (minmax && matches!(ty, ElemType::U8 | ElemType::F64)) {
+        pipeline_split(arch, ty.size())
+    } else {
+        pipeline(arch, ty.size())
+    }
+}
+
+/// The pipelined recurrence kernel's shape for maps of `map_size` bytes: `f64` pairs (16 bytes,
+/// a 16-byte shuffle per warp-scan step and one element per vector) with two scanning warps per
+/// reducing warp, 58.6-58.9% -> 64.1% of copy at 2^27 on the H200
+/// (`docs/results/pipe-split-s11-h200.log`); `f32` with one (86.7% -> 85.8% at 2^28 with two).
+pub const fn pipeline_recurrence(arch: u32, map_size: usize) -> Pipeline {
+    if map_size == 16 {
+        pipeline_split(arch, map_size)
+    } else {
+        pipeline(arch, map_size)
+    }
+}
+
+/// Whether the single-pass scan of `n` elements of `ty` with `op` runs as the pipelined kernel
+/// ([`pipeline_of`]) by default: from [`PIPELINED_MIN_BYTES`] on, from [`PIPELINED_MIN_BYTES_U8`]
+/// for `u8`, whose `mul` stays on the one-tile-per-block kernel (not measured). On the H200,
+/// against the one-tile-per-block kernel in the same run (`docs/results/pipe-bench-s10-h200.log`):
+/// at 2^28 `u32` 74.3% -> 89.2% of copy, `f32` 72.7% -> 88.2%, `u64` 74.3% -> 91.5%, `f64` 72.3% ->
+/// 88.5%; at 64 MiB (`u32` 2^24, `f64` 2^23) about even; below it slower (a persistent grid of
+/// 264 blocks with 6 stages each to start, for few tiles: `u32` 2^20 0.0139 against 0.0103 ms).
+/// Min and max at 2^28 (`minmax-s10-h200.log`): `u32` max 87.4% (add 88.0%), `f32` 87.5%
+/// against 72.4%, `u64` 89.2% against 74.6%; `f64` with two scanning warps 79.2-80.5% against
+/// 71.1-71.8% (`pipe-split-s11-h200.log`). Narrow types (`pipe-narrow-s11-h200.log`): `u16` at
+/// 2^26 (128 MiB) 70.7% -> 77.1% (add), 2^24 77.5% -> 72.5%; `u8` add at 2^28 69.9% -> 74.1%,
+/// 2^26 69.9% -> 63.3%.
+pub fn single_pass_pipelined(arch: u32, ty: crate::ElemType, op: crate::Op, n: u64) -> bool {
+    let _ = arch;
+    let bytes = n * ty.size() as u64;
+    match ty {
+        crate::ElemType::U8 => op != crate::Op::Mul && bytes >= PIPELINED_MIN_BYTES_U8,
+        _ => bytes >= PIPELINED_MIN_BYTES,
+    }
+}
+
+/// Whether the linear recurrence over `n` maps of `map_size` bytes runs as the pipelined kernel
+/// ([`pipeline_recurrence`]) by default: from 64 MiB on. On the H200 in one run against the
+/// staged kernel: `f32` 2^28 74.5-75.0% -> 87.1-87.3% of copy (`pipe-recurrence-s10-h200.log`);
+/// `f64` pairs 2^27 58.3% -> 64.1% (`pipe-split-s11-h200.log`).
 pub const fn recurrence_pipelined(arch: u32, map_size: usize, n: u64) -> bool {
     let _ = arch;
-    map_size == 8 && n * map_size as u64 >= PIPELINED_MIN_BYTES
+    n * map_size as u64 >= PIPELINED_MIN_BYTES
 }
 
 /// Smallest input the pipelined single-pass kernel takes by default (see
 /// [`single_pass_pipelined`]).
 pub const PIPELINED_MIN_BYTES: u64 = 64 << 20;
+
+/// [`PIPELINED_MIN_BYTES`] for `u8`, whose pipelined kernel is bound by its arithmetic, not its
+/// look-back: ahead of the one-tile-per-block kernel only from 2^28 elements.
+pub const PIPELINED_MIN_BYTES_U8: u64 = 256 << 20;
 
 /// Nanoseconds the single-pass look-back sleeps between polls of a tile that has not published
 /// yet (0: poll at once). On the H200, 100 and 400 ns measured the same as 0 (within 1%).
@@ -343,6 +387,7 @@ pub const BOUNDED: &[(BoundedTable, ShapeOf)] = &[
     (BOUNDED_SINGLE_PASS, single_pass),
     (BOUNDED_PIPELINED, pipeline_block),
     (BOUNDED_PIPELINED_SPLIT, pipeline_split_block),
+    (BOUNDED_PIPELINED_SPLIT4, pipeline_split4_block),
 ];
 
 /// The pipelined kernels' block as a [`ShapeOf`] (threads only; launch bounds need no more).
@@ -350,7 +395,12 @@ pub const fn pipeline_block(arch: u32, elem_size: usize) -> TileShape {
     TileShape { threads: pipeline(arch, elem_size).threads(), items: 1 }
 }
 
-/// [`pipeline_block`] for [`pipeline_split`].
+/// [`pipeline_block`] for [`pipeline_split4`].
+pub const fn pipeline_split4_block(arch: u32, elem_size: usize) -> TileShape {
+    TileShape { threads: pipeline_split4(arch, elem_size).threads(), items: 1 }
+}
+
+/// [`pipeline_block`] for [`pipeline_split`], the shape [`pipeline_of`] gives heavy scans.
 pub const fn pipeline_split_block(arch: u32, elem_size: usize) -> TileShape {
     TileShape { threads: pipeline_split(arch, elem_size).threads(), items: 1 }
 }
@@ -446,11 +496,8 @@ pub const MEASURED_SPILLS: &[(&str, u32)] = &[
     ("batched_long_rows_i32_add", 8),
     ("batched_long_rows_f32_add", 16),
     ("recurrence_staged_f64", 16),
-    ("single_pass_pipe_u16_min", 8),
-    ("single_pass_pipe_u16_max", 8),
-    ("single_pass_pipesplit_u8_add", 8),
-    ("single_pass_pipesplit_u8_xor", 8),
-    ("single_pass_pipesplit_u8_max", 8),
+    ("single_pass_pipe_u8_min", 8),
+    ("single_pass_pipe_u8_max", 8),
 ];
 
 /// The single-pass kernels with launch bounds: (kernel, element size, blocks per SM).
@@ -472,11 +519,11 @@ pub const BOUNDED_SINGLE_PASS: &[(&str, usize, u32)] = &[
     ("recurrence_staged_f64", 16, 4),
 ];
 
-/// The pipelined kernels with launch bounds: (kernel, element size, blocks per SM). 4-byte types
-/// unbounded take 66-72 registers, 2 blocks of 320 threads; bounded, 64 with no local memory,
-/// which leaves 3 blocks to shapes of up to 4 stages, where shared memory fits 3. `u16` takes
-/// 118-128 registers unbounded, one block per SM, so it is bounded to the 2 blocks that shared
-/// memory fits, as are `u8`'s (34-63 registers) to keep it so.
+/// The pipelined kernels of one scanning warp per reducing warp with launch bounds: (kernel,
+/// element size, blocks per SM). 4-byte types unbounded take 66-72 registers, 2 blocks of 320
+/// threads; bounded, 64 with no local memory, which leaves 3 blocks to shapes of up to 4 stages,
+/// where shared memory fits 3. `u8`'s (34-63 registers) are bounded to the 2 blocks that shared
+/// memory fits.
 pub const BOUNDED_PIPELINED: &[(&str, usize, u32)] = &[
     ("single_pass_pipe_u32_add", 4, 3),
     ("single_pass_pipe_u32_mul", 4, 3),
@@ -498,26 +545,22 @@ pub const BOUNDED_PIPELINED: &[(&str, usize, u32)] = &[
     ("single_pass_pipe_f32_max", 4, 3),
     ("single_pass_pipe_u8_add", 1, 2),
     ("single_pass_pipe_u8_mul", 1, 2),
-    ("single_pass_pipe_u8_min", 1, 2),
-    ("single_pass_pipe_u8_max", 1, 2),
     ("single_pass_pipe_u8_and", 1, 2),
     ("single_pass_pipe_u8_or", 1, 2),
     ("single_pass_pipe_u8_xor", 1, 2),
-    ("single_pass_pipe_u16_add", 2, 2),
-    ("single_pass_pipe_u16_mul", 2, 2),
-    ("single_pass_pipe_u16_min", 2, 2),
-    ("single_pass_pipe_u16_max", 2, 2),
-    ("single_pass_pipe_u16_and", 2, 2),
-    ("single_pass_pipe_u16_or", 2, 2),
-    ("single_pass_pipe_u16_xor", 2, 2),
 ];
 
-/// The pipelined kernels with two scanning warps per reducing warp that need launch bounds for 2
-/// blocks of 448 threads per SM (shared memory fits no more).
-pub const BOUNDED_PIPELINED_SPLIT: &[(&str, usize, u32)] = &[
-    ("single_pass_pipesplit_u8_add", 1, 2),
-    ("single_pass_pipesplit_u8_xor", 1, 2),
-    ("single_pass_pipesplit_u8_max", 1, 2),
+/// The pipelined kernels with two scanning warps per reducing warp ([`pipeline_of`]) that need
+/// launch bounds for 2 blocks of 448 threads per SM (shared memory fits no more): `u8` min and
+/// max take 95-126 registers unbounded.
+pub const BOUNDED_PIPELINED_SPLIT: &[(&str, usize, u32)] =
+    &[("single_pass_pipe_u8_min", 1, 2), ("single_pass_pipe_u8_max", 1, 2)];
+
+/// The measuring kernels of [`pipeline_split4`] bounded to 2 blocks of 704 threads per SM (56-60
+/// registers unbounded, one block; bounded, 40 without local memory).
+pub const BOUNDED_PIPELINED_SPLIT4: &[(&str, usize, u32)] = &[
+    ("single_pass_pipesplit4_u8_add", 1, 2),
+    ("single_pass_pipesplit4_u16_add", 2, 2),
 ];
 
 /// Hierarchical (multi-kernel) strategy: every block algorithm scans `threads` partials.

@@ -295,13 +295,14 @@ pub unsafe fn single_pass_pipelined<
     }
 }
 
-/// One pipelined kernel `$name` over `$t` with operator `$op` and the shape `tuning::$shape`, with
-/// the single-pass kernel's arguments and the number of stages. Stamped out below as
-/// `single_pass_pipe_<t>_<op>` for every element type and operator, `single_pass_pipesplit_<t>_<op>`
-/// with `tuning::pipeline_split`'s scanning warps for those whose scan may be the bottleneck (for
-/// measuring), and the linear recurrence's `recurrence_pipe_<t>` and `recurrence_pipesplit_<t>`.
+/// One pipelined kernel `$name` over `$t` with operator `$op` and the shape `$shape` (a
+/// `tuning::Pipeline`), with the single-pass kernel's arguments and the number of stages.
+/// Stamped out below as `single_pass_pipe_<t>_<op>` for every element type and operator
+/// (`tuning::pipeline_of`), the linear recurrence's `recurrence_pipe_<t>`
+/// (`tuning::pipeline_recurrence`), and, for measuring, `single_pass_pipesplit4_<t>_<op>` and
+/// `recurrence_pipesplit4_f64` with four scanning warps per reducing warp.
 macro_rules! pipelined_kernel {
-    ($name:ident, $t:ty, $op:ident, $shape:ident) => {
+    ($name:ident, $t:ty, $op:ident, $shape:expr) => {
         #[no_mangle]
         // A `[f64; 2]` initial value is a 16-byte, 8-aligned PTX parameter, as the host passes it.
         #[allow(clippy::too_many_arguments, improper_ctypes_definitions)]
@@ -318,7 +319,7 @@ macro_rules! pipelined_kernel {
             stages: u32,
         ) {
             const SIZE: usize = core::mem::size_of::<$t>();
-            const P: tuning::Pipeline = tuning::$shape(ARCH, SIZE);
+            const P: tuning::Pipeline = $shape;
             const V: usize = tuning::vector_elems(SIZE) as usize;
             const D: usize = tuning::lookback_depth(ARCH, SIZE);
             single_pass_pipelined::<$t, crate::op::$op, { P.warps }, { P.split }, { P.items as usize / V }, D>(
@@ -329,21 +330,26 @@ macro_rules! pipelined_kernel {
 }
 
 macro_rules! pipelined_kernels {
-    ($t:ident, [$($op:ident),*]) => { paste::paste! {
-        $( pipelined_kernel!([<single_pass_pipe_ $t _ $op:lower>], $t, $op, pipeline); )*
-    } };
+    ($t:ident, [$($op:ident),*]) => { paste::paste! { $(
+        pipelined_kernel!(
+            [<single_pass_pipe_ $t _ $op:lower>], $t, $op,
+            tuning::pipeline_of(ARCH, <$t as crate::op::Element>::TYPE, scan_abi::Op::$op)
+        );
+    )* } };
 }
 crate::kernels::for_each_type!(pipelined_kernels);
 
-macro_rules! pipelined_split_kernels {
+macro_rules! pipelined_split4_kernels {
     ($($t:ident: [$($op:ident),*]),*) => { paste::paste! { $( $(
-        pipelined_kernel!([<single_pass_pipesplit_ $t _ $op:lower>], $t, $op, pipeline_split);
+        pipelined_kernel!(
+            [<single_pass_pipesplit4_ $t _ $op:lower>], $t, $op,
+            tuning::pipeline_split4(ARCH, core::mem::size_of::<$t>())
+        );
     )* )* } };
 }
-pipelined_split_kernels!(u8: [Add, Xor, Max], u16: [Add, Xor, Max], u32: [Add], f32: [Add], u64: [Add], f64: [Add, Min, Max]);
+pipelined_split4_kernels!(u8: [Add], u16: [Add], f64: [Min, Max]);
 
 // The linear recurrence's scans of affine maps (see `single_pass::recurrence_f32`).
-pipelined_kernel!(recurrence_pipe_f32, u64, AffineF32, pipeline);
-pipelined_kernel!(recurrence_pipe_f64, [f64; 2], AffineF64, pipeline);
-pipelined_kernel!(recurrence_pipesplit_f32, u64, AffineF32, pipeline_split);
-pipelined_kernel!(recurrence_pipesplit_f64, [f64; 2], AffineF64, pipeline_split);
+pipelined_kernel!(recurrence_pipe_f32, u64, AffineF32, tuning::pipeline_recurrence(ARCH, 8));
+pipelined_kernel!(recurrence_pipe_f64, [f64; 2], AffineF64, tuning::pipeline_recurrence(ARCH, 16));
+pipelined_kernel!(recurrence_pipesplit4_f64, [f64; 2], AffineF64, tuning::pipeline_split4(ARCH, 16));

@@ -22,7 +22,9 @@ pub trait RecurrenceFloat: Copy + Into<f64> + Send + Sync + 'static {
     const KERNEL: &'static str;
     const STAGED_KERNEL: &'static str;
     const PIPELINED_KERNEL: &'static str;
-    const PIPELINED_SPLIT_KERNEL: &'static str;
+    /// The pipelined kernel with four scanning warps per reducing warp, where one exists (for
+    /// measuring, `GPU_SCAN_PIPE_SPLIT=4`).
+    const PIPELINED_SPLIT4_KERNEL: Option<&'static str>;
     fn map(a: Self, b: Self) -> Self::Map;
     /// The constant map `x -> x0`, i.e. (0, x0), that starts the scan.
     fn start(x0: Self) -> Self::Map;
@@ -37,7 +39,7 @@ impl RecurrenceFloat for f32 {
     const KERNEL: &'static str = names::RECURRENCE_F32;
     const STAGED_KERNEL: &'static str = names::RECURRENCE_STAGED_F32;
     const PIPELINED_KERNEL: &'static str = names::RECURRENCE_PIPELINED_F32;
-    const PIPELINED_SPLIT_KERNEL: &'static str = names::RECURRENCE_PIPELINED_SPLIT_F32;
+    const PIPELINED_SPLIT4_KERNEL: Option<&'static str> = None;
     fn map(a: f32, b: f32) -> u64 {
         AffineF32::pack(a, b)
     }
@@ -57,7 +59,7 @@ impl RecurrenceFloat for f64 {
     const KERNEL: &'static str = names::RECURRENCE_F64;
     const STAGED_KERNEL: &'static str = names::RECURRENCE_STAGED_F64;
     const PIPELINED_KERNEL: &'static str = names::RECURRENCE_PIPELINED_F64;
-    const PIPELINED_SPLIT_KERNEL: &'static str = names::RECURRENCE_PIPELINED_SPLIT_F64;
+    const PIPELINED_SPLIT4_KERNEL: Option<&'static str> = Some(names::RECURRENCE_PIPELINED_SPLIT4_F64);
     fn map(a: f64, b: f64) -> [f64; 2] {
         [a, b]
     }
@@ -111,7 +113,7 @@ impl Gpu {
         let size = std::mem::size_of::<F::Map>();
         let by_default = tuning::recurrence_pipelined(tuning::DEFAULT_ARCH, size, n);
         let r = if single_pass::pipelined(&job, false, by_default) {
-            let (kernel, p) = single_pass::pipelined_recurrence(size, F::PIPELINED_KERNEL, F::PIPELINED_SPLIT_KERNEL);
+            let (kernel, p) = single_pass::pipelined_recurrence(size, F::PIPELINED_KERNEL, F::PIPELINED_SPLIT4_KERNEL);
             single_pass::launch_pipelined(&job, kernel, p, start, temp)
         } else {
             let staged = single_pass::staged(size, false);

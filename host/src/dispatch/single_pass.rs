@@ -175,28 +175,29 @@ fn blocks_per_sm(
     Ok(b)
 }
 
-/// The pipelined kernel for `job`'s type and operator and its shape: `tuning::pipeline`, or, for
-/// measuring, `tuning::pipeline_split` where `GPU_SCAN_PIPE_SPLIT=1` and that kernel exists.
+/// The pipelined kernel for `job`'s type and operator and its shape (`tuning::pipeline_of`), or,
+/// for measuring, the one with four scanning warps per reducing warp (`tuning::pipeline_split4`)
+/// where `GPU_SCAN_PIPE_SPLIT=4` and that kernel exists.
 fn pipelined_kernel<T: Element>(job: &Job<'_, T>) -> (String, tuning::Pipeline) {
-    let size = T::TYPE.size();
-    let split = kernel_name(names::SINGLE_PASS_PIPELINED_SPLIT, T::TYPE, job.opts.op);
-    if knob("GPU_SCAN_PIPE_SPLIT") == Some(1) && job.gpu.kernel(&split).is_ok() {
-        return (split, tuning::pipeline_split(tuning::DEFAULT_ARCH, size));
+    let split4 = kernel_name(names::SINGLE_PASS_PIPELINED_SPLIT4, T::TYPE, job.opts.op);
+    if knob("GPU_SCAN_PIPE_SPLIT") == Some(4) && job.gpu.kernel(&split4).is_ok() {
+        return (split4, tuning::pipeline_split4(tuning::DEFAULT_ARCH, T::TYPE.size()));
     }
-    (kernel_name(names::SINGLE_PASS_PIPELINED, T::TYPE, job.opts.op), tuning::pipeline(tuning::DEFAULT_ARCH, size))
+    let p = tuning::pipeline_of(tuning::DEFAULT_ARCH, T::TYPE, job.opts.op);
+    (kernel_name(names::SINGLE_PASS_PIPELINED, T::TYPE, job.opts.op), p)
 }
 
-/// The pipelined recurrence kernel `kernel` of maps of `size` bytes and its shape, or its split
-/// form `split` where `GPU_SCAN_PIPE_SPLIT=1` (for measuring, as [`pipelined_kernel`]).
+/// The pipelined recurrence kernel `kernel` of maps of `size` bytes and its shape
+/// (`tuning::pipeline_recurrence`), or its form `split4` with four scanning warps per reducing
+/// warp where there is one and `GPU_SCAN_PIPE_SPLIT=4` (for measuring, as [`pipelined_kernel`]).
 pub(crate) fn pipelined_recurrence(
     size: usize,
     kernel: &'static str,
-    split: &'static str,
+    split4: Option<&'static str>,
 ) -> (&'static str, tuning::Pipeline) {
-    if knob("GPU_SCAN_PIPE_SPLIT") == Some(1) {
-        (split, tuning::pipeline_split(tuning::DEFAULT_ARCH, size))
-    } else {
-        (kernel, tuning::pipeline(tuning::DEFAULT_ARCH, size))
+    match split4 {
+        Some(k) if knob("GPU_SCAN_PIPE_SPLIT") == Some(4) => (k, tuning::pipeline_split4(tuning::DEFAULT_ARCH, size)),
+        _ => (kernel, tuning::pipeline_recurrence(tuning::DEFAULT_ARCH, size)),
     }
 }
 
