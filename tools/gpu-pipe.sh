@@ -10,8 +10,10 @@
 # shape: stages and blocks per SM (GPU_SCAN_PIPE_STAGES, _BLOCKS) at 2^28, interleaved twice with
 # the default shape and the one-tile-per-block kernel. (Session 10 also ran 32 KB tiles, a kernel
 # since removed.)
-# bench: the README's table: `bench` from 2^10 to 2^30 with CUB's scan in the same run, the
-# default (pipelined) and GPU_SCAN_PIPELINED=0 in turn; racecheck's whole output for both kinds.
+# bench: the README's tables: `bench` of the default kernels from 2^10 to 2^30 with CUB's scan in
+# the same run, min and max beside add at 2^28 and 2^30, u8 and u16 with CUB's (tools/cub_narrow.cu);
+# racecheck's whole output for both kinds of kernel. (Session 10's also timed
+# GPU_SCAN_PIPELINED=0 at every size: pipe-bench-s10-h200.log.)
 # recurrence: the recurrences' pipelined kernels checked at odd sizes (forced), then timed against
 # the staged kernels (GPU_SCAN_PIPELINED=0), interleaved twice; memcheck on both.
 # sanitize: memcheck, racecheck, synccheck on small pipelined scans.
@@ -21,8 +23,8 @@
 # narrow: u8 and u16 (add, xor, max) from 2^24 to 2^30: one-tile-per-block, pipelined and
 # pipelined split kernels in turn, with CUB's (tools/cub_narrow.cu) in the same run.
 # split: four scanning warps per reducing warp (GPU_SCAN_PIPE_SPLIT=4) against the default shape
-# (u8 and u16 add, f64 min and max at 2^28 and 2^30; the f64 recurrence at 2^27 and 2^22, with the
-# staged kernel), interleaved twice.
+# (u16 add, f64 min and max at 2^28 and 2^30; the f64 recurrence at 2^27 and 2^22, with the
+# staged kernel), interleaved twice. (Session 11 also ran u8 add, since four by default.)
 # shellcheck source=tools/gpu-common.sh
 . "$(dirname "$0")/gpu-common.sh"
 set -o pipefail
@@ -90,13 +92,19 @@ steps="${*:-check ab sanitize}"
 {
   [[ " $steps " == *" bench "* ]] || exit 0
   cub "$out/cub-bench.csv" --ops scan --log2 10,12,14,16,18,20,22,24,26,28,30 --types u32,i32,f32,u64,f64 > /dev/null || status=1
-  for p in 1 0; do
-    echo "== GPU_SCAN_PIPELINED=$p"
-    GPU_SCAN_PIPELINED=$p "$host" bench --types u32,i32,f32,u64,f64 --algos single-pass --sizes 2^10..2^30 --step 2 \
-      --baseline "$out/cub-bench.csv" --out "$out/bench-p$p" 2>&1 | grep -v '^\s*$' || status=1
-  done
-  # The device tool brings back only a few files: keep the CSVs and the default kernel's plot.
-  rm -f "$out"/bench-p*/bench.json "$out"/bench-p0/bench.png "$out"/pipe-bench-p*/bench.json
+  echo "== default kernels, add"
+  "$host" bench --types u32,i32,f32,u64,f64 --algos single-pass --sizes 2^10..2^30 --step 2 \
+    --baseline "$out/cub-bench.csv" --out "$out/bench" 2>&1 | grep -v '^\s*$' || status=1
+  echo "== default kernels, min and max beside add"
+  "$host" bench --types u32,f32,u64,f64 --ops add,min,max --algos single-pass --sizes 2^28..2^30 --step 2 \
+    --out "/tmp/minmax" 2>&1 | grep -E '^(algo|single)' || status=1
+  echo "== default kernels, u8 and u16, with CUB's (tools/cub_narrow.cu)"
+  nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/cub_narrow tools/cub_narrow.cu &&
+    /tmp/cub_narrow --log2 20,22,24,26,28,30 > "$out/cub-narrow.csv" || status=1
+  "$host" bench --types u8,u16 --ops add,xor,max --algos single-pass --sizes 2^20..2^30 --step 2 \
+    --baseline "$out/cub-narrow.csv" --out "$out/narrow" 2>&1 | grep -E '^(algo|single)' || status=1
+  # The device tool brings back only a few files: keep the CSVs and the plots.
+  rm -f "$out"/bench/bench.json "$out"/narrow/bench.json
   for p in 1 0; do
     echo "== racecheck, GPU_SCAN_PIPELINED=$p, whole output"
     GPU_SCAN_PIPELINED=$p compute-sanitizer --tool racecheck "$host" scan 4097 --type u32 --iters 1; echo "exit=$?"
@@ -166,7 +174,7 @@ steps="${*:-check ab sanitize}"
   for round in 1 2; do
     for split in 0 4; do
       echo "== round $round, GPU_SCAN_PIPE_SPLIT=$split"
-      for c in "--types u8,u16 --ops add" "--types f64 --ops min,max"; do
+      for c in "--types u16 --ops add" "--types f64 --ops min,max"; do
         # shellcheck disable=SC2086
         GPU_SCAN_PIPE_SPLIT=$split "$host" bench $c --algos single-pass --sizes 2^28..2^30 --step 2 \
           --out "/tmp/split-$RANDOM" 2>&1 | grep -E '^single' || status=1

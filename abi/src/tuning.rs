@@ -224,34 +224,39 @@ pub const fn pipeline_split(arch: u32, elem_size: usize) -> Pipeline {
     Pipeline { split: 2, ..pipeline(arch, elem_size) }
 }
 
-/// [`pipeline`] with four scanning warps per reducing warp (`single_pass_pipesplit4_<t>_<op>`,
-/// `recurrence_pipesplit4_f64`, chosen by `GPU_SCAN_PIPE_SPLIT=4`), for measuring.
+/// [`pipeline`] with four scanning warps per reducing warp: [`pipeline_of`]'s shape for `u8` add,
+/// and for measuring others (`single_pass_pipesplit4_<t>_<op>`, `recurrence_pipesplit4_f64`,
+/// chosen by `GPU_SCAN_PIPE_SPLIT=4`).
 pub const fn pipeline_split4(arch: u32, elem_size: usize) -> Pipeline {
     Pipeline { split: 4, ..pipeline(arch, elem_size) }
 }
 
-/// The pipelined single-pass kernel's shape for `op` over `ty` ([`pipeline`], or
-/// [`pipeline_split`] where the scanning warps were the bottleneck). On the H200 in one run
-/// (`docs/results/pipe-split-s11-h200.log`, `pipe-narrow-s11-h200.log`; percent of a same-run
-/// copy, one scanning warp per reducing warp -> two):
+/// The pipelined single-pass kernel's shape for `op` over `ty`: [`pipeline`], with more scanning
+/// warps per reducing warp ([`pipeline_split`], [`pipeline_split4`]) where the scanning warps were
+/// the bottleneck. On the H200 in one run (percent of a same-run copy; one scanning warp per
+/// reducing warp -> two, `docs/results/pipe-split-s11-h200.log`, `pipe-narrow-s11-h200.log`):
 /// - `f64` min and max at 2^28: 68.1-68.9% -> 79.2-80.5% (add 86.0-88.5% -> 86.0-86.2%);
 /// - `u16` at 2^30: add 77.5% -> 84.8%, xor 78.3% -> 83.9%, max 76.8% -> 84.6%;
 /// - `u8` at 2^30: max 52.6% -> 59.3%, but add 77.9% -> 77.1%, xor 81.6% -> 76.8%;
 /// - add of 4- and 8-byte types at 2^28 loses 1.6-4.4 points (`u32` 87.8-88.2% -> 84.5-84.8%).
+///
+/// Two -> four (`pipe-split4-s11-h200.log`, interleaved twice): `u8` add at 2^30 77.9-78.3% ->
+/// 81.2-81.8% (2^28 73.8-74.5% -> 77.7-78.3%), but `u16` add 83.6-85.0% -> 82.3-82.5% and `f64`
+/// min and max 79.6-80.3% -> 62.2-62.6%. (`u8` max with four spills 64 bytes.)
 pub const fn pipeline_of(arch: u32, ty: crate::ElemType, op: crate::Op) -> Pipeline {
     use crate::{ElemType, Op};
-    let minmax = matches!(op, Op::Min | Op::Max);
-    if matches!(ty, ElemType::U16) || (minmax && matches!(ty, ElemType::U8 | ElemType::F64)) {
-        pipeline_split(arch, ty.size())
-    } else {
-        pipeline(arch, ty.size())
+    match (ty, op) {
+        (ElemType::U8, Op::Add) => pipeline_split4(arch, ty.size()),
+        (ElemType::U16, _) | (ElemType::U8 | ElemType::F64, Op::Min | Op::Max) => pipeline_split(arch, ty.size()),
+        _ => pipeline(arch, ty.size()),
     }
 }
 
 /// The pipelined recurrence kernel's shape for maps of `map_size` bytes: `f64` pairs (16 bytes,
 /// a 16-byte shuffle per warp-scan step and one element per vector) with two scanning warps per
 /// reducing warp, 58.6-58.9% -> 64.1% of copy at 2^27 on the H200
-/// (`docs/results/pipe-split-s11-h200.log`); `f32` with one (86.7% -> 85.8% at 2^28 with two).
+/// (`docs/results/pipe-split-s11-h200.log`; four: 52.2%, `pipe-split4-s11-h200.log`); `f32` with
+/// one (86.7% -> 85.8% at 2^28 with two).
 pub const fn pipeline_recurrence(arch: u32, map_size: usize) -> Pipeline {
     if map_size == 16 {
         pipeline_split(arch, map_size)
@@ -284,7 +289,8 @@ pub fn single_pass_pipelined(arch: u32, ty: crate::ElemType, op: crate::Op, n: u
 /// Whether the linear recurrence over `n` maps of `map_size` bytes runs as the pipelined kernel
 /// ([`pipeline_recurrence`]) by default: from 64 MiB on. On the H200 in one run against the
 /// staged kernel: `f32` 2^28 74.5-75.0% -> 87.1-87.3% of copy (`pipe-recurrence-s10-h200.log`);
-/// `f64` pairs 2^27 58.3% -> 64.1% (`pipe-split-s11-h200.log`).
+/// `f64` pairs 2^27 58.3-58.5% -> 64.1-64.5%, 2^22 (64 MiB) 51.4-51.9% -> 58.9-59.3%
+/// (`pipe-split-s11-h200.log`, `pipe-split4-s11-h200.log`).
 pub const fn recurrence_pipelined(arch: u32, map_size: usize, n: u64) -> bool {
     let _ = arch;
     n * map_size as u64 >= PIPELINED_MIN_BYTES
@@ -543,7 +549,6 @@ pub const BOUNDED_PIPELINED: &[(&str, usize, u32)] = &[
     ("single_pass_pipe_f32_mul", 4, 3),
     ("single_pass_pipe_f32_min", 4, 3),
     ("single_pass_pipe_f32_max", 4, 3),
-    ("single_pass_pipe_u8_add", 1, 2),
     ("single_pass_pipe_u8_mul", 1, 2),
     ("single_pass_pipe_u8_and", 1, 2),
     ("single_pass_pipe_u8_or", 1, 2),
@@ -556,12 +561,10 @@ pub const BOUNDED_PIPELINED: &[(&str, usize, u32)] = &[
 pub const BOUNDED_PIPELINED_SPLIT: &[(&str, usize, u32)] =
     &[("single_pass_pipe_u8_min", 1, 2), ("single_pass_pipe_u8_max", 1, 2)];
 
-/// The measuring kernels of [`pipeline_split4`] bounded to 2 blocks of 704 threads per SM (56-60
-/// registers unbounded, one block; bounded, 40 without local memory).
-pub const BOUNDED_PIPELINED_SPLIT4: &[(&str, usize, u32)] = &[
-    ("single_pass_pipesplit4_u8_add", 1, 2),
-    ("single_pass_pipesplit4_u16_add", 2, 2),
-];
+/// The kernels of [`pipeline_split4`] bounded to 2 blocks of 704 threads per SM (56-60 registers
+/// unbounded, one block; bounded, 40 without local memory).
+pub const BOUNDED_PIPELINED_SPLIT4: &[(&str, usize, u32)] =
+    &[("single_pass_pipe_u8_add", 1, 2), ("single_pass_pipesplit4_u16_add", 2, 2)];
 
 /// Hierarchical (multi-kernel) strategy: every block algorithm scans `threads` partials.
 pub const fn hierarchical(arch: u32, elem_size: usize) -> TileShape {

@@ -347,7 +347,7 @@ macro_rules! pipelined_split4_kernels {
         );
     )* )* } };
 }
-pipelined_split4_kernels!(u8: [Add], u16: [Add], f64: [Min, Max]);
+pipelined_split4_kernels!(u16: [Add], f64: [Min, Max]);
 
 // The linear recurrence's scans of affine maps (see `single_pass::recurrence_f32`).
 pipelined_kernel!(recurrence_pipe_f32, u64, AffineF32, tuning::pipeline_recurrence(ARCH, 8));
