@@ -115,34 +115,31 @@ pub fn unpack<T: Copy>(words: &[u32; 4], k: usize) -> T {
     narrow_from_bits::<T>(if bits == 8 { byte_of(w, (k % per_word) as u32) } else { w >> (bits * (k % per_word)) })
 }
 
-/// Four words at `p` (16-byte aligned) of narrow elements.
-#[inline(always)]
-unsafe fn load_words<T>(p: *const T) -> [u32; 4] {
-    load_vec16::<u32, 4>(p as *const u32)
-}
+/// The members of [`Vector16`] that every packed type shares: its vector is four words.
+macro_rules! packed_words {
+    () => {
+        type Regs = [u32; 4];
 
-#[inline(always)]
-unsafe fn store_words<T>(p: *mut T, v: [u32; 4]) {
-    store_vec16::<u32, 4>(p as *mut u32, v)
+        #[inline(always)]
+        unsafe fn load(p: *const Self) -> Self::Regs {
+            load_vec16::<u32, 4>(p as *const u32)
+        }
+        #[inline(always)]
+        unsafe fn store(p: *mut Self, v: Self::Regs) {
+            store_vec16::<u32, 4>(p as *mut u32, v)
+        }
+        #[inline(always)]
+        fn element(v: &Self::Regs, k: usize) -> Self {
+            unpack(v, k)
+        }
+    };
 }
 
 /// Bytes: reduced and scanned a word at a time.
 impl<O: ScanOp<u8> + PackedBytes> Vector16<O> for u8 {
     const ELEMS: usize = 16;
-    type Regs = [u32; 4];
+    packed_words!();
 
-    #[inline(always)]
-    unsafe fn load(p: *const Self) -> Self::Regs {
-        load_words(p)
-    }
-    #[inline(always)]
-    unsafe fn store(p: *mut Self, v: Self::Regs) {
-        store_words(p, v)
-    }
-    #[inline(always)]
-    fn element(v: &Self::Regs, k: usize) -> Self {
-        unpack(v, k)
-    }
     #[inline(always)]
     fn fold(acc: Self, v: &Self::Regs) -> Self {
         narrow_from_bits(v.iter().fold(narrow_bits(acc), |a, &w| O::reduce_word(w, a)))
@@ -165,20 +162,8 @@ impl<O: ScanOp<u8> + PackedBytes> Vector16<O> for u8 {
 /// 2-byte elements: taken out of their words one by one, packed again after the scan.
 impl<O: ScanOp<u16>> Vector16<O> for u16 {
     const ELEMS: usize = 8;
-    type Regs = [u32; 4];
+    packed_words!();
 
-    #[inline(always)]
-    unsafe fn load(p: *const Self) -> Self::Regs {
-        load_words(p)
-    }
-    #[inline(always)]
-    unsafe fn store(p: *mut Self, v: Self::Regs) {
-        store_words(p, v)
-    }
-    #[inline(always)]
-    fn element(v: &Self::Regs, k: usize) -> Self {
-        unpack(v, k)
-    }
     #[inline(always)]
     fn fold(mut acc: Self, v: &Self::Regs) -> Self {
         for k in 0..8 {
