@@ -24,15 +24,16 @@ pub const fn single_pass_staged_smem(arch: u32, elem_size: usize) -> u32 {
     single_pass_smem(arch, elem_size) + smem_window(tile, elem_size as u32)
 }
 
-/// Pipelined single-pass kernel of shape `p`: four barrier words per stage, each stage's tile
-/// index, the totals of the scanning warps' shares, the tile's aggregate and its exclusive
-/// prefix, then the stages' tiles.
-pub const fn single_pass_pipelined_smem(p: crate::tuning::Pipeline, elem_size: usize) -> u32 {
-    let e = elem_size as u32;
+/// Pipelined kernel of shape `p` over elements of `elem_size` bytes whose tiles publish
+/// aggregates of `aggregate_size` bytes (the element for a scan, a `u64` count for compaction):
+/// four barrier words per stage, each stage's tile index, the totals of the scanning warps'
+/// shares, the tile's aggregate and its exclusive prefix, then the stages' tiles.
+pub const fn single_pass_pipelined_smem(p: crate::tuning::Pipeline, elem_size: usize, aggregate_size: usize) -> u32 {
+    let (e, a) = (elem_size as u32, aggregate_size as u32);
     smem_window(4 * p.stages, 8)
         + smem_window(p.stages, 4)
-        + smem_window(p.stages * p.warps * p.split, e)
-        + 2 * smem_window(p.stages, e)
+        + smem_window(p.stages * p.warps * p.split, a)
+        + 2 * smem_window(p.stages, a)
         + p.stages * smem_window(p.tile(), e)
 }
 

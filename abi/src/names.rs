@@ -17,6 +17,8 @@ pub const HIER_REDUCE: &str = "hier_reduce";
 pub const HIER_ADD: &str = "hier_add";
 /// Stream compaction: `compact_<type>` (no operator; one group for all types).
 pub const COMPACT: &str = "compact";
+/// Compaction in the pipelined kernel's roles (4- and 8-byte types, large inputs).
+pub const COMPACT_PIPELINED: &str = "compact_pipe";
 /// Partition pass: `partition_count_<type>`, `partition_scatter_<type>`.
 pub const PARTITION_COUNT: &str = "partition_count";
 pub const PARTITION_SCATTER: &str = "partition_scatter";

@@ -296,6 +296,14 @@ pub const fn recurrence_pipelined(arch: u32, map_size: usize, n: u64) -> bool {
     n * map_size as u64 >= PIPELINED_MIN_BYTES
 }
 
+/// Whether the compaction of `n` elements of `elem_size` bytes runs in the pipelined kernel's
+/// roles (`compact_pipe_<t>`, shape [`pipeline`]) by default: 4- and 8-byte types from
+/// [`PIPELINED_MIN_BYTES`] on.
+pub const fn compact_pipelined(arch: u32, elem_size: usize, n: u64) -> bool {
+    let _ = arch;
+    matches!(elem_size, 4 | 8) && n * elem_size as u64 >= PIPELINED_MIN_BYTES
+}
+
 /// Smallest input the pipelined single-pass kernel takes by default (see
 /// [`single_pass_pipelined`]).
 pub const PIPELINED_MIN_BYTES: u64 = 64 << 20;

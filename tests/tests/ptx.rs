@@ -60,6 +60,9 @@ fn expected_kernels() -> Vec<String> {
     for ty in ElemType::ALL {
         names.push(format!("compact_{}", ty.name()));
     }
+    for ty in ["u32", "i32", "u64", "i64", "f32", "f64"] {
+        names.push(format!("compact_pipe_{ty}"));
+    }
     names.extend(
         [
             "recurrence_f32",

@@ -9,12 +9,18 @@
 //! Kept elements are gathered in shared memory in output order first (while warp 0 looks back),
 //! then the block writes them out with consecutive threads on consecutive places: a warp's store
 //! covers one contiguous run instead of 32 scattered ones.
+//!
+//! For large inputs, [`Compact`] does the same work in the pipelined kernel's roles
+//! ([`crate::kernels::pipelined::pipeline`]): reducing warps count a tile's kept elements as soon
+//! as it lands, scanning warps gather theirs to the front of their share of the stage and write
+//! them out once the count before them is known.
 
-use crate::arch::{lane, sync_threads, thread_idx, warp_idx, WARP};
+use crate::arch::{fence_proxy_async_shared, lane, load_vec16, sync_threads, sync_warp, thread_idx, warp_idx, WARP};
+use crate::kernels::pipelined::{pipeline, striped, TileWork};
 use crate::kernels::{claim_striped, prefetch_tile_l2, Place, ARCH};
 use crate::lookback::TileStatus;
 use crate::op::{Add, Element};
-use crate::smem::Carver;
+use crate::smem::{Carver, Smem};
 use crate::warp;
 use scan_abi::predicate;
 use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
@@ -130,6 +136,103 @@ pub unsafe fn compact<T: Element, const TH: u32, const V: usize, const VECS: usi
     }
 }
 
+/// Compaction as the work of the pipelined kernel's roles: tiles publish their kept counts
+/// (`u64`), and the last tile's inclusive count is the result. `V` elements per 16-byte vector.
+#[derive(Clone, Copy)]
+pub struct Compact<T, const V: usize> {
+    pub flags: *const u8,
+    pub out: *mut T,
+    pub count: *mut u64,
+    pub n: u64,
+    pub pred: u32,
+    pub threshold: T,
+}
+
+impl<T: Element, const V: usize> Compact<T, V> {
+    /// Whether element `i` of the input, `x`, is kept (`i < n`).
+    #[inline(always)]
+    unsafe fn keeps(self, x: T, i: u64) -> bool {
+        match self.pred {
+            predicate::GREATER => x > self.threshold,
+            predicate::NONZERO => x != T::zero(),
+            _ => *self.flags.add(i as usize) != 0,
+        }
+    }
+}
+
+impl<T: Element, const V: usize> TileWork for Compact<T, V> {
+    type T = T;
+    type A = u64;
+    type O = Add;
+    const V: usize = V;
+
+    #[inline(always)]
+    fn start(self) -> Option<u64> {
+        None
+    }
+    #[inline(always)]
+    fn fill(self) -> T {
+        T::zero()
+    }
+    #[inline(always)]
+    unsafe fn reduce(self, part: Smem<T>, rows: core::ops::Range<usize>, first: u64) -> u64 {
+        let l = lane();
+        let mut c = 0u32;
+        for j in rows {
+            let at = striped(j, l, V);
+            let v = load_vec16::<T, V>(part.at(at));
+            for (k, &x) in v.iter().enumerate() {
+                let i = first + (at as usize + k) as u64;
+                c += (i < self.n && self.keeps(x, i)) as u32;
+            }
+        }
+        warp::reduce::<u32, Add>(c) as u64
+    }
+    /// Gathers the share's kept elements to its front in order, row by row (a row's kept
+    /// elements land no further than its own end, and every lane has read the row first), then
+    /// writes them out after the `before` kept ones, consecutive lanes on consecutive places.
+    #[inline(always)]
+    unsafe fn finish(self, share: Smem<T>, rows: usize, before: Option<u64>, first: u64, valid: u32) {
+        let l = lane();
+        let mut kept = 0u32;
+        for j in 0..rows {
+            let at = striped(j, l, V);
+            let v = load_vec16::<T, V>(share.at(at));
+            let mut keep = [false; V];
+            let mut c = 0u32;
+            for (k, &x) in v.iter().enumerate() {
+                keep[k] = at + (k as u32) < valid && self.keeps(x, first + (at as usize + k) as u64);
+                c += keep[k] as u32;
+            }
+            let (lane_before, through) = warp::scan::<u32, Add>(c);
+            let mut place = kept + lane_before.unwrap_or(0);
+            sync_warp();
+            for (k, &x) in v.iter().enumerate() {
+                if keep[k] {
+                    share.set(place, x);
+                    place += 1;
+                }
+            }
+            kept += warp::broadcast(through, WARP - 1);
+        }
+        sync_warp();
+        let dst = self.out.add(before.unwrap_or(0) as usize);
+        let mut i = l;
+        while i < kept {
+            *dst.add(i as usize) = share.get(i);
+            i += WARP;
+        }
+        // The stage's next bulk copy writes where these threads wrote.
+        fence_proxy_async_shared();
+    }
+    #[inline(always)]
+    unsafe fn prefix_known(self, tile: u32, tiles: u64, inclusive: u64) {
+        if tile as u64 + 1 == tiles {
+            *self.count = inclusive;
+        }
+    }
+}
+
 macro_rules! compact_kernels {
     ($($t:ident),*) => { paste::paste! { $(
         #[no_mangle]
@@ -148,3 +251,27 @@ macro_rules! compact_kernels {
     )* } };
 }
 compact_kernels!(u8, u16, u32, i32, u64, i64, f32, f64);
+
+/// The pipelined compaction `compact_pipe_<t>` of 4- and 8-byte types: the arguments of
+/// `compact_<t>` and the number of stages, a persistent grid (see
+/// [`crate::kernels::pipelined::pipeline`]) of `tuning::pipeline`'s shape.
+macro_rules! compact_pipe_kernels {
+    ($($t:ident),*) => { paste::paste! { $(
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn [<compact_pipe_ $t>](
+            inp: *const $t, flags: *const u8, out: *mut $t, count: *mut u64, n: u64, pred: u32,
+            threshold: $t, temp: *mut u8, counter_base: u32, epoch: u32, stages: u32,
+        ) {
+            const SIZE: usize = core::mem::size_of::<$t>();
+            const P: tuning::Pipeline = tuning::pipeline(ARCH, SIZE);
+            const V: usize = tuning::vector_elems(SIZE) as usize;
+            let work = Compact::<$t, V> { flags, out, count, n, pred, threshold };
+            let aligned = inp as usize % tuning::VECTOR_BYTES == 0;
+            pipeline::<Compact<$t, V>, { P.warps }, { P.split }, { P.items as usize / V }, 1>(
+                work, inp, n, aligned, temp, counter_base, epoch, 0, stages,
+            )
+        }
+    )* } };
+}
+compact_pipe_kernels!(u32, i32, u64, i64, f32, f64);

@@ -24,7 +24,7 @@ use crate::arch::{
 use crate::kernels::{Mode, ARCH};
 use crate::lookback::{StatusValue, TileStatus};
 use crate::op::{combine_after, combine_opt, ScanOp};
-use crate::smem::Carver;
+use crate::smem::{Carver, Smem};
 use crate::vector::Vector16;
 use crate::warp;
 use core::mem::size_of;
@@ -55,11 +55,117 @@ impl Ring {
 /// Tile index of a stage whose claim found no tile left: every role stops there.
 const NO_TILE: u32 = u32::MAX;
 
+/// What a pipelined kernel does with its tiles; [`pipeline`] supplies the roles around it. A
+/// tile's work splits in two: a reducing warp's total of its part, as soon as the tile has
+/// landed, and a scanning warp's share, once the prefix of everything before it is known.
+pub trait TileWork: Copy {
+    /// What the stages hold.
+    type T: Copy;
+    /// A tile's aggregate, published for the look-back.
+    type A: StatusValue;
+    /// How aggregates combine.
+    type O: ScanOp<Self::A>;
+    /// Elements per 16-byte vector of `T`.
+    const V: usize;
+
+    /// What comes before the first tile (none: nothing).
+    fn start(self) -> Option<Self::A>;
+    /// What fills a partial tile's stage past the end.
+    fn fill(self) -> Self::T;
+    /// The total of rows `rows` (of 32 lanes' vectors each) of the reducing warp's part at
+    /// `part`, whose first element is element `first` of the input; in every lane.
+    unsafe fn reduce(self, part: Smem<Self::T>, rows: core::ops::Range<usize>, first: u64) -> Self::A;
+    /// Finishes a scanning warp's share of `rows` rows at `share`: its first element is element
+    /// `first` of the input, `valid` of its elements exist, and `before` comes before it.
+    unsafe fn finish(self, share: Smem<Self::T>, rows: usize, before: Option<Self::A>, first: u64, valid: u32);
+    /// Told by one thread the inclusive prefix of `tile` (of `tiles`) once it is known.
+    #[inline(always)]
+    unsafe fn prefix_known(self, tile: u32, tiles: u64, inclusive: Self::A) {
+        let _ = (tile, tiles, inclusive);
+    }
+}
+
+/// Lane `l`'s vector `j` within a warp's part of a tile, as an element index into it
+/// (warp-striped, as the register tile), for vectors of `v` elements.
+#[inline(always)]
+pub fn striped(j: usize, l: u32, v: usize) -> u32 {
+    ((j * WARP as usize + l as usize) * v) as u32
+}
+
+/// The scan's work: each part reduced with `O`, each share scanned from its prefix and stored.
+#[derive(Clone, Copy)]
+pub struct Scan<T, O> {
+    out: *mut T,
+    init: T,
+    mode: Mode,
+    aligned: bool,
+    op: core::marker::PhantomData<O>,
+}
+
+impl<T: StatusValue + Vector16<O>, O: ScanOp<T>> TileWork for Scan<T, O> {
+    type T = T;
+    type A = T;
+    type O = O;
+    const V: usize = <T as Vector16<O>>::ELEMS;
+
+    #[inline(always)]
+    fn start(self) -> Option<T> {
+        if self.mode.has_init {
+            Some(self.init)
+        } else {
+            None
+        }
+    }
+    #[inline(always)]
+    fn fill(self) -> T {
+        O::identity()
+    }
+    #[inline(always)]
+    unsafe fn reduce(self, part: Smem<T>, rows: core::ops::Range<usize>, _first: u64) -> T {
+        let l = lane();
+        if O::COMMUTATIVE {
+            let mut acc = O::identity();
+            for j in rows {
+                acc = T::fold(acc, &T::load(part.at(striped(j, l, Self::V))));
+            }
+            warp::reduce::<T, O>(acc)
+        } else {
+            let mut acc: Option<T> = None;
+            for j in rows {
+                let x = T::local(T::load(part.at(striped(j, l, Self::V)))).1;
+                acc = Some(combine_after::<T, O>(acc, warp::reduce::<T, O>(x)));
+            }
+            acc.unwrap_or(O::identity())
+        }
+    }
+    #[inline(always)]
+    unsafe fn finish(self, share: Smem<T>, rows: usize, mut running: Option<T>, first: u64, valid: u32) {
+        let l = lane();
+        let dst = self.out.wrapping_add(first as usize);
+        let sub = WARP * (Self::V * rows) as u32;
+        for j in 0..rows {
+            let at = striped(j, l, Self::V);
+            let (v, total) = T::local(T::load(share.at(at)));
+            let (before, through) = warp::scan::<T, O>(total);
+            let v = T::finish(v, combine_opt::<T, O>(running, before), self.mode.exclusive);
+            running = Some(combine_after::<T, O>(running, warp::broadcast(through, WARP - 1)));
+            if self.aligned && valid == sub {
+                T::store(dst.add(at as usize), v);
+            } else {
+                for i in 0..Self::V as u32 {
+                    if at + i < valid {
+                        *dst.add((at + i) as usize) = T::element(&v, i as usize);
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// The pipelined single-pass scan of `n` elements; shapes as `tuning::pipeline` (`R` reducing
 /// warps, `R * S` scanning warps, each reducing warp's `VECS` vectors per thread split among `S`
 /// scanning warps), `stages` tiles in flight (the host sizes shared memory for them), other
-/// arguments as [`crate::kernels::single_pass::single_pass`]. The grid is persistent: each block
-/// takes tiles until the counter passes the last, so the counter advances by tiles + blocks.
+/// arguments as [`crate::kernels::single_pass::single_pass`].
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn single_pass_pipelined<
@@ -81,10 +187,33 @@ pub unsafe fn single_pass_pipelined<
     backoff_ns: u32,
     stages: u32,
 ) {
-    let mode = Mode::from_flags(flags);
+    let aligned = (inp as usize | out as usize) % tuning::VECTOR_BYTES == 0;
+    let work = Scan::<T, O> { out, init, mode: Mode::from_flags(flags), aligned, op: core::marker::PhantomData };
+    pipeline::<Scan<T, O>, R, S, VECS, D>(work, inp, n, aligned, temp, counter_base, epoch, backoff_ns, stages)
+}
+
+/// The roles of a pipelined kernel over the `n` elements at `inp`, doing `work` on each tile
+/// (full tiles come in by bulk copies where `aligned`, `inp` 16-byte aligned, says so):
+/// `R` reducing warps, `R * S` scanning warps (each reducing warp's `VECS` vectors per thread
+/// split among `S` of them), `stages` tiles in flight. `temp` holds the tile counter (its value
+/// before this launch `counter_base`) and the tile status of `epoch`. The grid is persistent:
+/// each block takes tiles until the counter passes the last, so the counter advances by tiles +
+/// blocks.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn pipeline<W: TileWork, const R: u32, const S: u32, const VECS: usize, const D: usize>(
+    work: W,
+    inp: *const W::T,
+    n: u64,
+    aligned: bool,
+    temp: *mut u8,
+    counter_base: u32,
+    epoch: u32,
+    backoff_ns: u32,
+    stages: u32,
+) {
     let (w, l) = (warp_idx(), lane());
-    let v_elems = <T as Vector16<O>>::ELEMS;
-    let segment = WARP * (v_elems * VECS) as u32;
+    let segment = WARP * (W::V * VECS) as u32;
     // A scanning warp's part: `rows` of a reducing warp's vectors.
     let (rows, sub) = (VECS / S as usize, segment / S);
     let tile_elems = R * segment;
@@ -94,12 +223,12 @@ pub unsafe fn single_pass_pipelined<
     let mut smem = Carver::new();
     let bars = smem.take::<u64>(4 * stages);
     let tile_of = smem.take::<u32>(stages);
-    let part_totals = smem.take::<T>(stages * R * S);
-    let aggregates = smem.take::<T>(stages);
-    let prefixes = smem.take::<T>(stages);
-    let bufs = smem.take::<T>(stages * tile_elems);
+    let part_totals = smem.take::<W::A>(stages * R * S);
+    let aggregates = smem.take::<W::A>(stages);
+    let prefixes = smem.take::<W::A>(stages);
+    let bufs = smem.take::<W::T>(stages * tile_elems);
     // The free-order look-back holds nothing.
-    let held = smem.take::<T>(0);
+    let held = smem.take::<W::A>(0);
     smem.check();
     let full = |s: u32| bars.at(s);
     let reduced = |s: u32| bars.at(stages + s);
@@ -119,13 +248,9 @@ pub unsafe fn single_pass_pipelined<
     }
     sync_threads();
 
-    // Lane `l`'s vector `j` within a warp's part of a tile (warp-striped, as the register tile).
-    let at = |j: usize| ((j * WARP as usize + l as usize) * v_elems) as u32;
-    let aligned = (inp as usize | out as usize) % tuning::VECTOR_BYTES == 0;
-
     if w == load_warp {
         // Load: claim, then copy in (bulk for a full aligned tile; the last, partial one element
-        // by element, the identity past the end).
+        // by element, filled past the end).
         let mut ring = Ring::START;
         loop {
             let Ring { stage: s, phase } = ring;
@@ -150,14 +275,14 @@ pub unsafe fn single_pass_pipelined<
             if aligned && len == tile_elems {
                 if l == 0 {
                     fence_proxy_async_shared();
-                    let bytes = tile_elems * size_of::<T>() as u32;
+                    let bytes = tile_elems * size_of::<W::T>() as u32;
                     mbar_arrive_expect_bytes(full(s), bytes);
                     bulk_copy_to_shared(buf(s).at(0) as *mut u8, inp.add(base as usize) as *const u8, bytes, full(s));
                 }
             } else {
                 let mut i = l;
                 while i < tile_elems {
-                    buf(s).set(i, if i < len { *inp.add((base + i as u64) as usize) } else { O::identity() });
+                    buf(s).set(i, if i < len { *inp.add((base + i as u64) as usize) } else { work.fill() });
                     i += WARP;
                 }
                 sync_warp();
@@ -183,21 +308,9 @@ pub unsafe fn single_pass_pipelined<
                 return;
             }
             let part = buf(s).offset(w * segment);
+            let first = tile as u64 * tile_elems as u64 + (w * segment) as u64;
             for h in 0..S as usize {
-                let total = if O::COMMUTATIVE {
-                    let mut acc = O::identity();
-                    for j in h * rows..(h + 1) * rows {
-                        acc = T::fold(acc, &T::load(part.at(at(j))));
-                    }
-                    warp::reduce::<T, O>(acc)
-                } else {
-                    let mut acc: Option<T> = None;
-                    for j in h * rows..(h + 1) * rows {
-                        let x = T::local(T::load(part.at(at(j)))).1;
-                        acc = Some(combine_after::<T, O>(acc, warp::reduce::<T, O>(x)));
-                    }
-                    acc.unwrap_or(O::identity())
-                };
+                let total = work.reduce(part, h * rows..(h + 1) * rows, first);
                 if l == 0 {
                     part_totals.set((s * R + w) * S + h as u32, total);
                 }
@@ -206,11 +319,12 @@ pub unsafe fn single_pass_pipelined<
             if w == 0 && l == 0 {
                 let mut tile_total = part_totals.get(s * R * S);
                 for v in 1..R * S {
-                    tile_total = O::combine(tile_total, part_totals.get(s * R * S + v));
+                    tile_total = W::O::combine(tile_total, part_totals.get(s * R * S + v));
                 }
                 if tile == 0 {
-                    let prefix = if mode.has_init { Some(init) } else { None };
-                    status.publish(0, FLAG_PREFIX, combine_after::<T, O>(prefix, tile_total));
+                    let inclusive = combine_after::<W::A, W::O>(work.start(), tile_total);
+                    status.publish(0, FLAG_PREFIX, inclusive);
+                    work.prefix_known(0, tiles, inclusive);
                 } else {
                     status.publish(tile, FLAG_AGGREGATE, tile_total);
                 }
@@ -227,10 +341,12 @@ pub unsafe fn single_pass_pipelined<
             mbar_wait(reduced(s), phase);
             let tile = tile_of.get(s);
             if tile != 0 && tile != NO_TILE {
-                let prefix = status.look_back::<T, O, D, 0>(tile, backoff_ns, false, held);
+                let prefix = status.look_back::<W::A, W::O, D, 0>(tile, backoff_ns, false, held);
                 if l == 0 {
-                    status.publish(tile, FLAG_PREFIX, O::combine(prefix, aggregates.get(s)));
+                    let inclusive = W::O::combine(prefix, aggregates.get(s));
+                    status.publish(tile, FLAG_PREFIX, inclusive);
                     prefixes.set(s, prefix);
+                    work.prefix_known(tile, tiles, inclusive);
                 }
             }
             sync_warp();
@@ -243,8 +359,7 @@ pub unsafe fn single_pass_pipelined<
             ring = ring.next(stages);
         }
     } else {
-        // Scan and store the warp's share of each tile from the tile's prefix, then free the
-        // stage.
+        // Finish the warp's share of each tile from the tile's prefix, then free the stage.
         let sw = w - R;
         let mut ring = Ring::START;
         loop {
@@ -255,37 +370,13 @@ pub unsafe fn single_pass_pipelined<
             if tile == NO_TILE {
                 return;
             }
-            let mut running = if tile == 0 {
-                if mode.has_init {
-                    Some(init)
-                } else {
-                    None
-                }
-            } else {
-                Some(prefixes.get(s))
-            };
+            let mut running = if tile == 0 { work.start() } else { Some(prefixes.get(s)) };
             for v in 0..sw {
-                running = Some(combine_after::<T, O>(running, part_totals.get(s * R * S + v)));
+                running = Some(combine_after::<W::A, W::O>(running, part_totals.get(s * R * S + v)));
             }
-            let part = buf(s).offset(sw * sub);
-            let base = tile as u64 * tile_elems as u64 + (sw * sub) as u64;
-            let valid = ((n - base.min(n)).min(sub as u64)) as u32;
-            let dst = out.wrapping_add(base as usize);
-            for j in 0..rows {
-                let (v, total) = T::local(T::load(part.at(at(j))));
-                let (before, through) = warp::scan::<T, O>(total);
-                let v = T::finish(v, combine_opt::<T, O>(running, before), mode.exclusive);
-                running = Some(combine_after::<T, O>(running, warp::broadcast(through, WARP - 1)));
-                if aligned && valid == sub {
-                    T::store(dst.add(at(j) as usize), v);
-                } else {
-                    for i in 0..v_elems as u32 {
-                        if at(j) + i < valid {
-                            *dst.add((at(j) + i) as usize) = T::element(&v, i as usize);
-                        }
-                    }
-                }
-            }
+            let first = tile as u64 * tile_elems as u64 + (sw * sub) as u64;
+            let valid = ((n - first.min(n)).min(sub as u64)) as u32;
+            work.finish(buf(s).offset(sw * sub), rows, running, first, valid);
             sync_warp();
             if l == 0 {
                 mbar_arrive(empty(s));

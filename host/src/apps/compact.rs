@@ -2,8 +2,11 @@
 //!
 //! One pass on the GPU (see `gpu/src/kernels/compact.rs`): the kept elements of each tile are
 //! counted, the counts are scanned (within the tile, then across tiles by the single-pass
-//! scan's decoupled look-back, in u64), and each kept element goes to its offset.
+//! scan's decoupled look-back, in u64), and each kept element goes to its offset. Large inputs of
+//! 4- and 8-byte elements run in the pipelined kernel's roles (`tuning::compact_pipelined`;
+//! `GPU_SCAN_PIPELINED=0|1` decides for measuring).
 
+use crate::dispatch::single_pass::{switch, Persistent};
 use crate::dispatch::{check_output, grid, TempStorage};
 use crate::element::Element;
 use crate::error::{Error, Result};
@@ -96,14 +99,41 @@ impl Gpu {
             return Ok(());
         }
         let size = std::mem::size_of::<T>();
+        let (i, _r) = input.device_ptr(stream);
+        let (pred, threshold) = keep.code();
+        let by_default = tuning::compact_pipelined(tuning::DEFAULT_ARCH, size, n);
+        let chosen = switch("GPU_SCAN_PIPELINED").unwrap_or(by_default) && matches!(size, 4 | 8);
+        if chosen && i.is_multiple_of(tuning::VECTOR_BYTES as u64) {
+            let name = format!("{}_{}", names::COMPACT_PIPELINED, T::TYPE.name());
+            let p = tuning::pipeline(tuning::DEFAULT_ARCH, size);
+            // The tiles publish u64 counts, whatever the element size.
+            let plan = Persistent::plan(self, stream, &name, p, n, size, std::mem::size_of::<u64>(), temp)?;
+            let count_ptr = temp.scratch_word(self, stream)?.device_ptr_mut(stream).0;
+            let (o, _w) = output.device_ptr_mut(stream);
+            let mut b = stream.launch_builder(&plan.f);
+            b.arg(&i)
+                .arg(&flags_ptr)
+                .arg(&o)
+                .arg(&count_ptr)
+                .arg(&n)
+                .arg(&pred)
+                .arg(&threshold)
+                .arg(&plan.base)
+                .arg(&plan.counter_base)
+                .arg(&plan.epoch)
+                .arg(&plan.stages);
+            // SAFETY: the arguments match compact_pipe_kernels! in gpu/; input, flags and output
+            // hold n elements, the tile state what the plan sized, the count 8 bytes, and the
+            // input is 16-byte aligned for the bulk copies.
+            let r = unsafe { b.launch(plan.cfg) }.map(drop).map_err(|e| Error::kernel(&name, e));
+            return temp.poison_on_error(r);
+        }
         let shape = tuning::compact(tuning::DEFAULT_ARCH, size);
         // The tiles publish u64 counts, whatever the element size.
         let (tiles, base, epoch, counter_base) = temp.tiles(self, stream, n, shape, std::mem::size_of::<u64>())?;
         let count_ptr = temp.scratch_word(self, stream)?.device_ptr_mut(stream).0;
         let name = format!("{}_{}", names::COMPACT, T::TYPE.name());
         let f = self.kernel(&name)?;
-        let (pred, threshold) = keep.code();
-        let (i, _r) = input.device_ptr(stream);
         let (o, _w) = output.device_ptr_mut(stream);
         let cfg = grid(tiles, shape.threads, layout::compact_smem(tuning::DEFAULT_ARCH, size))?;
         let mut b = stream.launch_builder(&f);

@@ -29,7 +29,7 @@ pub(crate) fn staged(elem_size: usize, fixed: bool) -> bool {
 
 /// A kernel choice from the environment, for measuring both kinds in one run: `Some(false)` when
 /// `var` is `0`, `Some(true)` when it is `1`, otherwise none.
-fn switch(var: &str) -> Option<bool> {
+pub(crate) fn switch(var: &str) -> Option<bool> {
     match std::env::var(var).as_deref() {
         Ok("0") => Some(false),
         Ok("1") => Some(true),
@@ -201,41 +201,72 @@ pub(crate) fn pipelined_recurrence(
     }
 }
 
+/// A persistent grid for a pipelined kernel, ready to launch.
+pub(crate) struct Persistent {
+    pub f: CudaFunction,
+    pub cfg: cudarc::driver::LaunchConfig,
+    /// The tile state: pointer, epoch and counter base.
+    pub base: u64,
+    pub epoch: u32,
+    pub counter_base: u32,
+    pub stages: u32,
+}
+
+impl Persistent {
+    /// Plans kernel `name` of shape `p` over `n` elements of `elem_size` bytes whose tiles publish
+    /// aggregates of `aggregate_size` bytes: as many blocks as fit on the GPU at once (at most
+    /// one per tile), the tile state in `temp`. `GPU_SCAN_PIPE_STAGES` and `GPU_SCAN_PIPE_BLOCKS`
+    /// (per SM) override the stages and the blocks, for measuring.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn plan(
+        gpu: &crate::runtime::Gpu,
+        stream: &std::sync::Arc<cudarc::driver::CudaStream>,
+        name: &str,
+        mut p: tuning::Pipeline,
+        n: u64,
+        elem_size: usize,
+        aggregate_size: usize,
+        temp: &mut TempStorage,
+    ) -> Result<Persistent> {
+        p.stages = knob("GPU_SCAN_PIPE_STAGES").unwrap_or(p.stages).max(1);
+        let smem = layout::single_pass_pipelined_smem(p, elem_size, aggregate_size);
+        let f = gpu.kernel(name)?;
+        let fits =
+            blocks_per_sm(&f, gpu.info().ordinal, name, p.threads(), smem).map_err(|e| Error::kernel(name, e))?;
+        let per_sm = knob("GPU_SCAN_PIPE_BLOCKS").map_or(fits, |b| b.min(fits));
+        if per_sm == 0 {
+            return Err(Error::invalid(format!("{name} does not fit on an SM ({smem} bytes of shared memory)")));
+        }
+        let tiles = n.div_ceil(p.tile() as u64);
+        let blocks = tiles.min(per_sm as u64 * gpu.info().multiprocessors as u64);
+        // Every block's last claim finds no tile: the counter advances by tiles + blocks.
+        let advance =
+            u32::try_from(tiles + blocks).map_err(|_| Error::invalid(format!("{n} elements are too many tiles")))?;
+        let (base, epoch, counter_base) =
+            temp.single_pass(gpu, stream, status::temp_bytes(tiles, aggregate_size), advance)?;
+        let cfg = grid(blocks, p.threads(), smem)?;
+        Ok(Persistent { f, cfg, base, epoch, counter_base, stages: p.stages })
+    }
+}
+
 /// Launches the pipelined kernel `name` of shape `p` (any kernel stamped out by
 /// `pipelined_kernel!`) for `job`, with `init` as the initial value when `job.opts.init` is set:
-/// a persistent grid of as many blocks as fit on the GPU at once (at most one per tile), each
-/// taking tiles until none is left. `GPU_SCAN_PIPE_STAGES` and `GPU_SCAN_PIPE_BLOCKS` (per SM)
-/// override the stages and the blocks, for measuring.
+/// a persistent grid ([`Persistent::plan`]), each block taking tiles until none is left.
 pub(crate) fn launch_pipelined<T: DeviceRepr + Copy>(
     job: &Job<'_, T>,
     name: &str,
-    mut p: tuning::Pipeline,
+    p: tuning::Pipeline,
     init: T,
     temp: &mut TempStorage,
 ) -> Result<()> {
     let size = std::mem::size_of::<T>();
-    p.stages = knob("GPU_SCAN_PIPE_STAGES").unwrap_or(p.stages).max(1);
-    let smem = layout::single_pass_pipelined_smem(p, size);
-    let f = job.gpu.kernel(name)?;
-    let fits =
-        blocks_per_sm(&f, job.gpu.info().ordinal, name, p.threads(), smem).map_err(|e| Error::kernel(name, e))?;
-    let per_sm = knob("GPU_SCAN_PIPE_BLOCKS").map_or(fits, |b| b.min(fits));
-    if per_sm == 0 {
-        return Err(Error::invalid(format!("{name} does not fit on an SM ({smem} bytes of shared memory)")));
-    }
-    let tiles = job.n.div_ceil(p.tile() as u64);
-    let blocks = tiles.min(per_sm as u64 * job.gpu.info().multiprocessors as u64);
-    // Every block's last claim finds no tile: the counter advances by tiles + blocks.
-    let advance =
-        u32::try_from(tiles + blocks).map_err(|_| Error::invalid(format!("{} elements are too many tiles", job.n)))?;
-    let (base, epoch, counter_base) =
-        temp.single_pass(job.gpu, job.stream, status::temp_bytes(tiles, size), advance)?;
+    let plan = Persistent::plan(job.gpu, job.stream, name, p, job.n, size, size, temp)?;
     let flags = kernel_flags(job.opts.exclusive, job.opts.init.is_some());
-    let args = ScanArgs::new(job, init, flags, base, counter_base, epoch);
-    let cfg = grid(blocks, p.threads(), smem)?;
+    let args = ScanArgs::new(job, init, flags, plan.base, plan.counter_base, plan.epoch);
+    let (f, cfg) = (plan.f, plan.cfg);
     let mut b = job.stream.launch_builder(&f);
     args.push(&mut b);
-    b.arg(&p.stages);
+    b.arg(&plan.stages);
     // SAFETY: the arguments match the kernel's signature (pipelined_kernel! in gpu/), the
     // buffers hold n elements, the temporary storage holds temp_bytes() for these tiles and the
     // shared memory the stages.
