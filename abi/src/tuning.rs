@@ -297,11 +297,17 @@ pub const fn recurrence_pipelined(arch: u32, map_size: usize, n: u64) -> bool {
 }
 
 /// Whether the compaction of `n` elements of `elem_size` bytes runs in the pipelined kernel's
-/// roles (`compact_pipe_<t>`, shape [`pipeline`]) by default: 4- and 8-byte types from
-/// [`PIPELINED_MIN_BYTES`] on.
+/// roles (`compact_pipe_<t>`, shape [`pipeline`]) by default: never, measured slower. On the H200
+/// at 2^28 against the one-tile-per-block compaction in one run, interleaved twice
+/// (`docs/results/compact-pipe-s11-h200.log`): `u32` > 3 0.804-0.806 against 0.597-0.598 ms (CUB
+/// 0.585), `u64` 1.152-1.154 against 1.092-1.094, `f32` 0.807-0.808 against 0.597-0.598, `u32` by
+/// flags 1.584-1.599 against 0.863. The one-tile-per-block kernel already moves its tile at 85%
+/// of a copy of the input; in the pipeline each share is gathered and written by one warp, and
+/// the predicate runs twice (flags read twice from global memory). `GPU_SCAN_PIPELINED=1` runs
+/// it, for measuring.
 pub const fn compact_pipelined(arch: u32, elem_size: usize, n: u64) -> bool {
-    let _ = arch;
-    matches!(elem_size, 4 | 8) && n * elem_size as u64 >= PIPELINED_MIN_BYTES
+    let _ = (arch, elem_size, n);
+    false
 }
 
 /// Smallest input the pipelined single-pass kernel takes by default (see

@@ -10,10 +10,11 @@
 //! then the block writes them out with consecutive threads on consecutive places: a warp's store
 //! covers one contiguous run instead of 32 scattered ones.
 //!
-//! For large inputs, [`Compact`] does the same work in the pipelined kernel's roles
+//! [`Compact`] does the same work in the pipelined kernel's roles
 //! ([`crate::kernels::pipelined::pipeline`]): reducing warps count a tile's kept elements as soon
 //! as it lands, scanning warps gather theirs to the front of their share of the stage and write
-//! them out once the count before them is known.
+//! them out once the count before them is known. Measured slower on the H200
+//! (`scan_abi::tuning::compact_pipelined`), it is not the default.
 
 use crate::arch::{fence_proxy_async_shared, lane, load_vec16, sync_threads, sync_warp, thread_idx, warp_idx, WARP};
 use crate::kernels::pipelined::{pipeline, striped, TileWork};

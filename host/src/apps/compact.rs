@@ -2,9 +2,9 @@
 //!
 //! One pass on the GPU (see `gpu/src/kernels/compact.rs`): the kept elements of each tile are
 //! counted, the counts are scanned (within the tile, then across tiles by the single-pass
-//! scan's decoupled look-back, in u64), and each kept element goes to its offset. Large inputs of
-//! 4- and 8-byte elements run in the pipelined kernel's roles (`tuning::compact_pipelined`;
-//! `GPU_SCAN_PIPELINED=0|1` decides for measuring).
+//! scan's decoupled look-back, in u64), and each kept element goes to its offset. A form in the
+//! pipelined kernel's roles exists for 4- and 8-byte elements; measured slower, it runs only
+//! where `tuning::compact_pipelined` or `GPU_SCAN_PIPELINED=1` says so.
 
 use crate::dispatch::single_pass::{switch, Persistent};
 use crate::dispatch::{check_output, grid, TempStorage};
