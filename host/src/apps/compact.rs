@@ -103,39 +103,24 @@ impl Gpu {
         let (pred, threshold) = keep.code();
         let by_default = tuning::compact_pipelined(tuning::DEFAULT_ARCH, size, n);
         let chosen = switch("GPU_SCAN_PIPELINED").unwrap_or(by_default) && matches!(size, 4 | 8);
-        if chosen && i.is_multiple_of(tuning::VECTOR_BYTES as u64) {
-            let name = format!("{}_{}", names::COMPACT_PIPELINED, T::TYPE.name());
-            let p = tuning::pipeline(tuning::DEFAULT_ARCH, size);
-            // The tiles publish u64 counts, whatever the element size.
-            let plan = Persistent::plan(self, stream, &name, p, n, size, std::mem::size_of::<u64>(), temp)?;
-            let count_ptr = temp.scratch_word(self, stream)?.device_ptr_mut(stream).0;
-            let (o, _w) = output.device_ptr_mut(stream);
-            let mut b = stream.launch_builder(&plan.f);
-            b.arg(&i)
-                .arg(&flags_ptr)
-                .arg(&o)
-                .arg(&count_ptr)
-                .arg(&n)
-                .arg(&pred)
-                .arg(&threshold)
-                .arg(&plan.base)
-                .arg(&plan.counter_base)
-                .arg(&plan.epoch)
-                .arg(&plan.stages);
-            // SAFETY: the arguments match compact_pipe_kernels! in gpu/; input, flags and output
-            // hold n elements, the tile state what the plan sized, the count 8 bytes, and the
-            // input is 16-byte aligned for the bulk copies.
-            let r = unsafe { b.launch(plan.cfg) }.map(drop).map_err(|e| Error::kernel(&name, e));
-            return temp.poison_on_error(r);
-        }
-        let shape = tuning::compact(tuning::DEFAULT_ARCH, size);
         // The tiles publish u64 counts, whatever the element size.
-        let (tiles, base, epoch, counter_base) = temp.tiles(self, stream, n, shape, std::mem::size_of::<u64>())?;
+        let count_size = std::mem::size_of::<u64>();
+        let (name, f, cfg, base, counter_base, epoch, stages) =
+            if chosen && i.is_multiple_of(tuning::VECTOR_BYTES as u64) {
+                let name = format!("{}_{}", names::COMPACT_PIPELINED, T::TYPE.name());
+                let p = tuning::pipeline(tuning::DEFAULT_ARCH, size);
+                let plan = Persistent::plan(self, stream, &name, p, n, size, count_size, temp)?;
+                (name, plan.f, plan.cfg, plan.base, plan.counter_base, plan.epoch, Some(plan.stages))
+            } else {
+                let shape = tuning::compact(tuning::DEFAULT_ARCH, size);
+                let (tiles, base, epoch, counter_base) = temp.tiles(self, stream, n, shape, count_size)?;
+                let name = format!("{}_{}", names::COMPACT, T::TYPE.name());
+                let f = self.kernel(&name)?;
+                let cfg = grid(tiles, shape.threads, layout::compact_smem(tuning::DEFAULT_ARCH, size))?;
+                (name, f, cfg, base, counter_base, epoch, None)
+            };
         let count_ptr = temp.scratch_word(self, stream)?.device_ptr_mut(stream).0;
-        let name = format!("{}_{}", names::COMPACT, T::TYPE.name());
-        let f = self.kernel(&name)?;
         let (o, _w) = output.device_ptr_mut(stream);
-        let cfg = grid(tiles, shape.threads, layout::compact_smem(tuning::DEFAULT_ARCH, size))?;
         let mut b = stream.launch_builder(&f);
         b.arg(&i)
             .arg(&flags_ptr)
@@ -147,8 +132,13 @@ impl Gpu {
             .arg(&base)
             .arg(&counter_base)
             .arg(&epoch);
-        // SAFETY: the arguments match compact_kernels! in gpu/; input, flags and output hold n
-        // elements, the tile state temp_bytes(), the count 8 bytes.
+        if let Some(stages) = stages.as_ref() {
+            b.arg(stages);
+        }
+        // SAFETY: the arguments match compact_kernels! (and, with the stages, compact_pipe_kernels!)
+        // in gpu/; input, flags and output hold n elements, the tile state what temp.tiles or the
+        // plan sized, the count 8 bytes; the pipelined kernel's input is 16-byte aligned for its
+        // bulk copies.
         temp.poison_on_error(unsafe { b.launch(cfg) }.map(drop).map_err(|e| Error::kernel(&name, e)))
     }
 }
