@@ -2,7 +2,8 @@
 # Runs on the GPU machine after ../shared/tools/gpu-bundle (or with only .gpu-bundle/bin/host and
 # the CUB program): the pipelined single-pass scan (GPU_SCAN_PIPELINED=1) against the
 # one-tile-per-block kernels (=0) of the same binary.
-#   bash tools/gpu-pipe.sh [check] [ab] [shape] [sanitize] [bench] [recurrence] [conform] [narrow] [split]
+#   bash tools/gpu-pipe.sh [check] [ab] [shape] [sanitize] [bench] [narrowbench] [recurrence] [conform]
+#     [narrow] [split]
 #   (default: check ab sanitize)
 # check: every 4- and 8-byte type and operator against the CPU at awkward sizes (around the
 # 4096- and 2048-element tiles, primes, partial last tiles), inclusive, exclusive, with an
@@ -11,8 +12,9 @@
 # the default shape and the one-tile-per-block kernel. (Session 10 also ran 32 KB tiles, a kernel
 # since removed.)
 # bench: the README's tables: `bench` of the default kernels from 2^10 to 2^30 with CUB's scan in
-# the same run, min and max beside add at 2^28 and 2^30, u8 and u16 with CUB's (tools/cub_narrow.cu);
-# racecheck's whole output for both kinds of kernel. (Session 10's also timed
+# the same run, min and max beside add at 2^28 and 2^30; racecheck's whole output for both kinds
+# of kernel. narrowbench: u8 and u16 with CUB's (tools/cub_narrow.cu), 2^20 to 2^30. (In session
+# 11 the two in one step, after the GPU tests, ran past the device tool's 10 minutes.) (Session 10's also timed
 # GPU_SCAN_PIPELINED=0 at every size: pipe-bench-s10-h200.log.)
 # recurrence: the recurrences' pipelined kernels checked at odd sizes (forced), then timed against
 # the staged kernels (GPU_SCAN_PIPELINED=0), interleaved twice; memcheck on both.
@@ -98,13 +100,8 @@ steps="${*:-check ab sanitize}"
   echo "== default kernels, min and max beside add"
   "$host" bench --types u32,f32,u64,f64 --ops add,min,max --algos single-pass --sizes 2^28..2^30 --step 2 \
     --out "/tmp/minmax" 2>&1 | grep -E '^(algo|single)' || status=1
-  echo "== default kernels, u8 and u16, with CUB's (tools/cub_narrow.cu)"
-  nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/cub_narrow tools/cub_narrow.cu &&
-    /tmp/cub_narrow --log2 20,22,24,26,28,30 > "$out/cub-narrow.csv" || status=1
-  "$host" bench --types u8,u16 --ops add,xor,max --algos single-pass --sizes 2^20..2^30 --step 2 \
-    --baseline "$out/cub-narrow.csv" --out "$out/narrow" 2>&1 | grep -E '^(algo|single)' || status=1
   # The device tool brings back only a few files: keep the CSVs and the plots.
-  rm -f "$out"/bench/bench.json "$out"/narrow/bench.json
+  rm -f "$out"/bench/bench.json
   for p in 1 0; do
     echo "== racecheck, GPU_SCAN_PIPELINED=$p, whole output"
     GPU_SCAN_PIPELINED=$p compute-sanitizer --tool racecheck "$host" scan 4097 --type u32 --iters 1; echo "exit=$?"
@@ -115,6 +112,15 @@ steps="${*:-check ab sanitize}"
   GPU_SCAN_PIPELINED=1 compute-sanitizer --tool racecheck --racecheck-memcpy-async no "$host" scan 4097 --type u32 --iters 1
   echo "exit=$?"
 } 2>&1 | tee "$out/pipe-bench.log" || status=1
+{
+  [[ " $steps " == *" narrowbench "* ]] || exit 0
+  nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/cub_narrow tools/cub_narrow.cu &&
+    /tmp/cub_narrow --log2 20,22,24,26,28,30 > "$out/cub-narrow.csv" || status=1
+  "$host" bench --types u8,u16 --ops add,xor,max --algos single-pass --sizes 2^20..2^30 --step 2 \
+    --baseline "$out/cub-narrow.csv" --out "$out/narrow" 2>&1 | grep -E '^(algo|single)' || status=1
+  rm -f "$out"/narrow/bench.json
+  exit $status
+} 2>&1 | tee "$out/pipe-narrowbench.log" || status=1
 {
   [[ " $steps " == *" recurrence "* ]] || exit 0
   for ty in f32 f64; do
