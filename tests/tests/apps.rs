@@ -17,7 +17,14 @@ fn sizes<T>() -> Vec<usize> {
     vec![0, 1, 31, 33, 1023, t - 1, t, t + 1, 3 * t + 7, 100_003, (1 << 20) + 7, 10_000_019]
 }
 
-fn compact_case<T: Element>(gpu: &Gpu, temp: &mut TempStorage, n: usize, keep: Keep<T>) -> Option<String> {
+/// One compaction against the CPU; `pipelined` as `Gpu::compact_with`.
+fn compact_case<T: Element>(
+    gpu: &Gpu,
+    temp: &mut TempStorage,
+    n: usize,
+    keep: Keep<T>,
+    pipelined: Option<bool>,
+) -> Option<String> {
     let data: Vec<T> = input::generate::<T>(gpu_scan::Op::Xor, n as u64, n);
     let data: Vec<T> = match keep {
         // Small values, so that a threshold keeps some and drops some.
@@ -30,10 +37,10 @@ fn compact_case<T: Element>(gpu: &Gpu, temp: &mut TempStorage, n: usize, keep: K
     let d_flags = gpu.upload(&stream, "flags", &flags).unwrap();
     let poison = vec![input::value::<T>(gpu_scan::Op::Xor, 99, 0); n];
     let mut d_out = gpu.upload(&stream, "out", &poison).unwrap();
-    let kept = gpu.compact(&stream, &d_in, Some(&d_flags), keep, &mut d_out, temp).unwrap() as usize;
+    let kept = gpu.compact_with(&stream, &d_in, Some(&d_flags), keep, &mut d_out, temp, pipelined).unwrap() as usize;
     let got = gpu.download(&stream, &d_out).unwrap();
     let want = compact::reference(&data, Some(&flags), keep);
-    let what = format!("compact {} n={n} {keep:?}", T::TYPE.name());
+    let what = format!("compact {} n={n} {keep:?} pipelined={pipelined:?}", T::TYPE.name());
     if kept != want.len() {
         return Some(format!("{what}: kept {kept}, expected {}", want.len()));
     }
@@ -51,13 +58,35 @@ fn compaction_matches_the_cpu() {
             for n in sizes::<$t>() {
                 let three: $t = "3".parse().unwrap();
                 for keep in [Keep::Greater(three), Keep::NonZero, Keep::Flags] {
-                    failures.extend(compact_case::<$t>(gpu, &mut temp, n, keep));
+                    failures.extend(compact_case::<$t>(gpu, &mut temp, n, keep, None));
                 }
             }
         )*};
     }
     each!(u8, u16, u32, i32, u64, i64, f32, f64);
-    failures.extend(compact_case::<u32>(gpu, &mut temp, 1 << 28, Keep::Greater(3)));
+    failures.extend(compact_case::<u32>(gpu, &mut temp, 1 << 28, Keep::Greater(3), None));
+    assert_none_failed(&failures);
+}
+
+/// The pipelined form of the compaction (not the default: measured slower), at the same sizes
+/// and its own tile's edges.
+#[test]
+fn compaction_pipelined_matches_the_cpu() {
+    let Some(gpu) = gpu("compaction_pipelined_matches_the_cpu") else { return };
+    let mut temp = TempStorage::new();
+    let mut failures = Vec::new();
+    macro_rules! each {
+        ($($t:ty),*) => {$(
+            let t = scan_abi::tuning::pipeline(scan_abi::tuning::DEFAULT_ARCH, std::mem::size_of::<$t>()).tile() as usize;
+            for n in sizes::<$t>().into_iter().chain([t - 1, t, t + 1, 7 * t + 3]) {
+                let three: $t = "3".parse().unwrap();
+                for keep in [Keep::Greater(three), Keep::NonZero, Keep::Flags] {
+                    failures.extend(compact_case::<$t>(gpu, &mut temp, n, keep, Some(true)));
+                }
+            }
+        )*};
+    }
+    each!(u32, i32, u64, i64, f32, f64);
     assert_none_failed(&failures);
 }
 

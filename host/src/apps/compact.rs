@@ -63,7 +63,24 @@ impl Gpu {
         output: &mut CudaSlice<T>,
         temp: &mut TempStorage,
     ) -> Result<u64> {
-        self.compact_async(stream, input, flags, keep, output, temp)?;
+        self.compact_with(stream, input, flags, keep, output, temp, None)
+    }
+
+    /// [`Gpu::compact`] with the kernel chosen: `Some(true)` runs the pipelined form (4- and
+    /// 8-byte elements with a 16-byte aligned input; others keep the one-tile-per-block kernel),
+    /// `Some(false)` the one-tile-per-block kernel, `None` as `tuning::compact_pipelined` says.
+    #[allow(clippy::too_many_arguments)]
+    pub fn compact_with<T: Element>(
+        &self,
+        stream: &Arc<CudaStream>,
+        input: &CudaSlice<T>,
+        flags: Option<&CudaSlice<u8>>,
+        keep: Keep<T>,
+        output: &mut CudaSlice<T>,
+        temp: &mut TempStorage,
+        pipelined: Option<bool>,
+    ) -> Result<u64> {
+        self.compact_async_with(stream, input, flags, keep, output, temp, pipelined)?;
         if input.is_empty() {
             return Ok(0);
         }
@@ -85,6 +102,22 @@ impl Gpu {
         output: &mut CudaSlice<T>,
         temp: &mut TempStorage,
     ) -> Result<()> {
+        self.compact_async_with(stream, input, flags, keep, output, temp, None)
+    }
+
+    /// [`Gpu::compact_async`] with the kernel chosen as [`Gpu::compact_with`] says;
+    /// `GPU_SCAN_PIPELINED=0|1` decides where `pipelined` is `None`, for measuring.
+    #[allow(clippy::too_many_arguments)]
+    pub fn compact_async_with<T: Element>(
+        &self,
+        stream: &Arc<CudaStream>,
+        input: &CudaSlice<T>,
+        flags: Option<&CudaSlice<u8>>,
+        keep: Keep<T>,
+        output: &mut CudaSlice<T>,
+        temp: &mut TempStorage,
+        pipelined: Option<bool>,
+    ) -> Result<()> {
         let n = input.len() as u64;
         check_output(output.len(), n, "elements")?;
         let flags_ptr = match (keep, flags) {
@@ -102,7 +135,7 @@ impl Gpu {
         let (i, _r) = input.device_ptr(stream);
         let (pred, threshold) = keep.code();
         let by_default = tuning::compact_pipelined(tuning::DEFAULT_ARCH, size, n);
-        let chosen = switch("GPU_SCAN_PIPELINED").unwrap_or(by_default) && matches!(size, 4 | 8);
+        let chosen = pipelined.or_else(|| switch("GPU_SCAN_PIPELINED")).unwrap_or(by_default) && matches!(size, 4 | 8);
         // The tiles publish u64 counts, whatever the element size.
         let count_size = std::mem::size_of::<u64>();
         let (name, f, cfg, base, counter_base, epoch, stages) =
