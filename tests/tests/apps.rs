@@ -4,7 +4,7 @@
 mod common;
 
 use common::{assert_none_failed, gpu};
-use gpu_scan::apps::compact::{self, Keep};
+use gpu_scan::apps::compact::{self, Compaction, Keep};
 use gpu_scan::{input, Element, Gpu, TempStorage};
 
 /// The compaction's tile (the single-pass tile for 4- and 8-byte elements).
@@ -17,7 +17,7 @@ fn sizes<T>() -> Vec<usize> {
     vec![0, 1, 31, 33, 1023, t - 1, t, t + 1, 3 * t + 7, 100_003, (1 << 20) + 7, 10_000_019]
 }
 
-/// One compaction against the CPU; `pipelined` as `Gpu::compact_with`.
+/// One compaction against the CPU; `pipelined` as `Compaction::pipelined`.
 fn compact_case<T: Element>(
     gpu: &Gpu,
     temp: &mut TempStorage,
@@ -37,7 +37,8 @@ fn compact_case<T: Element>(
     let d_flags = gpu.upload(&stream, "flags", &flags).unwrap();
     let poison = vec![input::value::<T>(gpu_scan::Op::Xor, 99, 0); n];
     let mut d_out = gpu.upload(&stream, "out", &poison).unwrap();
-    let kept = gpu.compact_with(&stream, &d_in, Some(&d_flags), keep, &mut d_out, temp, pipelined).unwrap() as usize;
+    let how = Compaction { keep, pipelined };
+    let kept = gpu.compact(&stream, &d_in, Some(&d_flags), how, &mut d_out, temp).unwrap() as usize;
     let got = gpu.download(&stream, &d_out).unwrap();
     let want = compact::reference(&data, Some(&flags), keep);
     let what = format!("compact {} n={n} {keep:?} pipelined={pipelined:?}", T::TYPE.name());

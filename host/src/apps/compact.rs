@@ -50,37 +50,38 @@ pub fn reference<T: Element>(input: &[T], flags: Option<&[u8]>, keep: Keep<T>) -
     input.iter().enumerate().filter(|&(i, &x)| keep.keeps(x, flags.map_or(0, |f| f[i]))).map(|(_, &x)| x).collect()
 }
 
+/// A compaction's choices: what to keep, and which kernel runs (`pipelined`, as
+/// `ScanOptions::pipelined`): `Some(true)` the pipelined form (4- and 8-byte elements with a
+/// 16-byte aligned input; others keep the one-tile-per-block kernel), `Some(false)` the
+/// one-tile-per-block kernel, `None` as `tuning::compact_pipelined` says, or
+/// `GPU_SCAN_PIPELINED=0|1` for measuring.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Compaction<T> {
+    pub keep: Keep<T>,
+    pub pipelined: Option<bool>,
+}
+
+impl<T> From<Keep<T>> for Compaction<T> {
+    fn from(keep: Keep<T>) -> Self {
+        Compaction { keep, pipelined: None }
+    }
+}
+
 impl Gpu {
-    /// Copies the elements of `input` that `keep` selects to the front of `output`, in order, and
-    /// returns how many there are (this waits for the stream). `flags` is required by
-    /// [`Keep::Flags`] and must be as long as `input`; `output` must be as long as `input`.
+    /// Copies the elements of `input` that `keep` (a [`Keep`], or a [`Compaction`] to choose the
+    /// kernel too) selects to the front of `output`, in order, and returns how many there are
+    /// (this waits for the stream). `flags` is required by [`Keep::Flags`] and must be as long as
+    /// `input`; `output` must be as long as `input`.
     pub fn compact<T: Element>(
         &self,
         stream: &Arc<CudaStream>,
         input: &CudaSlice<T>,
         flags: Option<&CudaSlice<u8>>,
-        keep: Keep<T>,
+        keep: impl Into<Compaction<T>>,
         output: &mut CudaSlice<T>,
         temp: &mut TempStorage,
     ) -> Result<u64> {
-        self.compact_with(stream, input, flags, keep, output, temp, None)
-    }
-
-    /// [`Gpu::compact`] with the kernel chosen: `Some(true)` runs the pipelined form (4- and
-    /// 8-byte elements with a 16-byte aligned input; others keep the one-tile-per-block kernel),
-    /// `Some(false)` the one-tile-per-block kernel, `None` as `tuning::compact_pipelined` says.
-    #[allow(clippy::too_many_arguments)]
-    pub fn compact_with<T: Element>(
-        &self,
-        stream: &Arc<CudaStream>,
-        input: &CudaSlice<T>,
-        flags: Option<&CudaSlice<u8>>,
-        keep: Keep<T>,
-        output: &mut CudaSlice<T>,
-        temp: &mut TempStorage,
-        pipelined: Option<bool>,
-    ) -> Result<u64> {
-        self.compact_async_with(stream, input, flags, keep, output, temp, pipelined)?;
+        self.compact_async(stream, input, flags, keep, output, temp)?;
         if input.is_empty() {
             return Ok(0);
         }
@@ -98,26 +99,11 @@ impl Gpu {
         stream: &Arc<CudaStream>,
         input: &CudaSlice<T>,
         flags: Option<&CudaSlice<u8>>,
-        keep: Keep<T>,
+        keep: impl Into<Compaction<T>>,
         output: &mut CudaSlice<T>,
         temp: &mut TempStorage,
     ) -> Result<()> {
-        self.compact_async_with(stream, input, flags, keep, output, temp, None)
-    }
-
-    /// [`Gpu::compact_async`] with the kernel chosen as [`Gpu::compact_with`] says;
-    /// `GPU_SCAN_PIPELINED=0|1` decides where `pipelined` is `None`, for measuring.
-    #[allow(clippy::too_many_arguments)]
-    pub fn compact_async_with<T: Element>(
-        &self,
-        stream: &Arc<CudaStream>,
-        input: &CudaSlice<T>,
-        flags: Option<&CudaSlice<u8>>,
-        keep: Keep<T>,
-        output: &mut CudaSlice<T>,
-        temp: &mut TempStorage,
-        pipelined: Option<bool>,
-    ) -> Result<()> {
+        let Compaction { keep, pipelined } = keep.into();
         let n = input.len() as u64;
         check_output(output.len(), n, "elements")?;
         let flags_ptr = match (keep, flags) {
