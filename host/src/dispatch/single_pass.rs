@@ -179,9 +179,11 @@ fn blocks_per_sm(
 /// for measuring, the one with four scanning warps per reducing warp (`tuning::pipeline_split4`)
 /// where `GPU_SCAN_PIPE_SPLIT=4` and that kernel exists.
 fn pipelined_kernel<T: Element>(job: &Job<'_, T>) -> (String, tuning::Pipeline) {
-    let split4 = kernel_name(names::SINGLE_PASS_PIPELINED_SPLIT4, T::TYPE, job.opts.op);
-    if knob("GPU_SCAN_PIPE_SPLIT") == Some(4) && job.gpu.kernel(&split4).is_ok() {
-        return (split4, tuning::pipeline_split4(tuning::DEFAULT_ARCH, T::TYPE.size()));
+    if knob("GPU_SCAN_PIPE_SPLIT") == Some(4) {
+        let split4 = kernel_name(names::SINGLE_PASS_PIPELINED_SPLIT4, T::TYPE, job.opts.op);
+        if job.gpu.kernel(&split4).is_ok() {
+            return (split4, tuning::pipeline_split4(tuning::DEFAULT_ARCH, T::TYPE.size()));
+        }
     }
     let p = tuning::pipeline_of(tuning::DEFAULT_ARCH, T::TYPE, job.opts.op);
     (kernel_name(names::SINGLE_PASS_PIPELINED, T::TYPE, job.opts.op), p)
