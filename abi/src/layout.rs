@@ -77,9 +77,9 @@ pub const fn sort_pass_smem(arch: u32, key_size: usize, values: bool) -> u32 {
         + smem_window(if values { shape.tile() } else { 0 }, 4)
 }
 
-/// Radix sort digit counts: every pass's 256 counters.
+/// Radix sort digit counts: every pass's 256 counters for each of the 32 lanes, 16 bits each.
 pub const fn sort_counts_smem(passes: u32) -> u32 {
-    smem_window(passes << crate::partition::RADIX_BITS, 4)
+    smem_window(passes << crate::partition::RADIX_BITS, 32 * 2)
 }
 
 /// Row scan: two sets of per-warp totals.

@@ -151,14 +151,17 @@ pub const fn sort(arch: u32, key_size: usize) -> TileShape {
 pub const SORT_LOOKBACK_WINDOW: usize = 4;
 
 /// Radix sort digit counting (every pass's digits in one read): threads per block and keys each
-/// thread loads before counting them.
-pub const fn sort_counts(arch: u32) -> TileShape {
+/// thread loads before counting them. Its shared memory (16 KB per pass: 64 KB for 4-byte keys,
+/// 128 KB for 8-byte) leaves 3 blocks per SM for 4-byte keys and 1 for 8-byte, so 8-byte keys
+/// take twice the threads to keep as many loads in flight.
+pub const fn sort_counts(arch: u32, key_size: usize) -> TileShape {
     let _ = arch;
-    TileShape { threads: 256, items: 8 }
+    TileShape { threads: if key_size > 4 { 1024 } else { 512 }, items: 8 }
 }
 
-/// Blocks per SM of the digit counting (a grid that stays resident and walks the keys).
-pub const SORT_COUNT_BLOCKS_PER_SM: u64 = 8;
+/// Radix sort digit counting: tiles a block counts before it adds its 16-bit per-lane counters to
+/// the global counts and zeroes them (a counter gains at most `threads / 32 * items` a tile).
+pub const SORT_COUNT_FLUSH_TILES: u32 = 64;
 
 /// Most thread groups (row blocks of one strip) in a column-scan tile.
 pub const COLUMN_GROUPS: u32 = 32;
@@ -402,6 +405,7 @@ pub type ShapeOf = fn(u32, usize) -> TileShape;
 pub const BOUNDED: &[(BoundedTable, ShapeOf)] = &[
     (BOUNDED_COMPACT, compact),
     (BOUNDED_SORT, sort),
+    (BOUNDED_SORT_COUNTS, sort_counts),
     (BOUNDED_SHORT_ROWS, short_rows),
     (BOUNDED_SEGMENTED, single_pass),
     (BOUNDED_SINGLE_PASS, single_pass),
@@ -449,6 +453,18 @@ pub const BOUNDED_SORT: &[(&str, usize, u32)] = &[
     ("sort_pass_u64", 8, 3),
     ("sort_pass_i64", 8, 3),
     ("sort_pass_f64", 8, 3),
+];
+
+/// The radix sort digit counting with launch bounds: (kernel, key size, blocks per SM), as many
+/// blocks as its shared memory leaves room for (unbounded, ptxas gives it 90-96 registers: one
+/// block of 512 threads per SM, and none of 1024).
+pub const BOUNDED_SORT_COUNTS: &[(&str, usize, u32)] = &[
+    ("sort_counts_u32", 4, 3),
+    ("sort_counts_i32", 4, 3),
+    ("sort_counts_f32", 4, 3),
+    ("sort_counts_u64", 8, 1),
+    ("sort_counts_i64", 8, 1),
+    ("sort_counts_f64", 8, 1),
 ];
 
 /// The short-row scans with launch bounds: (kernel, element size, blocks per SM). Unbounded, the

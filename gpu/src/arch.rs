@@ -329,18 +329,26 @@ pub unsafe fn store_relaxed_u128(p: *mut [u64; 2], lo: u64, hi: u64) {
     );
 }
 
-/// Atomic add at block scope (relaxed), for counters in shared memory; returns the old value.
+/// Atomic add to a counter in shared memory (`p` a generic pointer into it); returns the old
+/// value. The address is converted to the shared window first: an atomic on a generic address
+/// compiles to the generic `ATOM.E`, which is much slower than the shared-memory `ATOMS`.
 #[inline(always)]
-pub unsafe fn atomic_add_block_u32(p: *mut u32, v: u32) -> u32 {
+pub unsafe fn atomic_add_shared_u32(p: *mut u32, v: u32) -> u32 {
     let r: u32;
-    asm!("atom.relaxed.cta.add.u32 {r}, [{p}], {v};", r = out(reg32) r, p = in(reg64) p, v = in(reg32) v);
+    asm!(
+        "{{ .reg .u64 s; cvta.to.shared.u64 s, {p}; atom.shared.add.u32 {r}, [s], {v}; }}",
+        r = out(reg32) r,
+        p = in(reg64) p,
+        v = in(reg32) v
+    );
     r
 }
 
-/// Atomic OR at block scope (relaxed), result unused, for bit masks in shared memory.
+/// Atomic OR into a bit mask in shared memory (`p` a generic pointer into it), result unused;
+/// shared-window addressing as [`atomic_add_shared_u32`].
 #[inline(always)]
-pub unsafe fn atomic_or_block_u32(p: *mut u32, v: u32) {
-    asm!("red.relaxed.cta.or.b32 [{p}], {v};", p = in(reg64) p, v = in(reg32) v);
+pub unsafe fn atomic_or_shared_u32(p: *mut u32, v: u32) {
+    asm!("{{ .reg .u64 s; cvta.to.shared.u64 s, {p}; red.shared.or.b32 [s], {v}; }}", p = in(reg64) p, v = in(reg32) v);
 }
 
 /// Atomic add at GPU scope (relaxed); returns the old value.

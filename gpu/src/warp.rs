@@ -1,7 +1,7 @@
 //! Warp-level scan and reduction with shuffles. All 32 lanes of the warp must call these
 //! together. Lane order is index order: lane `i` holds the `i`-th operand.
 
-use crate::arch::{atomic_or_block_u32, ballot, lane, shfl_down, shfl_idx, shfl_up, sync_warp, WARP};
+use crate::arch::{atomic_or_shared_u32, ballot, lane, shfl_down, shfl_idx, shfl_up, sync_warp, WARP};
 use crate::op::{ScanOp, Seg};
 use crate::smem::Smem;
 
@@ -112,7 +112,7 @@ pub fn peers(value: u32, bits: u32, valid: bool) -> u32 {
 pub unsafe fn rank_by_match(label: Option<u32>, counts: Smem<u32>, masks: Smem<u32>) -> u32 {
     let l = lane();
     if let Some(d) = label {
-        atomic_or_block_u32(masks.at(d), 1 << l);
+        atomic_or_shared_u32(masks.at(d), 1 << l);
     }
     sync_warp();
     let (peers, before) = match label {

@@ -12,13 +12,13 @@
 //!    consecutive places within a digit's run.
 
 use crate::arch::{
-    atomic_add_block_u32, atomic_add_u32, block_idx, grid_dim, lane, opaque_u32, sync_threads, sync_threads_any,
+    atomic_add_shared_u32, atomic_add_u32, block_idx, grid_dim, lane, opaque_u32, sync_threads, sync_threads_any,
     thread_idx, warp_idx, WARP,
 };
 use crate::kernels::claim_tile;
 use crate::lookback::TileStatus;
 use crate::op::{Add, Element};
-use crate::smem::Carver;
+use crate::smem::{Carver, Smem};
 use crate::warp;
 use scan_abi::partition::{radix_digit, RADIX_BITS};
 use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
@@ -49,48 +49,85 @@ fn digit<T: Element>(key: T, shift: u32) -> u32 {
     (opaque_u32(word) >> (shift % 32)) & (DIGITS - 1)
 }
 
+/// Words of one pass's digit counters in [`digit_counts`]: 128 rows of 32, row `j` holding each
+/// lane's counts of digits `2j` (low half) and `2j + 1` (high half).
+const COUNT_WORDS: u32 = DIGITS / 2 * WARP;
+
 /// Adds the digit counts of `keys[..n]` for passes `0..passes` to `counts` (`passes * 256`
-/// words, digit `d` of pass `p` at `p * 256 + d`). Blocks take tiles of `TH × IT` keys in turn
-/// and load all of a thread's keys before counting them, so many loads are in flight at once.
+/// words, digit `d` of pass `p` at `p * 256 + d`).
+///
+/// Each block counts a contiguous share of the tiles. Every lane has its own 16-bit counters, in
+/// its own shared-memory bank (word `p * 4096 + (d / 2) * 32 + lane`), so a warp's 32 counter
+/// updates never meet in a bank whatever its digits: one shared-memory atomic per key and pass
+/// without bank conflicts (a single 256-word histogram per pass made random digits collide
+/// about 3.5-fold). Warps share the lane counters, hence the atomics; after
+/// `tuning::SORT_COUNT_FLUSH_TILES` tiles, before a 16-bit counter could overflow, the block adds
+/// its counters to `counts` and starts them again at zero.
 #[inline(always)]
 pub unsafe fn digit_counts<T: Element, const TH: u32, const IT: usize>(keys: *const T, n: u64, passes: u32, counts: *mut u32) {
+    const { assert!((TH / WARP) * IT as u32 * tuning::SORT_COUNT_FLUSH_TILES < 1 << 16) };
     let mut smem = Carver::new();
-    let hist = smem.take::<u32>(passes * DIGITS);
+    let hist = smem.take::<u32>(passes * COUNT_WORDS);
     smem.check();
-    let t = thread_idx();
+    let (t, l) = (thread_idx(), lane());
     let mut k = t;
-    while k < passes * DIGITS {
-        hist.set(k, 0);
+    while k < passes * COUNT_WORDS / 4 {
+        hist.cast::<[u32; 4]>().set(k, [0; 4]);
         k += TH;
     }
-    sync_threads();
     let tile_elems = (TH * IT as u32) as u64;
-    let mut base = block_idx() as u64 * tile_elems;
-    while base < n {
-        let mut mine = [0u64; IT];
-        for (r, key) in mine.iter_mut().enumerate() {
-            let i = base + (r as u32 * TH + t) as u64;
-            if i < n {
-                *key = (*keys.add(i as usize)).order_key();
-            }
-        }
-        for (r, &key) in mine.iter().enumerate() {
-            if base + ((r as u32 * TH + t) as u64) < n {
-                for p in 0..passes {
-                    atomic_add_block_u32(hist.at(p * DIGITS + radix_digit(key, p * RADIX_BITS)), 1);
+    let per_block = n.div_ceil(tile_elems).div_ceil(grid_dim() as u64);
+    let mut base = block_idx() as u64 * per_block * tile_elems;
+    let end = n.min(base + per_block * tile_elems);
+    while base < end {
+        sync_threads();
+        let flush_at = end.min(base + tuning::SORT_COUNT_FLUSH_TILES as u64 * tile_elems);
+        while base < flush_at {
+            let (tile, in_tile) = (keys.add(base as usize), (flush_at - base).min(tile_elems) as u32);
+            // The order key's two halves (the high one is 0 for 4-byte keys, and then takes no
+            // register).
+            let mut mine = [(0u32, 0u32); IT];
+            for (r, key) in mine.iter_mut().enumerate() {
+                if r as u32 * TH + t < in_tile {
+                    let k = (*tile.add((r as u32 * TH + t) as usize)).order_key();
+                    *key = (k as u32, if core::mem::size_of::<T>() > 4 { (k >> 32) as u32 } else { 0 });
                 }
             }
+            for (r, &(low, high)) in mine.iter().enumerate() {
+                if r as u32 * TH + t < in_tile {
+                    for p in 0..passes {
+                        let word = if p >= 4 { high } else { low };
+                        let d = (word >> (p % 4 * RADIX_BITS)) & (DIGITS - 1);
+                        atomic_add_shared_u32(hist.at(p * COUNT_WORDS + (d >> 1) * WARP + l), 1 << ((d & 1) * 16));
+                    }
+                }
+            }
+            base += tile_elems;
         }
-        base += grid_dim() as u64 * tile_elems;
+        sync_threads();
+        flush_counts::<TH>(hist, passes, counts);
     }
-    sync_threads();
-    let mut k = t;
-    while k < passes * DIGITS {
-        let c = hist.get(k);
-        if c > 0 {
-            atomic_add_u32(counts.add(k as usize), c);
+}
+
+/// Adds a block's per-lane digit counters (see [`digit_counts`]) to `counts` and zeroes them: a
+/// warp per row of 32 lane counters (row `row` is pass `row / 128`, digits `2 * (row % 128)`
+/// and the next, counts words `2 * row` and `2 * row + 1`), summed by warp reductions.
+#[inline(always)]
+unsafe fn flush_counts<const TH: u32>(hist: Smem<u32>, passes: u32, counts: *mut u32) {
+    let l = lane();
+    let mut row = warp_idx();
+    while row < passes * DIGITS / 2 {
+        let w = hist.get(row * WARP + l);
+        hist.set(row * WARP + l, 0);
+        let low = warp::reduce::<u32, Add>(w & 0xFFFF);
+        let high = warp::reduce::<u32, Add>(w >> 16);
+        if l == 0 && low > 0 {
+            atomic_add_u32(counts.add(2 * row as usize), low);
         }
-        k += TH;
+        if l == 0 && high > 0 {
+            atomic_add_u32(counts.add(2 * row as usize + 1), high);
+        }
+        row += TH / WARP;
     }
 }
 
@@ -309,7 +346,8 @@ macro_rules! onesweep_kernels {
     ($($t:ident),*) => { paste::paste! { $(
         #[no_mangle]
         pub unsafe extern "ptx-kernel" fn [<sort_counts_ $t>](keys: *const $t, n: u64, passes: u32, counts: *mut u32) {
-            const SHAPE: scan_abi::tuning::TileShape = scan_abi::tuning::sort_counts(crate::kernels::ARCH);
+            const SHAPE: scan_abi::tuning::TileShape =
+                scan_abi::tuning::sort_counts(crate::kernels::ARCH, core::mem::size_of::<$t>());
             digit_counts::<$t, { SHAPE.threads }, { SHAPE.items as usize }>(keys, n, passes, counts)
         }
 

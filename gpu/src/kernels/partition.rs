@@ -12,7 +12,7 @@
 //!    input order: the pass is stable.
 
 use crate::arch::{
-    atomic_add_block_u32, block_idx, lane, sync_threads, sync_warp, thread_idx, warp_idx, WARP,
+    atomic_add_shared_u32, block_idx, lane, sync_threads, sync_warp, thread_idx, warp_idx, WARP,
 };
 use crate::op::Element;
 use crate::warp;
@@ -42,7 +42,7 @@ pub unsafe fn count<T: Element>(keys: *const T, n: u64, digit: Digit, counts: *m
     for r in 0..ITEMS {
         let i = index(r);
         if i < n {
-            atomic_add_block_u32(hist.at(digit.of(*keys.add(i as usize))), 1);
+            atomic_add_shared_u32(hist.at(digit.of(*keys.add(i as usize))), 1);
         }
     }
     sync_threads();

@@ -4,6 +4,7 @@
 //! their `order_key` (floats: `-0.0` before `+0.0`, NaNs last); u32 values ride along.
 
 use super::partition::check_len;
+use crate::dispatch::single_pass::blocks_per_sm;
 use crate::dispatch::{at_least, grid, TempStorage};
 use crate::element::{ElemType, Element};
 use crate::error::{Error, Result};
@@ -95,16 +96,19 @@ impl Gpu {
         let (va, _rva) = values.map(|v| v.device_ptr_mut(stream)).unzip();
         let (vb, _rvb) = alt_values.map(|v| v.device_ptr_mut(stream)).unzip();
         let (va, vb) = (va.unwrap_or(0), vb.unwrap_or(0));
-        let counting = tuning::sort_counts(tuning::DEFAULT_ARCH);
-        let blocks = n
-            .div_ceil(counting.tile() as u64)
-            .min(tuning::SORT_COUNT_BLOCKS_PER_SM * self.info().multiprocessors as u64);
+        let counting = tuning::sort_counts(tuning::DEFAULT_ARCH, size);
+        let count_smem = layout::sort_counts_smem(passes);
+        // As many blocks as fit on the GPU at once (each counts a contiguous share of the tiles).
+        let per_sm = blocks_per_sm(&f, self.info().ordinal, &name, counting.threads, count_smem)
+            .map_err(|e| Error::kernel(&name, e))?
+            .max(1);
+        let blocks = n.div_ceil(counting.tile() as u64).min(per_sm as u64 * self.info().multiprocessors as u64);
         {
             let (c, _w) = counts.device_ptr_mut(stream);
             let mut l = stream.launch_builder(&f);
             l.arg(&a).arg(&n).arg(&passes).arg(&c);
             // SAFETY: matches onesweep_kernels! in gpu/; keys hold n elements, counts passes × 256.
-            unsafe { l.launch(grid(blocks, counting.threads, layout::sort_counts_smem(passes))?) }
+            unsafe { l.launch(grid(blocks, counting.threads, count_smem)?) }
                 .map_err(|e| Error::kernel(&name, e))?;
         }
 
@@ -113,6 +117,8 @@ impl Gpu {
         let smem = layout::sort_pass_smem(tuning::DEFAULT_ARCH, size, va != 0);
         let name = format!("{}_{}", names::SORT_PASS, T::TYPE.name());
         let f = self.kernel(&name)?;
+        // Allows the pass its shared memory (beyond the default 48 KB for large tiles).
+        blocks_per_sm(&f, self.info().ordinal, &name, shape.threads, smem).map_err(|e| Error::kernel(&name, e))?;
         let (c, _rc) = counts.device_ptr(stream);
         for p in 0..passes {
             let status_bytes = status::temp_bytes(tiles * digits as u64, 4);

@@ -154,7 +154,7 @@ fn knob(var: &str) -> Option<u32> {
 /// `ordinal`) fits on an SM, after allowing it that much shared memory (every call: the
 /// allowance belongs to the loaded kernel). The driver is asked once per kernel and shape, so
 /// small scans pay no more than a lookup.
-fn blocks_per_sm(
+pub(crate) fn blocks_per_sm(
     f: &CudaFunction,
     ordinal: usize,
     name: &str,
