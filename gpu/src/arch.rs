@@ -351,6 +351,24 @@ pub unsafe fn atomic_or_shared_u32(p: *mut u32, v: u32) {
     asm!("{{ .reg .u64 s; cvta.to.shared.u64 s, {p}; red.shared.or.b32 [s], {v}; }}", p = in(reg64) p, v = in(reg32) v);
 }
 
+/// The shared-window address (32 bits) of `p`, a generic pointer into shared memory: for
+/// atomics in a hot loop, where 32-bit address arithmetic is half the instructions of 64-bit.
+#[inline(always)]
+pub fn shared_window(p: *const u8) -> u32 {
+    let r: u32;
+    unsafe {
+        asm!("{{ .reg .u64 s; cvta.to.shared.u64 s, {p}; cvt.u32.u64 {r}, s; }}", r = out(reg32) r, p = in(reg64) p, options(pure, nomem, nostack))
+    };
+    r
+}
+
+/// Atomic add, result unused, to the shared-memory word at shared-window address `addr`
+/// ([`shared_window`]).
+#[inline(always)]
+pub unsafe fn red_add_shared_u32(addr: u32, v: u32) {
+    asm!("red.shared.add.u32 [{a}], {v};", a = in(reg32) addr, v = in(reg32) v);
+}
+
 /// Atomic add at GPU scope (relaxed); returns the old value.
 #[inline(always)]
 pub unsafe fn atomic_add_u32(p: *mut u32, v: u32) -> u32 {

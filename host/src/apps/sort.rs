@@ -106,7 +106,7 @@ impl Gpu {
         {
             let (c, _w) = counts.device_ptr_mut(stream);
             let mut l = stream.launch_builder(&f);
-            l.arg(&a).arg(&n).arg(&passes).arg(&c);
+            l.arg(&a).arg(&n).arg(&c);
             // SAFETY: matches onesweep_kernels! in gpu/; keys hold n elements, counts passes × 256.
             unsafe { l.launch(grid(blocks, counting.threads, count_smem)?) }
                 .map_err(|e| Error::kernel(&name, e))?;
