@@ -74,7 +74,11 @@ pub const fn single_pass_staged_shape(arch: u32, elem_size: usize) -> TileShape 
 }
 
 /// Stream compaction: the single-pass shapes, except for 1- and 2-byte elements, which the
-/// compaction holds one per register.
+/// compaction holds one per register. Other tiles of 4-byte elements measured slower on the H200
+/// (`u32` > 3 at 2^28, each build twice in one run, CUB's DeviceSelect::If 0.586-0.587 ms;
+/// `docs/results/compact-tiles*-s12-h200.log`): 256x32 at 4 blocks per SM (this) 0.596-0.600 ms,
+/// 256x16 at 4 blocks 0.739-0.740, at 6 blocks 0.629-0.640, 384x32 at 2 blocks 0.678-0.680,
+/// 512x32 at 2 blocks 0.613-0.615.
 pub const fn compact(arch: u32, elem_size: usize) -> TileShape {
     match elem_size {
         1 => TileShape { threads: 256, items: 64 },
@@ -140,7 +144,8 @@ pub const ROW_KERNEL_MAX_BLOCKS: u64 = 1 << 20;
 /// spread each tile's fixed work (zeroing the match words, the 256-digit scans, the look-back,
 /// the barriers) over more keys: on the H200 in one run, 2^28 keys (`u32` / `u64`) sorted in
 /// 7.58 / 18.50 ms with 256 threads of 16 / 12 keys, 7.11 / 17.46 ms with 384 of 16 / 12 and
-/// 6.86 / 17.45 ms with 384 of 18 / 12 (2 blocks per SM; 20 `u32` keys a thread spill 56 bytes).
+/// 6.86 / 17.45 ms with 384 of 18 / 12 (2 blocks per SM; 20 `u32` keys a thread spill 56 bytes);
+/// with the faster digit counting after it, 6.52 / 16.91 ms against CUB's 4.21 / 13.09 ms.
 /// The block stages its keys (and u32 values) in shared memory, so 8-byte keys take fewer.
 pub const fn sort(arch: u32, key_size: usize) -> TileShape {
     let _ = arch;

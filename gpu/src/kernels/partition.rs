@@ -11,12 +11,10 @@
 //!    scanned across the warps, and every element goes to its place. Equal digits keep their
 //!    input order: the pass is stable.
 
-use crate::arch::{
-    atomic_add_shared_u32, block_idx, lane, sync_threads, sync_warp, thread_idx, warp_idx, WARP,
-};
+use crate::arch::{atomic_add_shared_u32, block_idx, lane, sync_threads, sync_warp, thread_idx, warp_idx, WARP};
 use crate::op::Element;
-use crate::warp;
 use crate::smem::Carver;
+use crate::warp;
 use scan_abi::partition::{Digit, ITEMS, THREADS};
 
 /// Index of this thread's `r`-th element: warp-striped, so a warp's 32 lanes read 32

@@ -108,8 +108,7 @@ impl Gpu {
             let mut l = stream.launch_builder(&f);
             l.arg(&a).arg(&n).arg(&c);
             // SAFETY: matches onesweep_kernels! in gpu/; keys hold n elements, counts passes × 256.
-            unsafe { l.launch(grid(blocks, counting.threads, count_smem)?) }
-                .map_err(|e| Error::kernel(&name, e))?;
+            unsafe { l.launch(grid(blocks, counting.threads, count_smem)?) }.map_err(|e| Error::kernel(&name, e))?;
         }
 
         let shape = tuning::sort(tuning::DEFAULT_ARCH, size);
