@@ -2,7 +2,7 @@
 //! reads the keys once and writes them once, with no count kernel and no scan launch between.
 //!
 //! 1. [`digit_counts`] counts every pass's digits over all keys in one read (per block in shared
-//!    memory, then added to the global counts).
+//!    memory, each lane with its own counters, then added to the global counts).
 //! 2. [`pass`], once per digit: each tile ranks its keys by digit (per warp, lanes with equal
 //!    digits finding each other by an atomic OR into a shared word per digit, then across the
 //!    warps: stable), publishes its digit counts, and looks back per digit for how many keys of
