@@ -155,13 +155,16 @@ pub const fn sort(arch: u32, key_size: usize) -> TileShape {
 /// Radix sort pass: how many earlier tiles a digit's look-back reads at once. Each digit walks
 /// its own chain back to the nearest tile that has published its running count; reading one tile
 /// per memory round trip made that walk a chain of round trips. On the H200 in one run, sorting
-/// 2^28 keys (u32 / u64): 1 tile 8.45 / 20.19 ms, 4 tiles 8.00 / 18.81 ms, 8 tiles 8.27 / 19.66 ms.
+/// 2^28 keys (u32 / u64): 1 tile 8.45 / 20.19 ms, 4 tiles 8.00 / 18.81 ms, 8 tiles 8.27 / 19.66 ms;
+/// again with session 12's tiles of 384 threads: 4 tiles 6.52 / 16.89 ms, 8 tiles 6.73 / 17.50 ms
+/// (`docs/results/sort-ab2-s12-h200.log`).
 pub const SORT_LOOKBACK_WINDOW: usize = 4;
 
 /// Radix sort digit counting (every pass's digits in one read): threads per block and keys each
 /// thread loads before counting them. Its shared memory (16 KB per pass: 64 KB for 4-byte keys,
 /// 128 KB for 8-byte) leaves 3 blocks per SM for 4-byte keys and 1 for 8-byte, so 8-byte keys
-/// take twice the threads to keep as many loads in flight.
+/// take twice the threads to keep as many loads in flight. 16 `u32` keys a thread (8 bytes of
+/// spills) sorted 2^28 keys in 6.50 ms against 6.52 with 8, in one H200 run: not worth a spill.
 pub const fn sort_counts(arch: u32, key_size: usize) -> TileShape {
     let _ = arch;
     TileShape { threads: if key_size > 4 { 1024 } else { 512 }, items: 8 }
