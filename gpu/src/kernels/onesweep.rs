@@ -20,7 +20,7 @@ use crate::lookback::TileStatus;
 use crate::op::{Add, Element};
 use crate::smem::{Carver, Smem};
 use crate::warp;
-use scan_abi::partition::{radix_digit, RADIX_BITS};
+use scan_abi::partition::RADIX_BITS;
 use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
 use scan_abi::tuning;
 
@@ -45,8 +45,13 @@ const DIGITS: u32 = 1 << RADIX_BITS;
 #[inline(always)]
 fn digit<T: Element>(key: T, shift: u32) -> u32 {
     let k = key.order_key();
-    let word = if shift >= 32 { (k >> 32) as u32 } else { k as u32 };
-    (opaque_u32(word) >> (shift % 32)) & (DIGITS - 1)
+    digit_in(opaque_u32(if shift >= 32 { (k >> 32) as u32 } else { k as u32 }), shift)
+}
+
+/// Digit `shift` of an order key from `half`, the 32-bit half of the key that holds it.
+#[inline(always)]
+fn digit_in(half: u32, shift: u32) -> u32 {
+    (half >> (shift % 32)) & (DIGITS - 1)
 }
 
 /// Words of one pass's digit counters in [`digit_counts`]: 128 rows of 32, row `j` holding each
@@ -63,9 +68,9 @@ const COUNT_WORDS: u32 = DIGITS / 2 * WARP;
 /// 256-word histogram per pass counted 2^26 random `u32` keys in 176 us, these counters in 146
 /// us (Nsight Compute, `docs/results/sort-*-s12-h200.log`), and 2^28 keys with 8 random bits,
 /// whose upper digits are all equal, sorted in 6.93 ms with it and 4.19 ms with these. Warps
-/// share the lane counters, hence the atomics; after
-/// `tuning::SORT_COUNT_FLUSH_TILES` tiles, before a 16-bit counter could overflow, the block adds
-/// its counters to `counts` and starts them again at zero.
+/// share the lane counters, hence the atomics; after `tuning::SORT_COUNT_FLUSH_TILES` tiles,
+/// before a 16-bit counter could overflow, the block adds its counters to `counts` and starts
+/// them again at zero.
 #[inline(always)]
 pub unsafe fn digit_counts<T: Element, const TH: u32, const IT: usize>(keys: *const T, n: u64, counts: *mut u32) {
     const { assert!((TH / WARP) * IT as u32 * tuning::SORT_COUNT_FLUSH_TILES < 1 << 16) };
@@ -102,8 +107,7 @@ pub unsafe fn digit_counts<T: Element, const TH: u32, const IT: usize>(keys: *co
             for (r, &(low, high)) in mine_keys.iter().enumerate() {
                 if r as u32 * TH + t < in_tile {
                     for p in 0..passes {
-                        let word = if p >= 4 { high } else { low };
-                        let d = (word >> (p % 4 * RADIX_BITS)) & (DIGITS - 1);
+                        let d = digit_in(if p >= 4 { high } else { low }, p * RADIX_BITS);
                         let at = mine + 4 * (p * COUNT_WORDS + (d >> 1) * WARP);
                         red_add_shared_u32(at, 1 << ((d & 1) * 16));
                     }
