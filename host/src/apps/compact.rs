@@ -6,7 +6,7 @@
 //! pipelined kernel's roles exists for 4- and 8-byte elements; measured slower, it runs only
 //! where `tuning::compact_pipelined` or `GPU_SCAN_PIPELINED=1` says so.
 
-use crate::dispatch::single_pass::{blocks_per_sm, switch, Persistent};
+use crate::dispatch::single_pass::{allow_shared_memory, switch, Persistent};
 use crate::dispatch::{check_output, grid, TempStorage};
 use crate::element::Element;
 use crate::error::{Error, Result};
@@ -124,24 +124,22 @@ impl Gpu {
         let chosen = pipelined.or_else(|| switch("GPU_SCAN_PIPELINED")).unwrap_or(by_default) && matches!(size, 4 | 8);
         // The tiles publish u64 counts, whatever the element size.
         let count_size = std::mem::size_of::<u64>();
-        let (name, f, cfg, base, counter_base, epoch, stages) = if chosen
-            && i.is_multiple_of(tuning::VECTOR_BYTES as u64)
-        {
-            let name = format!("{}_{}", names::COMPACT_PIPELINED, T::TYPE.name());
-            let p = tuning::pipeline(tuning::DEFAULT_ARCH, size);
-            let plan = Persistent::plan(self, stream, &name, p, n, size, count_size, temp)?;
-            (name, plan.f, plan.cfg, plan.base, plan.counter_base, plan.epoch, Some(plan.stages))
-        } else {
-            let shape = tuning::compact(tuning::DEFAULT_ARCH, size);
-            let (tiles, base, epoch, counter_base) = temp.tiles(self, stream, n, shape, count_size)?;
-            let name = format!("{}_{}", names::COMPACT, T::TYPE.name());
-            let f = self.kernel(&name)?;
-            let smem = layout::compact_smem(tuning::DEFAULT_ARCH, size);
-            // Allows the kernel its shared memory (beyond the default 48 KB for large tiles).
-            blocks_per_sm(&f, self.info().ordinal, &name, shape.threads, smem).map_err(|e| Error::kernel(&name, e))?;
-            let cfg = grid(tiles, shape.threads, smem)?;
-            (name, f, cfg, base, counter_base, epoch, None)
-        };
+        let (name, f, cfg, base, counter_base, epoch, stages) =
+            if chosen && i.is_multiple_of(tuning::VECTOR_BYTES as u64) {
+                let name = format!("{}_{}", names::COMPACT_PIPELINED, T::TYPE.name());
+                let p = tuning::pipeline(tuning::DEFAULT_ARCH, size);
+                let plan = Persistent::plan(self, stream, &name, p, n, size, count_size, temp)?;
+                (name, plan.f, plan.cfg, plan.base, plan.counter_base, plan.epoch, Some(plan.stages))
+            } else {
+                let shape = tuning::compact(tuning::DEFAULT_ARCH, size);
+                let (tiles, base, epoch, counter_base) = temp.tiles(self, stream, n, shape, count_size)?;
+                let name = format!("{}_{}", names::COMPACT, T::TYPE.name());
+                let f = self.kernel(&name)?;
+                let smem = layout::compact_smem(tuning::DEFAULT_ARCH, size);
+                allow_shared_memory(&f, smem).map_err(|e| Error::kernel(&name, e))?;
+                let cfg = grid(tiles, shape.threads, smem)?;
+                (name, f, cfg, base, counter_base, epoch, None)
+            };
         let count_ptr = temp.scratch_word(self, stream)?.device_ptr_mut(stream).0;
         let (o, _w) = output.device_ptr_mut(stream);
         let mut b = stream.launch_builder(&f);

@@ -4,7 +4,7 @@
 //! their `order_key` (floats: `-0.0` before `+0.0`, NaNs last); u32 values ride along.
 
 use super::partition::check_len;
-use crate::dispatch::single_pass::blocks_per_sm;
+use crate::dispatch::single_pass::{allow_shared_memory, blocks_per_sm};
 use crate::dispatch::{at_least, grid, TempStorage};
 use crate::element::{ElemType, Element};
 use crate::error::{Error, Result};
@@ -116,8 +116,7 @@ impl Gpu {
         let smem = layout::sort_pass_smem(tuning::DEFAULT_ARCH, size, va != 0);
         let name = format!("{}_{}", names::SORT_PASS, T::TYPE.name());
         let f = self.kernel(&name)?;
-        // Allows the pass its shared memory (beyond the default 48 KB for large tiles).
-        blocks_per_sm(&f, self.info().ordinal, &name, shape.threads, smem).map_err(|e| Error::kernel(&name, e))?;
+        allow_shared_memory(&f, smem).map_err(|e| Error::kernel(&name, e))?;
         let (c, _rc) = counts.device_ptr(stream);
         for p in 0..passes {
             let status_bytes = status::temp_bytes(tiles * digits as u64, 4);

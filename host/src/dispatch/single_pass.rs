@@ -150,10 +150,23 @@ fn knob(var: &str) -> Option<u32> {
     std::env::var(var).ok().and_then(|v| v.parse().ok())
 }
 
+/// Dynamic shared memory a launch may take without asking for it.
+const DEFAULT_DYNAMIC_SMEM: u32 = 48 * 1024;
+
+/// Allows kernel `f` `smem` bytes of dynamic shared memory where that is more than a launch gets
+/// without asking (48 KB), at every call (the allowance belongs to the loaded kernel); smaller
+/// launches make no driver call.
+pub(crate) fn allow_shared_memory(f: &CudaFunction, smem: u32) -> std::result::Result<(), DriverError> {
+    if smem > DEFAULT_DYNAMIC_SMEM {
+        f.set_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem as i32)?;
+    }
+    Ok(())
+}
+
 /// How many blocks of `threads` with `smem` bytes of shared memory kernel `name` (`f`, on device
-/// `ordinal`) fits on an SM, after allowing it that much shared memory (every call: the
-/// allowance belongs to the loaded kernel). The driver is asked once per kernel and shape, so
-/// small scans pay no more than a lookup.
+/// `ordinal`) fits on an SM, after allowing it that much shared memory
+/// ([`allow_shared_memory`]). The driver is asked once per kernel and shape, so small scans pay
+/// no more than a lookup.
 pub(crate) fn blocks_per_sm(
     f: &CudaFunction,
     ordinal: usize,
@@ -164,7 +177,7 @@ pub(crate) fn blocks_per_sm(
     /// (device, kernel, threads, shared memory) -> blocks per SM.
     type Known = Mutex<HashMap<(usize, String, u32, u32), u32>>;
     static KNOWN: OnceLock<Known> = OnceLock::new();
-    f.set_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem as i32)?;
+    allow_shared_memory(f, smem)?;
     let key = (ordinal, name.to_string(), threads, smem);
     let known = KNOWN.get_or_init(Mutex::default);
     if let Some(&b) = known.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
