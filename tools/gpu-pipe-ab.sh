@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine after ../shared/tools/gpu-bundle (or with only the host builds and the
+# CUB program), with other builds of the host copied to .gpu-bundle/bin/host-*: the pipelined
+# single-pass scans and recurrences of every build side by side, interleaved twice, with CUB's
+# scan in the same run; then every other build's pipelined scans checked against the CPU at
+# awkward sizes (every type and operator, inclusive, exclusive, with an initial value) and its
+# recurrences at odd sizes.
+#   bash tools/gpu-pipe-ab.sh [time] [check]   (default: both)
+# shellcheck source=tools/gpu-common.sh
+. "$(dirname "$0")/gpu-common.sh"
+set -o pipefail
+steps="${*:-time check}"
+builds=(.gpu-bundle/bin/host .gpu-bundle/bin/host-*)
+{
+  [[ " $steps " == *" time "* ]] || exit 0
+  cub "$out/cub-pipe-ab.csv" --ops scan --log2 28,30 --types u32,i32,f32,u64,f64 > /dev/null || status=1
+  for round in 1 2; do
+    for b in "${builds[@]}"; do
+      name=$(basename "$b")
+      for c in "--types u32,f32,u64,f64 --ops add --sizes 2^28..2^30" "--types f64 --ops min,max --sizes 2^28..2^28" \
+        "--types u8 --ops add,max --sizes 2^30..2^30" "--types u16 --ops add --sizes 2^30..2^30"; do
+        # shellcheck disable=SC2086
+        "$b" bench $c --step 2 --algos single-pass --baseline "$out/cub-pipe-ab.csv" --out "/tmp/ab-$RANDOM" 2>&1 |
+          grep -E '^single' | sed "s|^|$name r$round: |" || status=1
+      done
+      for c in "2^28 --type f32" "2^27 --type f64"; do
+        # shellcheck disable=SC2086
+        "$b" recurrence $c 2>&1 | grep -E '^(time|check|error)' | sed "s|^|$name r$round recurrence [$c]: |"
+      done
+    done
+  done
+  exit $status
+} 2>&1 | tee "$out/pipe-ab-time.log" || status=1
+{
+  [[ " $steps " == *" check "* ]] || exit 0
+  for b in "${builds[@]:1}"; do
+    name=$(basename "$b")
+    for ty in u8 u16 u32 i32 f32 u64 i64 f64; do
+      ops="add mul min max"
+      [[ $ty == f* ]] || ops="$ops and or xor"
+      [[ $ty == u64 ]] && ops="$ops affine"
+      for op in $ops; do
+        sizes="33 4097 1000003"
+        [[ $op == add || $op == max ]] && sizes="1 33 2047 2048 2049 4095 4096 4097 1000003 16777259"
+        for n in $sizes; do
+          for mode in "" "--exclusive" "--init 3"; do
+            # shellcheck disable=SC2086
+            r=$(GPU_SCAN_PIPELINED=1 "$b" scan "$n" --type "$ty" --op "$op" $mode --iters 1 2>&1)
+            echo "$r" | grep -q 'PASS' && echo "ok" || { echo "FAIL $name $ty $op $n $mode: $r"; status=1; }
+          done
+        done
+      done
+    done | sort | uniq -c
+    for ty in f32 f64; do
+      for n in 1 33 1023 1025 4097 1000003; do
+        GPU_SCAN_PIPELINED=1 "$b" recurrence "$n" --type "$ty" --x0 1.5 --iters 1 2>&1 | grep -E '^(check|error)' |
+          sed "s|^|$name recurrence $ty $n: |"
+      done
+    done
+  done
+  exit $status
+} 2>&1 | tee "$out/pipe-ab-check.log" || status=1
+find "$out" -maxdepth 1 -type f -empty -delete
+exit $status
