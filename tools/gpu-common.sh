@@ -30,3 +30,27 @@ cub() {
   nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/cub_baseline .gpu-bundle/bench/cub_baseline.cu &&
     /tmp/cub_baseline "$@" > "$csv" && cat "$csv"
 }
+
+# pipe_check HOST TYPES FULL_OPS prints one line per pipelined scan (GPU_SCAN_PIPELINED=1) of
+# every operator of each type in TYPES (space-separated) at awkward sizes, inclusive, exclusive
+# and with an initial value, checked against the CPU: "ok TYPE OP N MODE" or "FAIL ...: output".
+# Operators in FULL_OPS (space-separated) run at every size around the tiles, the others at three.
+pipe_check() {
+  local host=$1 types=$2 full=$3 ty ops op sizes n mode r
+  for ty in $types; do
+    ops="add mul min max"
+    [[ $ty == f* ]] || ops="$ops and or xor"
+    [[ $ty == u64 ]] && ops="$ops affine"
+    for op in $ops; do
+      sizes="33 4097 1000003"
+      [[ " $full " == *" $op "* ]] && sizes="1 33 2047 2048 2049 4095 4096 4097 1000003 16777259"
+      for n in $sizes; do
+        for mode in "" "--exclusive" "--init 3"; do
+          # shellcheck disable=SC2086
+          r=$(GPU_SCAN_PIPELINED=1 "$host" scan "$n" --type "$ty" --op "$op" $mode --iters 1 2>&1)
+          echo "$r" | grep -q 'PASS' && echo "ok $ty $op $n $mode" || echo "FAIL $ty $op $n $mode: $r"
+        done
+      done
+    done
+  done
+}
