@@ -31,7 +31,8 @@ cub() {
     /tmp/cub_baseline "$@" > "$csv" && cat "$csv"
 }
 
-# pipe_check HOST TYPES FULL_OPS prints one line per pipelined scan (GPU_SCAN_PIPELINED=1) of
+# pipe_check HOST TYPES FULL_OPS prints one line per pipelined scan (GPU_SCAN_PIPELINED=1, or
+# the one-tile-per-block kernel where the caller sets PIPELINED=0) of
 # every operator of each type in TYPES (space-separated) at awkward sizes, inclusive, exclusive
 # and with an initial value, checked against the CPU: "ok TYPE OP N MODE" or "FAIL ...: output".
 # Operators in FULL_OPS (space-separated) run at every size around the tiles, the others at three.
@@ -47,7 +48,7 @@ pipe_check() {
       for n in $sizes; do
         for mode in "" "--exclusive" "--init 3"; do
           # shellcheck disable=SC2086
-          r=$(GPU_SCAN_PIPELINED=1 "$host" scan "$n" --type "$ty" --op "$op" $mode --iters 1 2>&1)
+          r=$(GPU_SCAN_PIPELINED=${PIPELINED:-1} "$host" scan "$n" --type "$ty" --op "$op" $mode --iters 1 2>&1)
           echo "$r" | grep -q 'PASS' && echo "ok $ty $op $n $mode" || echo "FAIL $ty $op $n $mode: $r"
         done
       done

@@ -3,8 +3,9 @@
 # CUB program), with other builds of the host copied to .gpu-bundle/bin/host-*: the pipelined
 # single-pass scans and recurrences of every build side by side, interleaved twice, with CUB's
 # scan in the same run; then every other build's pipelined scans checked against the CPU at
-# awkward sizes (every type and operator, inclusive, exclusive, with an initial value) and its
-# recurrences at odd sizes.
+# awkward sizes (every type and operator, inclusive, exclusive, with an initial value), its
+# one-tile-per-block u8 and u16 scans the same way, its recurrences at odd sizes, and memcheck
+# and synccheck on a few of its pipelined scans.
 #   bash tools/gpu-pipe-ab.sh [time] [check]   (default: both)
 # shellcheck source=tools/gpu-common.sh
 . "$(dirname "$0")/gpu-common.sh"
@@ -36,6 +37,10 @@ builds=(.gpu-bundle/bin/host .gpu-bundle/bin/host-*)
   for b in "${builds[@]:1}"; do
     name=$(basename "$b")
     pipe_check "$b" "u8 u16 u32 i32 f32 u64 i64 f64" "add max" | sed "s|^|$name |" | grep -v ' ok '; echo "$name check done"
+    PIPELINED=0 pipe_check "$b" "u8 u16" "add max" | sed "s|^|$name one-tile |" | grep -v ' ok '
+    echo "$name one-tile check done"
+    sanitize "memcheck synccheck" "$b" "scan 1000003 --pipelined on" "scan 4000037 --type f64 --op max --pipelined on" \
+      "scan 16777259 --type u8 --pipelined on" "scan 1000003 --type u16 --op max --exclusive --pipelined on"
     for ty in f32 f64; do
       for n in 1 33 1023 1025 4097 1000003; do
         GPU_SCAN_PIPELINED=1 "$b" recurrence "$n" --type "$ty" --x0 1.5 --iters 1 2>&1 | grep -E '^(check|error)' |

@@ -76,6 +76,9 @@ pub trait ScanOp<T>: Copy + Default + Send + Sync + 'static {
     /// Whether `combine(a, b) == combine(b, a)`: a reduction may then take its operands in any
     /// order (floats up to rounding).
     const COMMUTATIVE: bool = false;
+    /// Whether `combine(a, a) == a` (min, max, and, or): a warp scan may then combine a lane's
+    /// own value again where no earlier lane exists, so its steps need no lane guard.
+    const IDEMPOTENT: bool = false;
     fn identity() -> T;
     /// `a` is the earlier operand.
     fn combine(a: T, b: T) -> T;
@@ -83,10 +86,14 @@ pub trait ScanOp<T>: Copy + Default + Send + Sync + 'static {
 
 macro_rules! op {
     ($name:ident, $bound:ident, $id:expr, |$a:ident, $b:ident| $body:expr) => {
+        op!($name, $bound, false, $id, |$a, $b| $body);
+    };
+    ($name:ident, $bound:ident, $idempotent:expr, $id:expr, |$a:ident, $b:ident| $body:expr) => {
         #[derive(Clone, Copy, Debug, Default)]
         pub struct $name;
         impl<T: $bound> ScanOp<T> for $name {
             const COMMUTATIVE: bool = true;
+            const IDEMPOTENT: bool = $idempotent;
             #[inline(always)]
             fn identity() -> T {
                 $id
@@ -101,10 +108,10 @@ macro_rules! op {
 
 op!(Add, Element, T::zero(), |a, b| T::add(a, b));
 op!(Mul, Element, T::one(), |a, b| T::mul(a, b));
-op!(Min, Element, T::min_identity(), |a, b| T::min(a, b));
-op!(Max, Element, T::max_identity(), |a, b| T::max(a, b));
-op!(And, IntElement, !<T as Element>::zero(), |a, b| a & b);
-op!(Or, IntElement, <T as Element>::zero(), |a, b| a | b);
+op!(Min, Element, true, T::min_identity(), |a, b| T::min(a, b));
+op!(Max, Element, true, T::max_identity(), |a, b| T::max(a, b));
+op!(And, IntElement, true, !<T as Element>::zero(), |a, b| a & b);
+op!(Or, IntElement, true, <T as Element>::zero(), |a, b| a | b);
 op!(Xor, IntElement, <T as Element>::zero(), |a, b| a ^ b);
 
 /// Composition of affine maps over u32, packed as `a | b << 32` for `x -> a*x + b`.

@@ -543,8 +543,6 @@ pub const MEASURED_SPILLS: &[(&str, u32)] = &[
     ("batched_long_rows_i32_add", 8),
     ("batched_long_rows_f32_add", 16),
     ("recurrence_staged_f64", 16),
-    ("single_pass_pipe_u8_min", 8),
-    ("single_pass_pipe_u8_max", 8),
     ("sort_pass_u32", 8),
     ("sort_pass_i32", 16),
 ];

@@ -5,6 +5,7 @@
 
 use crate::arch::{byte_of, load_vec16, store_vec16};
 use crate::op::{combine_after, PackedBytes, ScanOp};
+use crate::warp;
 use core::mem::size_of;
 
 /// A 16-byte vector of `Self` under operator `O`.
@@ -28,6 +29,24 @@ pub trait Vector16<O: ScanOp<Self>>: Copy {
     /// The inclusive (or exclusive) scan of the vector after `prefix` (none: nothing before it),
     /// from what [`Self::local`] returned.
     fn finish(v: Self::Regs, prefix: Option<Self>, exclusive: bool) -> Self::Regs;
+    /// The warp's (exclusive, inclusive) scan of the vectors' totals, as [`warp::scan`].
+    #[inline(always)]
+    fn warp_scan(total: Self) -> (Option<Self>, Self) {
+        warp::scan::<Self, O>(total)
+    }
+}
+
+/// [`Vector16::warp_scan`] of 1- and 2-byte totals in 32-bit lanes: every operator the packed
+/// types have gives the same low bits on the widened values, and the shuffles then need no
+/// narrowing between steps.
+macro_rules! widened_warp_scan {
+    ($t:ty) => {
+        #[inline(always)]
+        fn warp_scan(total: Self) -> (Option<Self>, Self) {
+            let (before, through) = warp::scan::<u32, O>(total as u32);
+            (before.map(|b| b as $t), through as $t)
+        }
+    };
 }
 
 /// Wide elements: `local` scans the vector in the thread, so `finish` only applies the prefix.
@@ -136,9 +155,10 @@ macro_rules! packed_words {
 }
 
 /// Bytes: reduced and scanned a word at a time.
-impl<O: ScanOp<u8> + PackedBytes> Vector16<O> for u8 {
+impl<O: ScanOp<u8> + ScanOp<u32> + PackedBytes> Vector16<O> for u8 {
     const ELEMS: usize = 16;
     packed_words!();
+    widened_warp_scan!(u8);
 
     #[inline(always)]
     fn fold(acc: Self, v: &Self::Regs) -> Self {
@@ -160,9 +180,10 @@ impl<O: ScanOp<u8> + PackedBytes> Vector16<O> for u8 {
 }
 
 /// 2-byte elements: taken out of their words one by one, packed again after the scan.
-impl<O: ScanOp<u16>> Vector16<O> for u16 {
+impl<O: ScanOp<u16> + ScanOp<u32>> Vector16<O> for u16 {
     const ELEMS: usize = 8;
     packed_words!();
+    widened_warp_scan!(u16);
 
     #[inline(always)]
     fn fold(mut acc: Self, v: &Self::Regs) -> Self {

@@ -7,7 +7,8 @@ use crate::smem::Smem;
 
 /// Inclusive scan: lane `l` gets `x_0 ⊕ … ⊕ x_l`. Five shuffle steps; a lane only combines what
 /// lane `l - delta` holds when that lane exists (`l >= delta`), otherwise it would add its own
-/// value twice (the bug in a widely copied lecture version).
+/// value twice (the bug in a widely copied lecture version). Idempotent operators skip the
+/// guard: there the shuffle's own value, combined again, changes nothing.
 #[inline(always)]
 pub fn inclusive_scan<T: Copy, O: ScanOp<T>>(x: T) -> T {
     let lane = lane();
@@ -15,7 +16,7 @@ pub fn inclusive_scan<T: Copy, O: ScanOp<T>>(x: T) -> T {
     let mut delta = 1;
     while delta < WARP {
         let up = shfl_up(v, delta);
-        if lane >= delta {
+        if O::IDEMPOTENT || lane >= delta {
             v = O::combine(up, v);
         }
         delta *= 2;

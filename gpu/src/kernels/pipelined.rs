@@ -139,20 +139,47 @@ impl<T: StatusValue + Vector16<O>, O: ScanOp<T>> TileWork for Scan<T, O> {
         }
     }
     #[inline(always)]
-    unsafe fn finish(self, share: Smem<T>, rows: usize, mut running: Option<T>, first: u64, valid: u32) {
+    unsafe fn finish(self, share: Smem<T>, rows: usize, running: Option<T>, first: u64, valid: u32) {
+        // Each case is its own copy of the row loop, so a full tile's rows carry neither the
+        // per-element bounds of a partial one nor both modes' finishing code.
+        if self.aligned && valid == WARP * (Self::V * rows) as u32 {
+            if self.mode.exclusive {
+                self.scan_rows::<true>(share, rows, running, first, valid, true)
+            } else {
+                self.scan_rows::<true>(share, rows, running, first, valid, false)
+            }
+        } else {
+            self.scan_rows::<false>(share, rows, running, first, valid, self.mode.exclusive)
+        }
+    }
+}
+
+impl<T: StatusValue + Vector16<O>, O: ScanOp<T>> Scan<T, O> {
+    /// [`TileWork::finish`]'s rows: each scanned from what comes before it and stored, by
+    /// vectors where `FULL` (every element valid, addresses aligned), else element by element.
+    #[inline(always)]
+    unsafe fn scan_rows<const FULL: bool>(
+        self,
+        share: Smem<T>,
+        rows: usize,
+        mut running: Option<T>,
+        first: u64,
+        valid: u32,
+        exclusive: bool,
+    ) {
         let l = lane();
         let dst = self.out.wrapping_add(first as usize);
-        let sub = WARP * (Self::V * rows) as u32;
+        let v_elems = <T as Vector16<O>>::ELEMS;
         for j in 0..rows {
-            let at = striped(j, l, Self::V);
+            let at = striped(j, l, v_elems);
             let (v, total) = T::local(T::load(share.at(at)));
-            let (before, through) = warp::scan::<T, O>(total);
-            let v = T::finish(v, combine_opt::<T, O>(running, before), self.mode.exclusive);
+            let (before, through) = T::warp_scan(total);
+            let v = T::finish(v, combine_opt::<T, O>(running, before), exclusive);
             running = Some(combine_after::<T, O>(running, warp::broadcast(through, WARP - 1)));
-            if self.aligned && valid == sub {
+            if FULL {
                 T::store(dst.add(at as usize), v);
             } else {
-                for i in 0..Self::V as u32 {
+                for i in 0..v_elems as u32 {
                     if at + i < valid {
                         *dst.add((at + i) as usize) = T::element(&v, i as usize);
                     }

@@ -300,7 +300,7 @@ pub unsafe fn single_pass_packed<
     let mut warp_running: Option<T> = None;
     for (j, v) in words.iter().enumerate() {
         let total = T::local(*v).1;
-        let (before, through) = warp::scan::<T, O>(total);
+        let (before, through) = T::warp_scan(total);
         lane_prefix[j] = combine_opt::<T, O>(warp_running, before);
         warp_running = Some(combine_after::<T, O>(warp_running, warp::broadcast(through, WARP - 1)));
     }

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine after ../shared/tools/gpu-bundle (or with only .gpu-bundle/bin/host and
+# the CUB programs): where the pipelined single-pass scan's time goes.
+#   bash tools/gpu-pipe-profile.sh [ncu] [shape]   (default: both)
+# ncu: Nsight Compute on one launch each of the u32 add (2^28), f64 max (2^27) and u8 add (2^30)
+#   pipelined kernels: throughput, occupancy, stall reasons per issued instruction, and warp-stall
+#   samples per SASS instruction (the source page as CSV, to attribute them to the warp roles).
+# shape: u8 and u16 add at 2^30 with every stage count and blocks per SM that fit
+#   (GPU_SCAN_PIPE_STAGES, GPU_SCAN_PIPE_BLOCKS), beside CUB's narrow scans in the same run.
+# shellcheck source=tools/gpu-common.sh
+. "$(dirname "$0")/gpu-common.sh"
+steps="${*:-ncu shape}"
+if [[ " $steps " == *" ncu "* ]]; then
+  for c in "u32 add 2^28" "f64 max 2^27" "u8 add 2^30"; do
+    read -r ty op n <<< "$c"
+    k="single_pass_pipe_${ty}_${op}"
+    echo "== Nsight Compute: $k, n = $n"
+    ncu -k "regex:^$k\$" --launch-skip 2 --launch-count 1 --section SpeedOfLight --section Occupancy \
+      --section WarpStateStats --section SchedulerStats --section SourceCounters --section MemoryWorkloadAnalysis \
+      -o "/tmp/$k" -f "$host" scan "$n" --type "$ty" --op "$op" --iters 3 2>&1 | grep -E 'PASS|FAIL|error' || status=1
+    ncu -i "/tmp/$k.ncu-rep" --print-summary none 2>&1 | grep -vE '^\s*$|----' | grep -vE '^\s+(OPT|WRN)' || status=1
+    ncu -i "/tmp/$k.ncu-rep" --page source --csv --print-source sass > "$out/ncu-src-$k.csv" 2>&1 || status=1
+  done 2>&1 | tee "$out/pipe-profile.log"
+fi
+if [[ " $steps " == *" shape "* ]]; then
+  {
+    nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/cub_narrow tools/cub_narrow.cu &&
+      /tmp/cub_narrow --log2 30 > "$out/cub-narrow-shape.csv" && cat "$out/cub-narrow-shape.csv" || status=1
+    for round in 1 2; do
+      for sb in "6 2" "4 2" "5 2" "7 2" "4 3" "8 1" "12 1"; do
+        read -r st bl <<< "$sb"
+        GPU_SCAN_PIPE_STAGES=$st GPU_SCAN_PIPE_BLOCKS=$bl "$host" bench --types u8,u16 --ops add --sizes 2^30..2^30 \
+          --algos single-pass --baseline "$out/cub-narrow-shape.csv" --out "/tmp/shape-$RANDOM" 2>&1 |
+          grep -E '^single' | sed "s|^|r$round stages $st blocks $bl: |" || status=1
+      done
+    done
+  } 2>&1 | tee "$out/pipe-shape-narrow.log"
+fi
+exit $status
