@@ -55,3 +55,16 @@ pipe_check() {
     done
   done
 }
+
+# recurrence_check HOST LABEL prints the check line of each pipelined linear recurrence
+# (GPU_SCAN_PIPELINED=1, other GPU_SCAN_* settings from the caller's environment) of f32 and f64
+# at odd sizes, each prefixed with "LABEL TYPE N: ".
+recurrence_check() {
+  local host=$1 label=$2 ty n
+  for ty in f32 f64; do
+    for n in 1 33 1023 1025 4097 1000003; do
+      GPU_SCAN_PIPELINED=1 "$host" recurrence "$n" --type "$ty" --x0 1.5 --iters 1 2>&1 | grep -E '^(check|error)' |
+        sed "s|^|$label $ty $n: |"
+    done
+  done
+}

@@ -41,12 +41,7 @@ builds=(.gpu-bundle/bin/host .gpu-bundle/bin/host-*)
     echo "$name one-tile check done"
     sanitize "memcheck synccheck" "$b" "scan 1000003 --pipelined on" "scan 4000037 --type f64 --op max --pipelined on" \
       "scan 16777259 --type u8 --pipelined on" "scan 1000003 --type u16 --op max --exclusive --pipelined on"
-    for ty in f32 f64; do
-      for n in 1 33 1023 1025 4097 1000003; do
-        GPU_SCAN_PIPELINED=1 "$b" recurrence "$n" --type "$ty" --x0 1.5 --iters 1 2>&1 | grep -E '^(check|error)' |
-          sed "s|^|$name recurrence $ty $n: |"
-      done
-    done
+    recurrence_check "$b" "$name recurrence"
   done
   exit $status
 } 2>&1 | tee "$out/pipe-ab-check.log" || status=1

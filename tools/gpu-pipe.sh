@@ -108,12 +108,7 @@ steps="${*:-check ab sanitize}"
 } 2>&1 | tee "$out/pipe-narrowbench.log" || status=1
 {
   [[ " $steps " == *" recurrence "* ]] || exit 0
-  for ty in f32 f64; do
-    for n in 1 33 1023 1025 4097 1000003; do
-      GPU_SCAN_PIPELINED=1 "$host" recurrence "$n" --type "$ty" --x0 1.5 --iters 1 2>&1 | grep -E '^(check|error)' |
-        sed "s|^|pipelined $ty $n: |"
-    done
-  done
+  recurrence_check "$host" pipelined
   for round in 1 2; do
     for c in "2^28 --type f32" "2^27 --type f64"; do
       for p in 0 1; do
@@ -134,12 +129,7 @@ steps="${*:-check ab sanitize}"
       grep -E '^test |FAIL|panicked' || status=1
   done
   for split in 0 4; do
-    for ty in f32 f64; do
-      for n in 1 33 1023 1025 4097 1000003; do
-        GPU_SCAN_PIPE_SPLIT=$split GPU_SCAN_PIPELINED=1 "$host" recurrence "$n" --type "$ty" --x0 1.5 --iters 1 2>&1 |
-          grep -E '^(check|error)' | sed "s|^|split=$split $ty $n: |"
-      done
-    done
+    GPU_SCAN_PIPE_SPLIT=$split recurrence_check "$host" "split=$split"
   done
   export GPU_SCAN_PIPELINED=1
   sanitize "memcheck synccheck" "$host" "scan 100003 --type u8" "scan 70001 --type u16 --op max --exclusive" \
