@@ -2,8 +2,9 @@
 //!
 //! Integer addition and multiplication wrap (two's complement), as they do on the GPU. Float
 //! `min`/`max` follow IEEE 754 minNum/maxNum: a NaN operand is ignored unless both are NaN. That
-//! is what PTX `min.f32`/`max.f32` compute and what `f32::min` computes on the CPU, so the GPU
-//! and the reference agree bit for bit on these operators.
+//! is what PTX `min.f32`/`max.f32` compute and what `f32::min` computes on the CPU; `f64` takes a
+//! compare and a select, the same code on both. The GPU and the reference agree bit for bit on
+//! these operators.
 
 use num_traits::{Bounded, One, PrimInt, WrappingAdd, WrappingMul, Zero};
 
@@ -117,14 +118,28 @@ macro_rules! int_element {
 }
 int_element!(u8 => U8, u16 => U16, u32 => U32, i32 => I32, u64 => U64, i64 => I64);
 
+/// Float `min`/`max`, both IEEE minNum/maxNum. `native`: the standard library's, which PTX has as
+/// one instruction for `f32`. `select`: a compare and a select, for `f64`, where PTX `max.f64`
+/// becomes seven SASS instructions on sm_90 (register moves and a NaN quieting) and this four;
+/// a tie keeps the earlier operand, and of two NaNs the later one is kept as it is.
+macro_rules! float_min_max {
+    (native, $t:ty) => {
+        #[inline(always)] fn min(a: Self, b: Self) -> Self { <$t>::min(a, b) }
+        #[inline(always)] fn max(a: Self, b: Self) -> Self { <$t>::max(a, b) }
+    };
+    (select, $t:ty) => {
+        #[inline(always)] fn min(a: Self, b: Self) -> Self { if b < a || a.is_nan() { b } else { a } }
+        #[inline(always)] fn max(a: Self, b: Self) -> Self { if b > a || a.is_nan() { b } else { a } }
+    };
+}
+
 macro_rules! float_element {
-    ($($t:ty => $e:ident, $bits:ty),*) => {$(
+    ($($t:ty => $e:ident, $bits:ty, $minmax:ident),*) => {$(
         impl Element for $t {
             const TYPE: ElemType = ElemType::$e;
             #[inline(always)] fn add(a: Self, b: Self) -> Self { a + b }
             #[inline(always)] fn mul(a: Self, b: Self) -> Self { a * b }
-            #[inline(always)] fn min(a: Self, b: Self) -> Self { <$t>::min(a, b) }
-            #[inline(always)] fn max(a: Self, b: Self) -> Self { <$t>::max(a, b) }
+            float_min_max!($minmax, $t);
             #[inline(always)] fn zero() -> Self { 0.0 }
             #[inline(always)] fn one() -> Self { 1.0 }
             #[inline(always)] fn min_identity() -> Self { <$t>::INFINITY }
@@ -140,4 +155,4 @@ macro_rules! float_element {
         }
     )*};
 }
-float_element!(f32 => F32, u32, f64 => F64, u64);
+float_element!(f32 => F32, u32, native, f64 => F64, u64, select);
