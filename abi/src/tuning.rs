@@ -257,11 +257,15 @@ pub const fn pipeline_split4(arch: u32, elem_size: usize) -> Pipeline {
 /// Two -> four (`pipe-split4-s11-h200.log`, interleaved twice): `u8` add at 2^30 77.9-78.3% ->
 /// 81.2-81.8% (2^28 73.8-74.5% -> 77.7-78.3%), but `u16` add 83.6-85.0% -> 82.3-82.5% and `f64`
 /// min and max 79.6-80.3% -> 62.2-62.6%. (`u8` max with four spills 64 bytes.)
+///
+/// Once `f64` min and max became a compare and a select (session 15), two -> one scanning warp
+/// per reducing warp took them at 2^28 from 1.1722-1.1796 ms (85.5-86.4%) to 1.1158-1.1209 ms
+/// (89.9-90.5%, add 1.1046 ms in another run; `docs/results/minmax-split-s15-h200.log`).
 pub const fn pipeline_of(arch: u32, ty: crate::ElemType, op: crate::Op) -> Pipeline {
     use crate::{ElemType, Op};
     match (ty, op) {
         (ElemType::U8, Op::Add) => pipeline_split4(arch, ty.size()),
-        (ElemType::U16, _) | (ElemType::U8 | ElemType::F64, Op::Min | Op::Max) => pipeline_split(arch, ty.size()),
+        (ElemType::U16, _) | (ElemType::U8, Op::Min | Op::Max) => pipeline_split(arch, ty.size()),
         _ => pipeline(arch, ty.size()),
     }
 }
