@@ -124,12 +124,32 @@ int_element!(u8 => U8, u16 => U16, u32 => U32, i32 => I32, u64 => U64, i64 => I6
 /// a tie keeps the earlier operand, and of two NaNs the later one is kept as it is.
 macro_rules! float_min_max {
     (native, $t:ty) => {
-        #[inline(always)] fn min(a: Self, b: Self) -> Self { <$t>::min(a, b) }
-        #[inline(always)] fn max(a: Self, b: Self) -> Self { <$t>::max(a, b) }
+        #[inline(always)]
+        fn min(a: Self, b: Self) -> Self {
+            <$t>::min(a, b)
+        }
+        #[inline(always)]
+        fn max(a: Self, b: Self) -> Self {
+            <$t>::max(a, b)
+        }
     };
     (select, $t:ty) => {
-        #[inline(always)] fn min(a: Self, b: Self) -> Self { if b < a || a.is_nan() { b } else { a } }
-        #[inline(always)] fn max(a: Self, b: Self) -> Self { if b > a || a.is_nan() { b } else { a } }
+        #[inline(always)]
+        fn min(a: Self, b: Self) -> Self {
+            if b < a || a.is_nan() {
+                b
+            } else {
+                a
+            }
+        }
+        #[inline(always)]
+        fn max(a: Self, b: Self) -> Self {
+            if b > a || a.is_nan() {
+                b
+            } else {
+                a
+            }
+        }
     };
 }
 

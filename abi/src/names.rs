@@ -52,6 +52,9 @@ pub const RECURRENCE_PIPELINED_SPLIT4_F64: &str = "recurrence_pipesplit4_f64";
 /// 64-bit types), and `batched_column_vectors_<type>_<op>` down the columns of matrices with few
 /// rows.
 pub const BATCHED_COLUMNS: &str = "batched_columns";
+/// `batched_columns_pipe_<type>_<op>`: down the columns of matrices whose rows are 32 bytes, as
+/// one pipelined scan of the rows.
+pub const BATCHED_COLUMNS_PIPELINED: &str = "batched_columns_pipe";
 pub const BATCHED_COLUMN_VECTORS: &str = "batched_column_vectors";
 pub const BATCHED_ROWS: &str = "batched_rows";
 pub const BATCHED_SHORT_ROWS: &str = "batched_short_rows";

@@ -24,15 +24,14 @@ pub const fn status(epoch: u32, flag: u32) -> u32 {
     epoch << 2 | flag
 }
 
-/// Bytes of the tile-status word(s) of one tile for elements of `elem_size` bytes. 16-byte
-/// values (pairs of f64) take two 16-byte words, each half of the value with the status.
+/// Bytes of the tile-status word(s) of one tile for elements of `elem_size` bytes. Values wider
+/// than 4 bytes take one 16-byte word per 8 bytes, each 8 bytes of the value with the status:
+/// pairs of f64 two, the 32-byte rows of the narrow-column scan four.
 pub const fn word_bytes(elem_size: usize) -> usize {
     if elem_size <= 4 {
         8
-    } else if elem_size <= 8 {
-        16
     } else {
-        32
+        16 * elem_size.div_ceil(8)
     }
 }
 

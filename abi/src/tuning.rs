@@ -270,6 +270,35 @@ pub const fn pipeline_of(arch: u32, ty: crate::ElemType, op: crate::Op) -> Pipel
     }
 }
 
+/// The pipelined narrow-column scan's shape (`batched_columns_pipe_<t>_<op>`, rows of two 16-byte
+/// vectors) for elements of `elem_size` bytes: [`pipeline`]'s tiles with two scanning warps per
+/// reducing warp, since a row of vectors costs its scanning warp a warp scan of a whole vector.
+pub const fn pipeline_columns(arch: u32, elem_size: usize) -> Pipeline {
+    pipeline_split(arch, elem_size)
+}
+
+/// Whether the scan down the columns of a `rows x cols` matrix of `elem_size`-byte elements runs
+/// as the pipelined narrow-column kernel ([`pipeline_columns`]): rows of exactly two 16-byte
+/// vectors (8 columns of 4 bytes, 4 of 8) and at least [`PIPELINED_MIN_BYTES`] in all, where
+/// the column tiles give one look-back chain per column. On the H200, interleaved twice in one
+/// run against the column tiles (`docs/results/batched-pipe-s16-h200.log`): 33554432 x 8 `f32`
+/// add 64.5% -> 65.5-65.8% of copy, `u32` max 63.9% -> 67.8%, 16777216 x 4 `f64` add 37.8-38.0%
+/// -> 71.7%; below 64 MiB slower (1048576 x 8 `f32`: 55.1-57.9% -> 49.6-50.5%).
+pub const fn columns_pipelined(arch: u32, rows: u64, cols: u64, elem_size: usize) -> bool {
+    let _ = arch;
+    cols * elem_size as u64 == 2 * VECTOR_BYTES as u64 && rows * cols * elem_size as u64 >= PIPELINED_MIN_BYTES
+}
+
+/// Whether the batched scan along few long rows of `cols` elements scans each row on its own
+/// (the pipelined kernel where [`single_pass_pipelined`] says so) rather than launching one
+/// chain of one-tile-per-block tiles per row: rows of at least twice [`PIPELINED_MIN_BYTES`].
+/// On the H200, interleaved twice in one run against the chains (`docs/results/batched-pipe-s16-h200.log`):
+/// 8 rows of 2^25 `f32` (128 MiB each) 72.5% -> 78.1-78.5% of copy, but 16 rows of 2^24 `u32`
+/// (64 MiB) 73.5% -> 68.7-69.0%: each row then runs at a single scan's pace for its size.
+pub fn long_rows_scanned_each(arch: u32, ty: crate::ElemType, op: crate::Op, cols: u64) -> bool {
+    cols * ty.size() as u64 >= 2 * PIPELINED_MIN_BYTES && single_pass_pipelined(arch, ty, op, cols)
+}
+
 /// The pipelined recurrence kernel's shape for maps of `map_size` bytes: `f64` pairs (16 bytes,
 /// a 16-byte shuffle per warp-scan step and one element per vector) with two scanning warps per
 /// reducing warp, 58.6-58.9% -> 64.1% of copy at 2^27 on the H200
@@ -427,6 +456,7 @@ pub const BOUNDED: &[(BoundedTable, ShapeOf)] = &[
     (BOUNDED_PIPELINED, pipeline_block),
     (BOUNDED_PIPELINED_SPLIT, pipeline_split_block),
     (BOUNDED_PIPELINED_SPLIT4, pipeline_split4_block),
+    (BOUNDED_COLUMNS_PIPELINED, pipeline_split_block),
 ];
 
 /// The pipelined kernels' block as a [`ShapeOf`] (threads only; launch bounds need no more).
@@ -548,6 +578,14 @@ pub const MEASURED_SPILLS: &[(&str, u32)] = &[
     ("batched_long_rows_i32_add", 8),
     ("batched_long_rows_f32_add", 16),
     ("recurrence_staged_f64", 16),
+    // Bounded to 2 blocks of 448 threads (4 bytes of spills); unbounded they take 96-104
+    // registers, one block per SM. Not timed against that.
+    ("batched_columns_pipe_u32_min", 8),
+    ("batched_columns_pipe_u32_max", 8),
+    ("batched_columns_pipe_i32_min", 8),
+    ("batched_columns_pipe_i32_max", 8),
+    ("batched_columns_pipe_f32_min", 8),
+    ("batched_columns_pipe_f32_max", 8),
     ("sort_pass_u32", 8),
     ("sort_pass_i32", 16),
 ];
@@ -611,6 +649,35 @@ pub const BOUNDED_PIPELINED_SPLIT: &[(&str, usize, u32)] =
 /// unbounded, one block; bounded, 40 without local memory).
 pub const BOUNDED_PIPELINED_SPLIT4: &[(&str, usize, u32)] =
     &[("single_pass_pipe_u8_add", 1, 2), ("single_pass_pipesplit4_u16_add", 2, 2)];
+
+/// The pipelined narrow-column scans ([`pipeline_columns`]), bounded to the 2 blocks of 448
+/// threads per SM that their shared memory allows (90-104 registers unbounded: one block).
+pub const BOUNDED_COLUMNS_PIPELINED: &[(&str, usize, u32)] = &[
+    ("batched_columns_pipe_u32_add", 4, 2),
+    ("batched_columns_pipe_u32_mul", 4, 2),
+    ("batched_columns_pipe_u32_min", 4, 2),
+    ("batched_columns_pipe_u32_max", 4, 2),
+    ("batched_columns_pipe_i32_add", 4, 2),
+    ("batched_columns_pipe_i32_mul", 4, 2),
+    ("batched_columns_pipe_i32_min", 4, 2),
+    ("batched_columns_pipe_i32_max", 4, 2),
+    ("batched_columns_pipe_f32_add", 4, 2),
+    ("batched_columns_pipe_f32_mul", 4, 2),
+    ("batched_columns_pipe_f32_min", 4, 2),
+    ("batched_columns_pipe_f32_max", 4, 2),
+    ("batched_columns_pipe_u64_add", 8, 2),
+    ("batched_columns_pipe_u64_mul", 8, 2),
+    ("batched_columns_pipe_u64_min", 8, 2),
+    ("batched_columns_pipe_u64_max", 8, 2),
+    ("batched_columns_pipe_i64_add", 8, 2),
+    ("batched_columns_pipe_i64_mul", 8, 2),
+    ("batched_columns_pipe_i64_min", 8, 2),
+    ("batched_columns_pipe_i64_max", 8, 2),
+    ("batched_columns_pipe_f64_add", 8, 2),
+    ("batched_columns_pipe_f64_mul", 8, 2),
+    ("batched_columns_pipe_f64_min", 8, 2),
+    ("batched_columns_pipe_f64_max", 8, 2),
+];
 
 /// Hierarchical (multi-kernel) strategy: every block algorithm scans `threads` partials.
 pub const fn hierarchical(arch: u32, elem_size: usize) -> TileShape {

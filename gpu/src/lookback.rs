@@ -29,7 +29,7 @@ pub struct TileStatus {
 }
 
 /// A value that tile-status words carry (layouts in `scan_abi::status`): values of up to 8 bytes
-/// share one atomic word with the status; 16-byte values take two 16-byte words, each half
+/// share one atomic word with the status; wider values take one 16-byte word per 8 bytes, each
 /// with its own copy of the status, and a reader that finds the two statuses different (a pair
 /// caught between two publications) treats the tile as not ready yet.
 pub trait StatusValue: Copy {
@@ -92,29 +92,51 @@ macro_rules! element_status {
 }
 element_status!(u8, u16, u32, i32, u64, i64, f32, f64);
 
-impl StatusValue for [f64; 2] {
-    #[inline(always)]
-    unsafe fn publish_to(s: TileStatus, tile: u32, flag: u32, value: Self) {
-        let st = status(s.epoch, flag) as u64;
-        let p = (s.words as *mut [u64; 2]).add(2 * tile as usize);
-        for (k, half) in value.iter().enumerate() {
-            if s.acq_rel {
-                store_release_u128(p.add(k), half.to_bits(), st)
-            } else {
-                store_relaxed_u128(p.add(k), half.to_bits(), st)
-            }
+/// Publishes a value of `K` 8-byte words as `K` 16-byte words, each one of them with the status.
+#[inline(always)]
+unsafe fn publish_wide<const K: usize>(s: TileStatus, tile: u32, flag: u32, bits: [u64; K]) {
+    let st = status(s.epoch, flag) as u64;
+    let p = (s.words as *mut [u64; 2]).add(K * tile as usize);
+    for (k, &word) in bits.iter().enumerate() {
+        if s.acq_rel {
+            store_release_u128(p.add(k), word, st)
+        } else {
+            store_relaxed_u128(p.add(k), word, st)
         }
     }
-    #[inline(always)]
-    unsafe fn read_from(s: TileStatus, tile: u32) -> (u32, Self) {
-        let p = (s.words as *const [u64; 2]).add(2 * tile as usize);
-        let load = |k: usize| if s.acq_rel { load_acquire_u128(p.add(k)) } else { load_relaxed_u128(p.add(k)) };
-        let ((a, s0), (b, s1)) = (load(0), load(1));
-        let st = s0 as u32;
-        let flag = if s0 == s1 && st >> 2 == s.epoch { st & 3 } else { 0 };
-        (flag, [f64::from_bits(a), f64::from_bits(b)])
-    }
 }
+
+/// Reads what [`publish_wide`] wrote: flag 0 unless every word carries the same status of this
+/// epoch (words of two publications are not one value).
+#[inline(always)]
+unsafe fn read_wide<const K: usize>(s: TileStatus, tile: u32) -> (u32, [u64; K]) {
+    let p = (s.words as *const [u64; 2]).add(K * tile as usize);
+    let words: [(u64, u64); K] =
+        core::array::from_fn(|k| if s.acq_rel { load_acquire_u128(p.add(k)) } else { load_relaxed_u128(p.add(k)) });
+    let st = words[0].1;
+    let same = words.iter().all(|w| w.1 == st);
+    let st = st as u32;
+    let flag = if same && st >> 2 == s.epoch { st & 3 } else { 0 };
+    (flag, words.map(|w| w.0))
+}
+
+/// Values wider than 8 bytes: the recurrence's `f64` pairs, the narrow-column scan's rows.
+macro_rules! wide_status {
+    ($($t:ty),*) => {$(
+        impl StatusValue for $t {
+            #[inline(always)]
+            unsafe fn publish_to(s: TileStatus, tile: u32, flag: u32, value: Self) {
+                publish_wide::<{ size_of::<$t>() / 8 }>(s, tile, flag, core::mem::transmute_copy(&value))
+            }
+            #[inline(always)]
+            unsafe fn read_from(s: TileStatus, tile: u32) -> (u32, Self) {
+                let (flag, bits) = read_wide::<{ size_of::<$t>() / 8 }>(s, tile);
+                (flag, core::mem::transmute_copy(&bits))
+            }
+        }
+    )*};
+}
+wide_status!([f64; 2], [u32; 8], [i32; 8], [f32; 8], [u64; 4], [i64; 4], [f64; 4]);
 
 /// A counter that may count nothing: `u32` counts, `()` does not.
 pub trait Tally {

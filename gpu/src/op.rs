@@ -50,6 +50,24 @@ impl<T: Element, O: ScanOp<T>> ScanOp<Seg<T>> for SegOp<O> {
     }
 }
 
+/// `O` applied column by column to rows of `C` elements (the aggregates of the narrow-column
+/// scan, [`crate::kernels::pipelined::Columns`]): rows combine as their columns do.
+#[derive(Clone, Copy, Default)]
+pub struct Lanewise<O>(PhantomData<O>);
+
+impl<T: Copy + Send + Sync + 'static, O: ScanOp<T>, const C: usize> ScanOp<[T; C]> for Lanewise<O> {
+    const COMMUTATIVE: bool = O::COMMUTATIVE;
+    const IDEMPOTENT: bool = O::IDEMPOTENT;
+    #[inline(always)]
+    fn identity() -> [T; C] {
+        [O::identity(); C]
+    }
+    #[inline(always)]
+    fn combine(a: [T; C], b: [T; C]) -> [T; C] {
+        core::array::from_fn(|k| O::combine(a[k], b[k]))
+    }
+}
+
 /// Scans of four 1-byte elements packed in a word, a word at a time: add by `dp4a`, xor, or and
 /// and by shifted words, the others byte by byte (each taken out by `prmt`) after a concrete
 /// carry, which is exact for integer operators. A few instructions per word where keeping an

@@ -507,3 +507,86 @@ fn batched_scans_along_either_axis() {
     assert!(e.to_string().contains("output holds 5"), "{e}");
     assert_none_failed(&failures);
 }
+
+/// Matrices of 32-byte rows (8 columns of 4 bytes, 4 of 8) large enough for the pipelined kernel
+/// are scanned down their columns as one pipelined scan of the rows: every type and exact
+/// operator, inclusive and exclusive, with a partial last tile, against per-column CPU scans.
+#[test]
+fn narrow_columns_scan_as_one_pipelined_scan_of_rows() {
+    use gpu_scan::apps::batched::uses_columns_pipelined;
+    use gpu_scan::apps::segmented::OPS;
+    let Some(gpu) = gpu("narrow_columns_scan_as_one_pipelined_scan_of_rows") else { return };
+    let stream = gpu.stream().clone();
+    let mut temp = TempStorage::new();
+    let mut failures = Vec::new();
+    macro_rules! each {
+        ($($t:ty),*) => {$(
+            let size = std::mem::size_of::<$t>();
+            let cols = 32 / size;
+            let rows = (64 << 20) / 32 + 3;
+            assert!(uses_columns_pipelined(rows as u64, cols as u64, size));
+            for op in OPS {
+                if <$t as scan_abi::Element>::TYPE.is_float() && op.order_sensitive(<$t as scan_abi::Element>::TYPE) {
+                    continue;
+                }
+                let data: Vec<$t> = input::generate::<$t>(op, rows as u64, rows * cols);
+                let d_in = gpu.upload(&stream, "matrix", &data).unwrap();
+                let mut d_out = gpu.alloc_zeros::<$t>(&stream, "out", rows * cols).unwrap();
+                for exclusive in [false, true] {
+                    gpu.scan_columns(&stream, &d_in, rows as u64, &mut d_out, op, exclusive, &mut temp).unwrap();
+                    let got = gpu.download(&stream, &d_out).unwrap();
+                    for c in 0..cols {
+                        let column: Vec<$t> = (0..rows).map(|r| data[r * cols + c]).collect();
+                        let want = gpu_scan::cpu::scan(op, &column, exclusive, None).unwrap();
+                        if let Some(r) = (0..rows).find(|&r| scan_abi::Element::to_bits(got[r * cols + c]) != scan_abi::Element::to_bits(want[r])) {
+                            failures.push(format!("{} {} exclusive={exclusive}: column {c} row {r}", stringify!($t), op.name()));
+                            break;
+                        }
+                    }
+                }
+            }
+        )*};
+    }
+    each!(u32, i32, f32, u64, i64, f64);
+    assert_none_failed(&failures);
+}
+
+/// Few rows long enough for the pipelined kernel run as one single-pass scan each (aligned rows)
+/// or as chains of tiles (a row length that breaks 16-byte alignment); both against the CPU,
+/// inclusive and exclusive, with a sum that wraps and a max.
+#[test]
+fn few_long_rows_scan_each_row_whole() {
+    use gpu_scan::apps::batched::long_rows_scanned_each;
+    use gpu_scan::apps::segmented;
+    use gpu_scan::Op;
+    let Some(gpu) = gpu("few_long_rows_scan_each_row_whole") else { return };
+    let stream = gpu.stream().clone();
+    let mut temp = TempStorage::new();
+    let mut failures = Vec::new();
+    let long = (128 << 20) / 4 + 4;
+    assert!(long_rows_scanned_each(long as u64, scan_abi::ElemType::U32, Op::Add));
+    assert!(!long_rows_scanned_each(long as u64 + 1, scan_abi::ElemType::U32, Op::Add));
+    for cols in [long, long + 1] {
+        let rows = 2;
+        for op in [Op::Add, Op::Max] {
+            let data: Vec<u32> = input::generate::<u32>(op, cols as u64, rows * cols);
+            let d_in = gpu.upload(&stream, "matrix", &data).unwrap();
+            let mut d_out = gpu.alloc_zeros::<u32>(&stream, "out", rows * cols).unwrap();
+            for exclusive in [false, true] {
+                gpu.scan_rows(&stream, &d_in, cols as u64, &mut d_out, op, exclusive, &mut temp).unwrap();
+                let want = segmented::reference(op, &data, |i| i % cols == 0, exclusive).unwrap();
+                let got = gpu.download(&stream, &d_out).unwrap();
+                if let Some(i) = (0..got.len()).find(|&i| got[i] != want[i]) {
+                    failures.push(format!(
+                        "{}x{cols} {} exclusive={exclusive}: [{i}] {} != {}",
+                        rows,
+                        op.name(),
+                        got[i],
+                        want[i]
+                    ));
+                }
+            }
+        }
+    }
+    assert_none_failed(&failures);
+}

@@ -18,12 +18,13 @@
 //! every look-back ends whatever the scheduling.
 
 use crate::arch::{
-    atomic_add_u32, bulk_copy_to_shared, fence_proxy_async_shared, lane, mbar_arrive, mbar_arrive_expect_bytes,
-    mbar_init, mbar_init_fence, mbar_wait, shfl_idx, sync_group, sync_threads, sync_warp, thread_idx, warp_idx, WARP,
+    atomic_add_u32, bulk_copy_to_shared, fence_proxy_async_shared, lane, load_vec16, mbar_arrive,
+    mbar_arrive_expect_bytes, mbar_init, mbar_init_fence, mbar_wait, shfl_idx, shfl_up, shfl_xor, store_vec16,
+    sync_group, sync_threads, sync_warp, thread_idx, warp_idx, WARP,
 };
 use crate::kernels::{Mode, ARCH};
 use crate::lookback::{StatusValue, TileStatus};
-use crate::op::{combine_after, combine_opt, ScanOp};
+use crate::op::{combine_after, combine_opt, Lanewise, ScanOp};
 use crate::smem::{Carver, Smem};
 use crate::vector::Vector16;
 use crate::warp;
@@ -187,6 +188,143 @@ impl<T: StatusValue + Vector16<O>, O: ScanOp<T>> Scan<T, O> {
             }
         }
     }
+}
+
+/// The scan down the columns of a row-major matrix whose rows are two 16-byte vectors (`C = 2V`
+/// columns: 8 of 4 bytes or 4 of 8 bytes), as one scan of its rows under [`Lanewise`] `O`: the
+/// narrow matrices that the column tiles of `batched.rs` give one look-back chain per column.
+/// In a warp's striped rows of vectors, lane `l` always holds half `l % 2` of a matrix row, so
+/// a row of vectors is 16 matrix rows and its scan is a warp scan in steps of two lanes. Tiles
+/// hold whole matrix rows; `O` must commute (the reduction takes lanes out of row order).
+#[derive(Clone, Copy)]
+pub struct Columns<T, O, const V: usize, const C: usize> {
+    out: *mut T,
+    exclusive: bool,
+    aligned: bool,
+    op: core::marker::PhantomData<O>,
+}
+
+impl<T, O, const V: usize, const C: usize> TileWork for Columns<T, O, V, C>
+where
+    T: Copy + Send + Sync + 'static,
+    O: ScanOp<T>,
+    [T; C]: StatusValue,
+{
+    type T = T;
+    type A = [T; C];
+    type O = Lanewise<O>;
+    const V: usize = V;
+
+    #[inline(always)]
+    fn start(self) -> Option<[T; C]> {
+        None
+    }
+    #[inline(always)]
+    fn fill(self) -> T {
+        O::identity()
+    }
+    #[inline(always)]
+    unsafe fn reduce(self, part: Smem<T>, rows: core::ops::Range<usize>, _first: u64) -> [T; C] {
+        const { assert!(O::COMMUTATIVE && C == 2 * V) };
+        let l = lane();
+        let mut acc = [O::identity(); V];
+        for j in rows {
+            acc = Lanewise::<O>::combine(acc, load_vec16::<T, V>(part.at(striped(j, l, V))));
+        }
+        let mut mask = 2;
+        while mask < WARP {
+            acc = Lanewise::<O>::combine(acc, shfl_xor(acc, mask));
+            mask *= 2;
+        }
+        let other = shfl_xor(acc, 1);
+        let (left, right) = if l % 2 == 0 { (acc, other) } else { (other, acc) };
+        core::array::from_fn(|k| if k < V { left[k] } else { right[k - V] })
+    }
+    #[inline(always)]
+    unsafe fn finish(self, share: Smem<T>, rows: usize, before: Option<[T; C]>, first: u64, valid: u32) {
+        let full = self.aligned && valid == WARP * (V * rows) as u32;
+        match (full, self.exclusive) {
+            (true, false) => self.scan_rows::<true, false>(share, rows, before, first, valid),
+            (true, true) => self.scan_rows::<true, true>(share, rows, before, first, valid),
+            (false, false) => self.scan_rows::<false, false>(share, rows, before, first, valid),
+            (false, true) => self.scan_rows::<false, true>(share, rows, before, first, valid),
+        }
+    }
+}
+
+impl<T: Copy + Send + Sync + 'static, O: ScanOp<T>, const V: usize, const C: usize> Columns<T, O, V, C> {
+    /// [`TileWork::finish`]'s rows: each lane keeps the running value of its half of the columns
+    /// and takes the row of vectors' total for it from the last two lanes.
+    #[inline(always)]
+    unsafe fn scan_rows<const FULL: bool, const EXCLUSIVE: bool>(
+        self,
+        share: Smem<T>,
+        rows: usize,
+        before: Option<[T; C]>,
+        first: u64,
+        valid: u32,
+    ) {
+        let l = lane();
+        let half = l % 2;
+        // A select, not an index by `half`, which would put the row in local memory.
+        let mut running: Option<[T; V]> = before.map(|b| core::array::from_fn(|k| if half == 0 { b[k] } else { b[V + k] }));
+        let dst = self.out.wrapping_add(first as usize);
+        for j in 0..rows {
+            let at = striped(j, l, V);
+            let x = load_vec16::<T, V>(share.at(at));
+            let mut through = x;
+            let mut delta = 2;
+            while delta < WARP {
+                let up = shfl_up(through, delta);
+                if O::IDEMPOTENT || l >= delta {
+                    through = Lanewise::<O>::combine(up, through);
+                }
+                delta *= 2;
+            }
+            let v = if EXCLUSIVE {
+                let up = shfl_up(through, 2);
+                combine_opt::<[T; V], Lanewise<O>>(running, if l >= 2 { Some(up) } else { None })
+                    .unwrap_or([O::identity(); V])
+            } else {
+                combine_after::<[T; V], Lanewise<O>>(running, through)
+            };
+            running = Some(combine_after::<[T; V], Lanewise<O>>(running, shfl_idx(through, WARP - 2 + half)));
+            if FULL {
+                store_vec16(dst.add(at as usize), v);
+            } else {
+                for (i, &e) in v.iter().enumerate() {
+                    if at + (i as u32) < valid {
+                        *dst.add(at as usize + i) = e;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The pipelined scan down the columns of the `n / C` rows of `C` columns at `inp` (see
+/// [`Columns`]); other arguments as [`single_pass_pipelined`] (flags: exclusive only).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn columns_pipelined<T, O, const V: usize, const C: usize, const R: u32, const S: u32, const VECS: usize, const D: usize>(
+    inp: *const T,
+    out: *mut T,
+    n: u64,
+    flags: u32,
+    temp: *mut u8,
+    counter_base: u32,
+    epoch: u32,
+    backoff_ns: u32,
+    stages: u32,
+) where
+    T: Copy + Send + Sync + 'static,
+    O: ScanOp<T>,
+    [T; C]: StatusValue,
+{
+    let aligned = (inp as usize | out as usize) % tuning::VECTOR_BYTES == 0;
+    let exclusive = Mode::from_flags(flags).exclusive;
+    let work = Columns::<T, O, V, C> { out, exclusive, aligned, op: core::marker::PhantomData };
+    pipeline::<Columns<T, O, V, C>, R, S, VECS, D>(work, inp, n, aligned, temp, counter_base, epoch, backoff_ns, stages)
 }
 
 /// The pipelined single-pass scan of `n` elements; shapes as `tuning::pipeline` (`R` reducing
@@ -466,6 +604,41 @@ macro_rules! pipelined_split4_kernels {
     )* )* } };
 }
 pipelined_split4_kernels!(u16: [Add], f64: [Min, Max]);
+
+/// `batched_columns_pipe_<t>_<op>`: [`columns_pipelined`] for 32-byte rows, shape
+/// `tuning::pipeline_columns`; the status words carry rows of `C` columns.
+macro_rules! columns_pipelined_kernels {
+    ($($t:ident: $c:literal),*) => { paste::paste! { $(
+        columns_pipelined_kernels!(@one $t, $c, Add);
+        columns_pipelined_kernels!(@one $t, $c, Mul);
+        columns_pipelined_kernels!(@one $t, $c, Min);
+        columns_pipelined_kernels!(@one $t, $c, Max);
+    )* } };
+    (@one $t:ident, $c:literal, $op:ident) => { paste::paste! {
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn [<batched_columns_pipe_ $t _ $op:lower>](
+            inp: *const $t,
+            out: *mut $t,
+            n: u64,
+            flags: u32,
+            temp: *mut u8,
+            counter_base: u32,
+            epoch: u32,
+            backoff_ns: u32,
+            stages: u32,
+        ) {
+            const SIZE: usize = core::mem::size_of::<$t>();
+            const P: tuning::Pipeline = tuning::pipeline_columns(ARCH, SIZE);
+            const V: usize = tuning::vector_elems(SIZE) as usize;
+            const D: usize = tuning::lookback_depth(ARCH, 2 * tuning::VECTOR_BYTES);
+            columns_pipelined::<$t, crate::op::$op, V, $c, { P.warps }, { P.split }, { P.items as usize / V }, D>(
+                inp, out, n, flags, temp, counter_base, epoch, backoff_ns, stages,
+            )
+        }
+    } };
+}
+columns_pipelined_kernels!(u32: 8, i32: 8, f32: 8, u64: 4, i64: 4, f64: 4);
 
 // The linear recurrence's scans of affine maps (see `single_pass::recurrence_f32`).
 pipelined_kernel!(recurrence_pipe_f32, u64, AffineF32, tuning::pipeline_recurrence(ARCH, 8));

@@ -1,13 +1,15 @@
 //! Batched scans of a row-major `rows × cols` matrix along either axis, each one pass over the
 //! data (see `gpu/src/kernels/batched.rs`): down every column with a look-back per column (or, for
-//! few rows, one thread per vector of columns walking every row), along
+//! few rows, one thread per vector of columns walking every row; for rows of 32 bytes, one
+//! pipelined scan of the rows), along
 //! many long rows with one block walking each, few with one single-pass chain of tiles per row,
 //! short rows as tiles of whole rows that need nothing from one another. A single row or column
 //! is a plain scan.
 
 use crate::apps::segmented::supported;
+use crate::dispatch::single_pass::{switch, Persistent};
 use crate::dispatch::{check_output, grid, ScanOptions, TempStorage};
-use crate::element::{Element, Op};
+use crate::element::{ElemType, Element, Op};
 use crate::error::{Error, Result};
 use crate::runtime::Gpu;
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, PushKernelArg};
@@ -32,6 +34,15 @@ pub fn column_plan(rows: u64, cols: u64, elem_size: usize) -> (u32, u32, u64) {
     (strip, groups, groups as u64 * shape.items as u64)
 }
 
+/// Whether the scan down the columns of a `rows × cols` matrix runs as one pipelined scan of its
+/// 32-byte rows (`tuning::columns_pipelined`); `GPU_SCAN_PIPELINED=0|1` decides for any matrix of
+/// 32-byte rows instead, to measure both kernels in one run.
+pub fn uses_columns_pipelined(rows: u64, cols: u64, elem_size: usize) -> bool {
+    let narrow = cols * elem_size as u64 == 2 * tuning::VECTOR_BYTES as u64;
+    switch("GPU_SCAN_PIPELINED")
+        .map_or(tuning::columns_pipelined(tuning::DEFAULT_ARCH, rows, cols, elem_size), |p| p && narrow)
+}
+
 /// Whether the scan down the columns of a `rows × cols` matrix goes to the column-vector kernel
 /// (one thread walks each vector of adjacent columns down every row): at most one batch of rows
 /// (`tuning::column_vectors`), which column tiles would split into one element per thread and
@@ -48,6 +59,16 @@ pub fn uses_row_kernel(rows: u64, cols: u64, elem_size: usize) -> bool {
     let min_rows = std::env::var("GPU_SCAN_ROW_KERNEL_MIN_ROWS").ok().and_then(|v| v.parse::<u64>().ok());
     cols >= tuning::rows(tuning::DEFAULT_ARCH, elem_size).tile() as u64
         && rows >= min_rows.unwrap_or(tuning::ROW_KERNEL_MIN_ROWS).max(2)
+}
+
+/// Whether few long rows run as one single-pass scan each, launched one after the other, rather
+/// than one launch of a chain of tiles per row: when each row starts on a 16-byte boundary and
+/// is long enough (`tuning::long_rows_scanned_each`). `GPU_SCAN_PIPELINED=0|1` decides instead,
+/// to measure both in one run.
+pub fn long_rows_scanned_each(cols: u64, ty: ElemType, op: Op) -> bool {
+    let aligned = (cols * ty.size() as u64).is_multiple_of(tuning::VECTOR_BYTES as u64);
+    switch("GPU_SCAN_PIPELINED").unwrap_or(tuning::long_rows_scanned_each(tuning::DEFAULT_ARCH, ty, op, cols))
+        && aligned
 }
 
 /// Rows per tile of the short-row kernel for rows of `cols` elements, or `None` when a row is
@@ -116,6 +137,21 @@ impl Gpu {
         }
         let size = T::TYPE.size();
         let flags = if exclusive { scan_abi::flags::EXCLUSIVE } else { 0 };
+        if uses_columns_pipelined(rows, cols, size) {
+            let name = format!("{}_{}_{}", names::BATCHED_COLUMNS_PIPELINED, T::TYPE.name(), op.name());
+            let p = tuning::pipeline_columns(tuning::DEFAULT_ARCH, size);
+            let row_bytes = (cols as usize) * size;
+            let plan = Persistent::plan(self, stream, &name, p, n, size, row_bytes, temp)?;
+            let backoff_ns = tuning::lookback_backoff_ns(tuning::DEFAULT_ARCH, row_bytes);
+            let (i, _r) = input.device_ptr(stream);
+            let (o, _w) = output.device_ptr_mut(stream);
+            let mut b = stream.launch_builder(&plan.f);
+            b.arg(&i).arg(&o).arg(&n).arg(&flags).arg(&plan.base).arg(&plan.counter_base).arg(&plan.epoch);
+            b.arg(&backoff_ns).arg(&plan.stages);
+            // SAFETY: matches columns_pipelined_kernels! in gpu/; input and output hold rows × cols
+            // elements, the tile state one status word per tile for 32-byte rows.
+            return temp.poison_on_error(unsafe { b.launch(plan.cfg) }.map(drop).map_err(|e| Error::kernel(&name, e)));
+        }
         if uses_column_vectors(rows, size) {
             let name = format!("{}_{}_{}", names::BATCHED_COLUMN_VECTORS, T::TYPE.name(), op.name());
             let f = self.kernel(&name)?;
@@ -206,7 +242,8 @@ impl Gpu {
         unsafe { b.launch(cfg) }.map(drop).map_err(|e| Error::kernel(&name, e))
     }
 
-    /// Few rows longer than a tile: the single-pass scan with one chain of tiles per row.
+    /// Few rows longer than a tile: the single-pass scan of each row (see
+    /// [`long_rows_scanned_each`]), else one chain of tiles per row.
     #[allow(clippy::too_many_arguments)]
     fn scan_long_rows<T: Element>(
         &self,
@@ -218,6 +255,14 @@ impl Gpu {
         exclusive: bool,
         temp: &mut TempStorage,
     ) -> Result<()> {
+        if long_rows_scanned_each(cols, T::TYPE, op) {
+            let opts = ScanOptions::new(op).exclusive(exclusive);
+            for r in 0..rows as usize {
+                let row = r * cols as usize..(r + 1) * cols as usize;
+                self.scan(stream, &input.slice(row.clone()), &mut output.slice_mut(row), &opts, temp)?;
+            }
+            return Ok(());
+        }
         let size = T::TYPE.size();
         let shape = tuning::single_pass(tuning::DEFAULT_ARCH, size);
         let per_row = cols.div_ceil(shape.tile() as u64);
@@ -377,6 +422,25 @@ mod tests {
         assert!(uses_row_kernel(16384, 16384, 4) && uses_row_kernel(256, 1 << 20, 4));
         assert!(!uses_row_kernel(1 << 20, 8, 4));
         assert!(!uses_row_kernel(8, 1 << 20, 4));
+    }
+
+    #[test]
+    fn large_matrices_of_32_byte_rows_and_few_very_long_rows_go_to_the_pipelined_kernel() {
+        if std::env::var_os("GPU_SCAN_PIPELINED").is_some() {
+            return;
+        }
+        let (rows, cols) = ((64u64 << 20) / 32, 8);
+        assert!(uses_columns_pipelined(rows, cols, 4) && uses_columns_pipelined(rows, 4, 8));
+        assert!(!uses_columns_pipelined(rows - 1, cols, 4), "below 64 MiB the column tiles are faster");
+        assert!(
+            !uses_columns_pipelined(rows, 7, 4)
+                && !uses_columns_pipelined(rows, 16, 4)
+                && !uses_columns_pipelined(rows, 8, 8)
+        );
+        let long = (128u64 << 20) / 4;
+        assert!(long_rows_scanned_each(long, ElemType::F32, Op::Add));
+        assert!(!long_rows_scanned_each(long / 2, ElemType::F32, Op::Add), "64 MiB rows measured slower alone");
+        assert!(!long_rows_scanned_each(long + 1, ElemType::F32, Op::Add), "rows that break 16-byte alignment");
     }
 
     #[test]

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine, from the repository root, after ../shared/tools/gpu-bundle: the
+# applications' benchmark table in one run, so that every ratio compares timings of the same run.
+# CUB's DeviceSelect::If and DeviceRadixSort::SortKeys, torch.cumsum along either axis, then each
+# application at 2^28 elements (the f64 recurrence at 2^27), every one checked against the CPU,
+# and the lecture demos. No sanitizers (gpu-apps.sh runs those). Log: $RESULTS_DIR/apps-table.log.
+#   bash tools/gpu-apps-table.sh
+# shellcheck source=tools/gpu-common.sh
+. "$(dirname "$0")/gpu-common.sh"
+set -o pipefail
+{
+  echo "== CUB select and sort (same run)"
+  cub "$out/cub-apps-table.csv" --ops select,sort --log2 28 --types u32,f32,u64,f64 || status=1
+  echo "== torch.cumsum along either axis (same run)"
+  python3 tools/peers_batched.py | tee "$out/peers-apps-table.csv"
+  for t in u32 f32 u64; do
+    "$host" compact 2^28 --type $t --baseline "$out/cub-apps-table.csv" || status=1
+  done
+  "$host" compact 2^28 --keep nonzero || status=1
+  "$host" compact 2^28 --keep flags || status=1
+  for t in u32 f32 u64 f64; do
+    "$host" sort 2^28 --type $t --baseline "$out/cub-apps-table.csv" || status=1
+  done
+  "$host" sort 2^28 --values || status=1
+  "$host" histogram 2^28 --bins 256 || status=1
+  "$host" csr 2^28 || status=1
+  for len in 3 1000 1000000; do
+    "$host" segmented 2^28 --type f32 --mean-length $len || status=1
+  done
+  for shape in "33554432 8" "1048576 256" "16384 16384" "256 1048576" "8 33554432"; do
+    for axis in 1 0; do
+      # shellcheck disable=SC2086
+      "$host" batched $shape --axis $axis || status=1
+    done
+  done
+  "$host" batched 1048576 8 --axis 1 || status=1
+  "$host" batched 1048576 8 --axis 0 || status=1
+  "$host" recurrence 2^28 || status=1
+  "$host" recurrence 2^27 --type f64 || status=1
+  for e in sandwich brackets flag_to_address; do
+    echo "== example $e"
+    ".gpu-bundle/bin/$e" || status=1
+  done
+  exit $status
+} 2>&1 | tee "$out/apps-table.log" || status=1
+exit $status
