@@ -2,22 +2,29 @@
 # Runs on the GPU machine after ../shared/tools/gpu-bundle (or with only .gpu-bundle/bin/host and
 # the CUB programs): where the pipelined single-pass scan's time goes.
 #   bash tools/gpu-pipe-profile.sh [ncu] [shape]   (default: both)
-# ncu: Nsight Compute on one launch each of the u32 add (2^28), f64 max (2^27) and u8 add (2^30)
-#   pipelined kernels: throughput, occupancy, stall reasons per issued instruction, and warp-stall
-#   samples per SASS instruction (the source page as CSV, to attribute them to the warp roles).
+# ncu: Nsight Compute on one launch each of pipelined kernels: throughput, occupancy, stall
+#   reasons per issued instruction, and warp-stall samples per SASS instruction (the source page
+#   as CSV, to attribute them to the warp roles). NCU_CASES (';'-separated "kernel|host
+#   subcommand and arguments") names them; by default the u32 add (2^28), f64 max (2^27) and u8
+#   add (2^30) scans, the narrow-column scan (33554432 x 8 f32 down the columns) and the f64
+#   recurrence (2^27), the last two the batched and recurrence kernels issue 5 still finds short.
 # shape: u8 and u16 add at 2^30 with every stage count and blocks per SM that fit
 #   (GPU_SCAN_PIPE_STAGES, GPU_SCAN_PIPE_BLOCKS), beside CUB's narrow scans in the same run.
 # shellcheck source=tools/gpu-common.sh
 . "$(dirname "$0")/gpu-common.sh"
 steps="${*:-ncu shape}"
 if [[ " $steps " == *" ncu "* ]]; then
-  for c in "u32 add 2^28" "f64 max 2^27" "u8 add 2^30"; do
-    read -r ty op n <<< "$c"
-    k="single_pass_pipe_${ty}_${op}"
-    echo "== Nsight Compute: $k, n = $n"
+  default="single_pass_pipe_u32_add|scan 2^28 --type u32;single_pass_pipe_f64_max|scan 2^27 --type f64 --op max"
+  default="$default;single_pass_pipe_u8_add|scan 2^30 --type u8;batched_columns_pipe_f32_add|batched 33554432 8 --axis 0"
+  default="$default;recurrence_pipe_f64|recurrence 2^27 --type f64"
+  IFS=';' read -r -a cases <<< "${NCU_CASES:-$default}"
+  for c in "${cases[@]}"; do
+    k=${c%%|*} run=${c#*|}
+    echo "== Nsight Compute: $k ($run)"
+    # shellcheck disable=SC2086
     ncu -k "regex:^$k\$" --launch-skip 2 --launch-count 1 --section SpeedOfLight --section Occupancy \
       --section WarpStateStats --section SchedulerStats --section SourceCounters --section MemoryWorkloadAnalysis \
-      -o "/tmp/$k" -f "$host" scan "$n" --type "$ty" --op "$op" --iters 3 2>&1 | grep -E 'PASS|FAIL|error' || status=1
+      -o "/tmp/$k" -f "$host" $run --iters 3 2>&1 | grep -E 'PASS|FAIL|error' || status=1
     ncu -i "/tmp/$k.ncu-rep" --print-summary none 2>&1 | grep -vE '^\s*$|----' | grep -vE '^\s+(OPT|WRN)' || status=1
     ncu -i "/tmp/$k.ncu-rep" --page source --csv --print-source sass > "$out/ncu-src-$k.csv" 2>&1 || status=1
   done 2>&1 | tee "$out/pipe-profile.log"
