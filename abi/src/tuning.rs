@@ -286,7 +286,13 @@ pub const fn pipeline_columns(arch: u32, elem_size: usize) -> Pipeline {
 /// -> 71.7%; below 64 MiB slower (1048576 x 8 `f32`: 55.1-57.9% -> 49.6-50.5%).
 pub const fn columns_pipelined(arch: u32, rows: u64, cols: u64, elem_size: usize) -> bool {
     let _ = arch;
-    cols * elem_size as u64 == 2 * VECTOR_BYTES as u64 && rows * cols * elem_size as u64 >= PIPELINED_MIN_BYTES
+    pipelined_column_rows(cols, elem_size) && rows * cols * elem_size as u64 >= PIPELINED_MIN_BYTES
+}
+
+/// Whether rows of `cols` elements of `elem_size` bytes are what the narrow-column kernel scans:
+/// two 16-byte vectors.
+pub const fn pipelined_column_rows(cols: u64, elem_size: usize) -> bool {
+    cols * elem_size as u64 == 2 * VECTOR_BYTES as u64
 }
 
 /// Whether the batched scan along few long rows of `cols` elements scans each row on its own

@@ -30,7 +30,7 @@ pub struct TileStatus {
 
 /// A value that tile-status words carry (layouts in `scan_abi::status`): values of up to 8 bytes
 /// share one atomic word with the status; wider values take one 16-byte word per 8 bytes, each
-/// with its own copy of the status, and a reader that finds the two statuses different (a pair
+/// with its own copy of the status, and a reader that finds the statuses different (a value
 /// caught between two publications) treats the tile as not ready yet.
 pub trait StatusValue: Copy {
     /// Publishes `value` for `tile` with `flag`.

@@ -38,9 +38,9 @@ pub fn column_plan(rows: u64, cols: u64, elem_size: usize) -> (u32, u32, u64) {
 /// 32-byte rows (`tuning::columns_pipelined`); `GPU_SCAN_PIPELINED=0|1` decides for any matrix of
 /// 32-byte rows instead, to measure both kernels in one run.
 pub fn uses_columns_pipelined(rows: u64, cols: u64, elem_size: usize) -> bool {
-    let narrow = cols * elem_size as u64 == 2 * tuning::VECTOR_BYTES as u64;
-    switch("GPU_SCAN_PIPELINED")
-        .map_or(tuning::columns_pipelined(tuning::DEFAULT_ARCH, rows, cols, elem_size), |p| p && narrow)
+    switch("GPU_SCAN_PIPELINED").map_or(tuning::columns_pipelined(tuning::DEFAULT_ARCH, rows, cols, elem_size), |p| {
+        p && tuning::pipelined_column_rows(cols, elem_size)
+    })
 }
 
 /// Whether the scan down the columns of a `rows × cols` matrix goes to the column-vector kernel
