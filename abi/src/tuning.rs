@@ -206,6 +206,9 @@ pub struct Pipeline {
     pub items: u32,
     pub stages: u32,
     pub split: u32,
+    /// Scanning warps take their share blocked (each lane a run of `rows()` vectors, one warp
+    /// scan per share) rather than warp-striped (one warp scan per row of vectors).
+    pub blocked: bool,
 }
 
 impl Pipeline {
@@ -216,6 +219,20 @@ impl Pipeline {
     /// Threads per block: the reducing and the scanning warps, the loading and the look-back warp.
     pub const fn threads(self) -> u32 {
         (self.warps * (1 + self.split) + 2) * 32
+    }
+
+    /// Rows of 32 vectors (of `vector_elems` elements) in a scanning warp's share of a tile.
+    pub const fn rows(self, vector_elems: u32) -> u32 {
+        self.items / vector_elems / self.split
+    }
+
+    /// The blocked run per lane the kernel is built for: [`Self::rows`] where blocked, else 0.
+    pub const fn blocked_run(self, vector_elems: u32) -> usize {
+        if self.blocked {
+            self.rows(vector_elems) as usize
+        } else {
+            0
+        }
     }
 }
 
@@ -229,7 +246,7 @@ impl Pipeline {
 /// SM: 50-63; 4 stages at 2 blocks 72-73.5; 32 KB tiles (8 warps) 60-78.
 pub const fn pipeline(arch: u32, elem_size: usize) -> Pipeline {
     let _ = arch;
-    Pipeline { warps: 4, items: (128 / elem_size) as u32, stages: 6, split: 1 }
+    Pipeline { warps: 4, items: (128 / elem_size) as u32, stages: 6, split: 1, blocked: false }
 }
 
 /// [`pipeline`] with two scanning warps per reducing warp: the same tiles, twice the warps for the
@@ -277,6 +294,19 @@ pub const fn pipeline_columns(arch: u32, elem_size: usize) -> Pipeline {
     pipeline_split(arch, elem_size)
 }
 
+/// Narrow-column shapes under trial against [`pipeline_columns`] (`GPU_SCAN_PIPE_TRIAL=k`,
+/// kernels `batched_columns_pipe_<t>_<op>_trial<k>`): blocked shares of an odd number of matrix
+/// rows per lane (the share's rows of vectors twice that).
+pub const fn pipeline_columns_trial(arch: u32, elem_size: usize, k: u32) -> Pipeline {
+    let (vecs, split, stages) = match k {
+        1 => (6, 1, 8),
+        2 => (10, 1, 5),
+        _ => (12, 2, 4),
+    };
+    let items = vecs * vector_elems(elem_size);
+    Pipeline { items, split, stages, blocked: true, ..pipeline(arch, elem_size) }
+}
+
 /// Whether the scan down the columns of a `rows x cols` matrix of `elem_size`-byte elements runs
 /// as the pipelined narrow-column kernel ([`pipeline_columns`]): rows of exactly two 16-byte
 /// vectors (8 columns of 4 bytes, 4 of 8) and at least [`PIPELINED_MIN_BYTES`] in all, where
@@ -316,6 +346,20 @@ pub const fn pipeline_recurrence(arch: u32, map_size: usize) -> Pipeline {
     } else {
         pipeline(arch, map_size)
     }
+}
+
+/// Shapes under trial against the defaults, chosen by `GPU_SCAN_PIPE_TRIAL=k` (1 to 4) where a
+/// kernel `<pipelined kernel>_trial<k>` exists: blocked shares of odd runs of vectors per lane
+/// (conflict-free 16-byte reads), with stages for about 96-100 KB of tiles per block.
+pub const fn pipeline_trial(arch: u32, elem_size: usize, k: u32) -> Pipeline {
+    let (vecs, split, stages) = match k {
+        1 => (10, 2, 5),
+        2 => (6, 2, 8),
+        3 => (7, 1, 7),
+        _ => (5, 1, 10),
+    };
+    let items = vecs * vector_elems(elem_size);
+    Pipeline { items, split, stages, blocked: true, ..pipeline(arch, elem_size) }
 }
 
 /// Whether the single-pass scan of `n` elements of `ty` with `op` runs as the pipelined kernel
@@ -463,6 +507,8 @@ pub const BOUNDED: &[(BoundedTable, ShapeOf)] = &[
     (BOUNDED_PIPELINED_SPLIT, pipeline_split_block),
     (BOUNDED_PIPELINED_SPLIT4, pipeline_split4_block),
     (BOUNDED_COLUMNS_PIPELINED, pipeline_split_block),
+    (BOUNDED_TRIALS, pipeline_block),
+    (BOUNDED_TRIALS_SPLIT, pipeline_split_block),
 ];
 
 /// The pipelined kernels' block as a [`ShapeOf`] (threads only; launch bounds need no more).
@@ -683,6 +729,24 @@ pub const BOUNDED_COLUMNS_PIPELINED: &[(&str, usize, u32)] = &[
     ("batched_columns_pipe_f64_mul", 8, 2),
     ("batched_columns_pipe_f64_min", 8, 2),
     ("batched_columns_pipe_f64_max", 8, 2),
+];
+
+/// The narrow-column kernels under trial ([`pipeline_columns_trial`]) with one scanning warp per
+/// reducing warp, bounded to the 2 blocks of 320 threads per SM their shared memory allows.
+pub const BOUNDED_TRIALS: &[(&str, usize, u32)] = &[
+    ("batched_columns_pipe_f32_add_trial1", 4, 2),
+    ("batched_columns_pipe_f32_add_trial2", 4, 2),
+    ("batched_columns_pipe_u32_max_trial1", 4, 2),
+    ("batched_columns_pipe_u32_max_trial2", 4, 2),
+    ("batched_columns_pipe_f64_add_trial1", 8, 2),
+    ("batched_columns_pipe_f64_add_trial2", 8, 2),
+];
+
+/// [`BOUNDED_TRIALS`] with two scanning warps per reducing warp: 2 blocks of 448 threads.
+pub const BOUNDED_TRIALS_SPLIT: &[(&str, usize, u32)] = &[
+    ("batched_columns_pipe_f32_add_trial3", 4, 2),
+    ("batched_columns_pipe_u32_max_trial3", 4, 2),
+    ("batched_columns_pipe_f64_add_trial3", 8, 2),
 ];
 
 /// Hierarchical (multi-kernel) strategy: every block algorithm scans `threads` partials.

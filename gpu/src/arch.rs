@@ -521,6 +521,36 @@ pub unsafe fn bulk_copy_to_shared(dst: *mut u8, src: *const u8, bytes: u32, bar:
     );
 }
 
+/// Has the bulk-copy engine copy `bytes` bytes (a multiple of 16) from shared `src` to global
+/// `dst` (both 16-byte aligned), in this thread's next bulk group ([`bulk_commit`]).
+#[inline(always)]
+pub unsafe fn bulk_copy_to_global(dst: *mut u8, src: *const u8, bytes: u32) {
+    asm!(
+        "{{ .reg .u64 s; cvta.to.shared.u64 s, {src}; cp.async.bulk.global.shared::cta.bulk_group [{dst}], [s], {n}; }}",
+        dst = in(reg64) dst,
+        src = in(reg64) src,
+        n = in(reg32) bytes,
+    );
+}
+
+/// Closes this thread's bulk group of [`bulk_copy_to_global`] copies.
+#[inline(always)]
+pub fn bulk_commit() {
+    unsafe { asm!("cp.async.bulk.commit_group;") }
+}
+
+/// Waits until at most one of this thread's bulk groups is still reading its shared memory.
+#[inline(always)]
+pub fn bulk_wait_read_but_one() {
+    unsafe { asm!("cp.async.bulk.wait_group.read 1;") }
+}
+
+/// Waits until all of this thread's bulk groups are complete, their writes done.
+#[inline(always)]
+pub fn bulk_wait_all() {
+    unsafe { asm!("cp.async.bulk.wait_group 0;") }
+}
+
 /// Orders this thread's earlier shared-memory accesses before later bulk copies into shared
 /// memory (the copies go through another proxy than ordinary loads and stores).
 #[inline(always)]

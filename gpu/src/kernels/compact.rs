@@ -193,7 +193,7 @@ impl<T: Element, const V: usize> TileWork for Compact<T, V> {
     /// elements land no further than its own end, and every lane has read the row first), then
     /// writes them out after the `before` kept ones, consecutive lanes on consecutive places.
     #[inline(always)]
-    unsafe fn finish(self, share: Smem<T>, rows: usize, before: Option<u64>, first: u64, valid: u32) {
+    unsafe fn finish(self, share: Smem<T>, rows: usize, before: Option<u64>, first: u64, valid: u32) -> bool {
         let l = lane();
         let mut kept = 0u32;
         for j in 0..rows {
@@ -225,6 +225,7 @@ impl<T: Element, const V: usize> TileWork for Compact<T, V> {
         }
         // The stage's next bulk copy writes where these threads wrote.
         fence_proxy_async_shared();
+        false
     }
     #[inline(always)]
     unsafe fn prefix_known(self, tile: u32, tiles: u64, inclusive: u64) {

@@ -18,7 +18,7 @@
 //! every look-back ends whatever the scheduling.
 
 use crate::arch::{
-    atomic_add_u32, bulk_copy_to_shared, fence_proxy_async_shared, lane, load_vec16, mbar_arrive,
+    atomic_add_u32, bulk_commit, bulk_copy_to_global, bulk_copy_to_shared, bulk_wait_all, bulk_wait_read_but_one, fence_proxy_async_shared, lane, load_vec16, mbar_arrive,
     mbar_arrive_expect_bytes, mbar_init, mbar_init_fence, mbar_wait, shfl_idx, shfl_up, shfl_xor, store_vec16,
     sync_group, sync_threads, sync_warp, thread_idx, warp_idx, WARP,
 };
@@ -78,7 +78,9 @@ pub trait TileWork: Copy {
     unsafe fn reduce(self, part: Smem<Self::T>, rows: core::ops::Range<usize>, first: u64) -> Self::A;
     /// Finishes a scanning warp's share of `rows` rows at `share`: its first element is element
     /// `first` of the input, `valid` of its elements exist, and `before` comes before it.
-    unsafe fn finish(self, share: Smem<Self::T>, rows: usize, before: Option<Self::A>, first: u64, valid: u32);
+    /// Returns whether lane 0 left a bulk copy out of the share in flight (a committed bulk
+    /// group), so that the stage stays taken until the copy has read it.
+    unsafe fn finish(self, share: Smem<Self::T>, rows: usize, before: Option<Self::A>, first: u64, valid: u32) -> bool;
     /// Told by one thread the inclusive prefix of `tile` (of `tiles`) once it is known.
     #[inline(always)]
     unsafe fn prefix_known(self, tile: u32, tiles: u64, inclusive: Self::A) {
@@ -93,9 +95,33 @@ pub fn striped(j: usize, l: u32, v: usize) -> u32 {
     ((j * WARP as usize + l as usize) * v) as u32
 }
 
+/// Lane `l`'s vector `i` of a share of `b` vectors per lane in the blocked arrangement (lane `l`
+/// holds vectors `l * b .. (l + 1) * b`), as an element index into the share, for vectors of `v`
+/// elements. With `b` odd, a quarter-warp's 16-byte accesses fall in eight different bank groups.
+#[inline(always)]
+pub fn blocked(i: usize, l: u32, b: usize, v: usize) -> u32 {
+    ((l as usize * b + i) * v) as u32
+}
+
+/// Has lane 0 copy the `elems` finished elements at `share` out to `dst` in one bulk copy (a
+/// committed bulk group), once every lane's stores into the share are ordered before it.
+#[inline(always)]
+unsafe fn store_share<T: Copy>(share: Smem<T>, dst: *mut T, elems: u32) {
+    fence_proxy_async_shared();
+    sync_warp();
+    if lane() == 0 {
+        bulk_copy_to_global(dst as *mut u8, share.at(0) as *const u8, elems * size_of::<T>() as u32);
+        bulk_commit();
+    }
+}
+
 /// The scan's work: each part reduced with `O`, each share scanned from its prefix and stored.
+/// `B = 0`: warp-striped rows, a warp scan per row of vectors. `B > 0`: blocked shares of `B`
+/// vectors per lane (`B` = rows per share, odd), each lane scanning its own run and the warp
+/// scanning the lanes' totals once per share: one warp scan per `B` rows, for elements whose
+/// warp scan is dear (a 16-byte affine map takes four shuffles and two multiplies a step).
 #[derive(Clone, Copy)]
-pub struct Scan<T, O> {
+pub struct Scan<T, O, const B: usize> {
     out: *mut T,
     init: T,
     mode: Mode,
@@ -103,7 +129,7 @@ pub struct Scan<T, O> {
     op: core::marker::PhantomData<O>,
 }
 
-impl<T: StatusValue + Vector16<O>, O: ScanOp<T>> TileWork for Scan<T, O> {
+impl<T: StatusValue + Vector16<O>, O: ScanOp<T>, const B: usize> TileWork for Scan<T, O, B> {
     type T = T;
     type A = T;
     type O = O;
@@ -124,7 +150,14 @@ impl<T: StatusValue + Vector16<O>, O: ScanOp<T>> TileWork for Scan<T, O> {
     #[inline(always)]
     unsafe fn reduce(self, part: Smem<T>, rows: core::ops::Range<usize>, _first: u64) -> T {
         let l = lane();
-        if O::COMMUTATIVE {
+        if B > 0 {
+            let share = part.offset((rows.start * WARP as usize * Self::V) as u32);
+            let mut acc = O::identity();
+            for i in 0..B {
+                acc = T::fold(acc, &T::load(share.at(blocked(i, l, B, Self::V))));
+            }
+            warp::reduce::<T, O>(acc)
+        } else if O::COMMUTATIVE {
             let mut acc = O::identity();
             for j in rows {
                 acc = T::fold(acc, &T::load(part.at(striped(j, l, Self::V))));
@@ -140,9 +173,19 @@ impl<T: StatusValue + Vector16<O>, O: ScanOp<T>> TileWork for Scan<T, O> {
         }
     }
     #[inline(always)]
-    unsafe fn finish(self, share: Smem<T>, rows: usize, running: Option<T>, first: u64, valid: u32) {
+    unsafe fn finish(self, share: Smem<T>, rows: usize, running: Option<T>, first: u64, valid: u32) -> bool {
         // Each case is its own copy of the row loop, so a full tile's rows carry neither the
         // per-element bounds of a partial one nor both modes' finishing code.
+        if B > 0 {
+            debug_assert!(rows == B);
+            let full = self.aligned && valid == WARP * (Self::V * B) as u32;
+            return match (full, self.mode.exclusive) {
+                (true, false) => self.scan_blocked::<true, false>(share, running, first, valid),
+                (true, true) => self.scan_blocked::<true, true>(share, running, first, valid),
+                (false, false) => self.scan_blocked::<false, false>(share, running, first, valid),
+                (false, true) => self.scan_blocked::<false, true>(share, running, first, valid),
+            };
+        }
         if self.aligned && valid == WARP * (Self::V * rows) as u32 {
             if self.mode.exclusive {
                 self.scan_rows::<true>(share, rows, running, first, valid, true)
@@ -152,10 +195,56 @@ impl<T: StatusValue + Vector16<O>, O: ScanOp<T>> TileWork for Scan<T, O> {
         } else {
             self.scan_rows::<false>(share, rows, running, first, valid, self.mode.exclusive)
         }
+        false
     }
 }
 
-impl<T: StatusValue + Vector16<O>, O: ScanOp<T>> Scan<T, O> {
+impl<T: StatusValue + Vector16<O>, O: ScanOp<T>, const B: usize> Scan<T, O, B> {
+    /// [`TileWork::finish`] for blocked shares (`B > 0`): each lane scans its `B` vectors, the
+    /// warp its lanes' totals, then each lane applies what comes before it. A full share goes
+    /// back into its place in shared memory and out by one bulk copy (a lane's own stores would
+    /// each cover 32 half sectors); a partial one element by element.
+    #[inline(always)]
+    unsafe fn scan_blocked<const FULL: bool, const EXCLUSIVE: bool>(
+        self,
+        share: Smem<T>,
+        running: Option<T>,
+        first: u64,
+        valid: u32,
+    ) -> bool {
+        let l = lane();
+        let v_elems = <T as Vector16<O>>::ELEMS;
+        let mut vecs = [T::local(T::load(share.at(blocked(0, l, B, v_elems)))); B];
+        for (i, v) in vecs.iter_mut().enumerate().skip(1) {
+            *v = T::local(T::load(share.at(blocked(i, l, B, v_elems))));
+        }
+        let mut total = vecs[0].1;
+        for v in &vecs[1..] {
+            total = O::combine(total, v.1);
+        }
+        let (before, _) = T::warp_scan(total);
+        let mut prefix = combine_opt::<T, O>(running, before);
+        let dst = self.out.wrapping_add(first as usize);
+        for (i, &(v, t)) in vecs.iter().enumerate() {
+            let at = blocked(i, l, B, v_elems);
+            let v = T::finish(v, prefix, EXCLUSIVE);
+            prefix = Some(combine_after::<T, O>(prefix, t));
+            if FULL {
+                T::store(share.at(at), v);
+            } else {
+                for k in 0..v_elems as u32 {
+                    if at + k < valid {
+                        *dst.add((at + k) as usize) = T::element(&v, k as usize);
+                    }
+                }
+            }
+        }
+        if FULL {
+            store_share(share, dst, valid)
+        }
+        FULL
+    }
+
     /// [`TileWork::finish`]'s rows: each scanned from what comes before it and stored, by
     /// vectors where `FULL` (every element valid, addresses aligned), else element by element.
     #[inline(always)]
@@ -196,15 +285,18 @@ impl<T: StatusValue + Vector16<O>, O: ScanOp<T>> Scan<T, O> {
 /// In a warp's striped rows of vectors, lane `l` always holds half `l % 2` of a matrix row, so
 /// a row of vectors is 16 matrix rows and its scan is a warp scan in steps of two lanes. Tiles
 /// hold whole matrix rows; `O` must commute (the reduction takes lanes out of row order).
+///
+/// `B > 0`: blocked shares instead, each lane a run of `B` whole matrix rows (both vectors), the
+/// warp scanning its lanes' 32-byte totals once per share rather than a row of vectors at a time.
 #[derive(Clone, Copy)]
-pub struct Columns<T, O, const V: usize, const C: usize> {
+pub struct Columns<T, O, const V: usize, const C: usize, const B: usize> {
     out: *mut T,
     exclusive: bool,
     aligned: bool,
     op: core::marker::PhantomData<O>,
 }
 
-impl<T, O, const V: usize, const C: usize> TileWork for Columns<T, O, V, C>
+impl<T, O, const V: usize, const C: usize, const B: usize> TileWork for Columns<T, O, V, C, B>
 where
     T: Copy + Send + Sync + 'static,
     O: ScanOp<T>,
@@ -227,6 +319,19 @@ where
     unsafe fn reduce(self, part: Smem<T>, rows: core::ops::Range<usize>, _first: u64) -> [T; C] {
         const { assert!(O::COMMUTATIVE && C == 2 * V) };
         let l = lane();
+        if B > 0 {
+            let share = part.offset((rows.start * WARP as usize * V) as u32);
+            let mut acc = [O::identity(); C];
+            for i in 0..B {
+                acc = Lanewise::<O>::combine(acc, Self::row(share, l, i));
+            }
+            let mut mask = 1;
+            while mask < WARP {
+                acc = Lanewise::<O>::combine(acc, shfl_xor(acc, mask));
+                mask *= 2;
+            }
+            return acc;
+        }
         let mut acc = [O::identity(); V];
         for j in rows {
             acc = Lanewise::<O>::combine(acc, load_vec16::<T, V>(part.at(striped(j, l, V))));
@@ -241,18 +346,83 @@ where
         core::array::from_fn(|k| if k < V { left[k] } else { right[k - V] })
     }
     #[inline(always)]
-    unsafe fn finish(self, share: Smem<T>, rows: usize, before: Option<[T; C]>, first: u64, valid: u32) {
+    unsafe fn finish(self, share: Smem<T>, rows: usize, before: Option<[T; C]>, first: u64, valid: u32) -> bool {
         let full = self.aligned && valid == WARP * (V * rows) as u32;
+        if B > 0 {
+            debug_assert!(rows == 2 * B);
+            return match (full, self.exclusive) {
+                (true, false) => self.scan_blocked::<true, false>(share, before, first, valid),
+                (true, true) => self.scan_blocked::<true, true>(share, before, first, valid),
+                (false, false) => self.scan_blocked::<false, false>(share, before, first, valid),
+                (false, true) => self.scan_blocked::<false, true>(share, before, first, valid),
+            };
+        }
         match (full, self.exclusive) {
             (true, false) => self.scan_rows::<true, false>(share, rows, before, first, valid),
             (true, true) => self.scan_rows::<true, true>(share, rows, before, first, valid),
             (false, false) => self.scan_rows::<false, false>(share, rows, before, first, valid),
             (false, true) => self.scan_rows::<false, true>(share, rows, before, first, valid),
         }
+        false
     }
 }
 
-impl<T: Copy + Send + Sync + 'static, O: ScanOp<T>, const V: usize, const C: usize> Columns<T, O, V, C> {
+impl<T: Copy + Send + Sync + 'static, O: ScanOp<T>, const V: usize, const C: usize, const B: usize>
+    Columns<T, O, V, C, B>
+{
+    /// Lane `l`'s matrix row `i` of a blocked share.
+    #[inline(always)]
+    unsafe fn row(share: Smem<T>, l: u32, i: usize) -> [T; C] {
+        let at = blocked(i, l, B, C);
+        let (lo, hi) = (load_vec16::<T, V>(share.at(at)), load_vec16::<T, V>(share.at(at + V as u32)));
+        core::array::from_fn(|k| if k < V { lo[k] } else { hi[k - V] })
+    }
+
+    /// [`TileWork::finish`] for blocked shares (`B > 0`): each lane scans its `B` rows, the warp
+    /// its lanes' totals, then each lane applies what comes before it; stored as
+    /// [`Scan::scan_blocked`] stores.
+    #[inline(always)]
+    unsafe fn scan_blocked<const FULL: bool, const EXCLUSIVE: bool>(
+        self,
+        share: Smem<T>,
+        running: Option<[T; C]>,
+        first: u64,
+        valid: u32,
+    ) -> bool {
+        let l = lane();
+        let mut through = [Self::row(share, l, 0); B];
+        for i in 1..B {
+            through[i] = Lanewise::<O>::combine(through[i - 1], Self::row(share, l, i));
+        }
+        let (before, _) = warp::scan::<[T; C], Lanewise<O>>(through[B - 1]);
+        let prefix = combine_opt::<[T; C], Lanewise<O>>(running, before);
+        let dst = self.out.wrapping_add(first as usize);
+        for i in 0..B {
+            let v = if !EXCLUSIVE {
+                combine_after::<[T; C], Lanewise<O>>(prefix, through[i])
+            } else if i == 0 {
+                prefix.unwrap_or([O::identity(); C])
+            } else {
+                combine_after::<[T; C], Lanewise<O>>(prefix, through[i - 1])
+            };
+            let at = blocked(i, l, B, C);
+            if FULL {
+                store_vec16::<T, V>(share.at(at), core::array::from_fn(|k| v[k]));
+                store_vec16::<T, V>(share.at(at + V as u32), core::array::from_fn(|k| v[V + k]));
+            } else {
+                for (k, &e) in v.iter().enumerate() {
+                    if at + (k as u32) < valid {
+                        *dst.add(at as usize + k) = e;
+                    }
+                }
+            }
+        }
+        if FULL {
+            store_share(share, dst, valid)
+        }
+        FULL
+    }
+
     /// [`TileWork::finish`]'s rows: each lane keeps the running value of its half of the columns
     /// and takes the row of vectors' total for it from the last two lanes.
     #[inline(always)]
@@ -306,7 +476,17 @@ impl<T: Copy + Send + Sync + 'static, O: ScanOp<T>, const V: usize, const C: usi
 /// [`Columns`]); other arguments as [`single_pass_pipelined`] (flags: exclusive only).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn columns_pipelined<T, O, const V: usize, const C: usize, const R: u32, const S: u32, const VECS: usize, const D: usize>(
+pub unsafe fn columns_pipelined<
+    T,
+    O,
+    const V: usize,
+    const C: usize,
+    const R: u32,
+    const S: u32,
+    const VECS: usize,
+    const D: usize,
+    const B: usize,
+>(
     inp: *const T,
     out: *mut T,
     n: u64,
@@ -323,14 +503,15 @@ pub unsafe fn columns_pipelined<T, O, const V: usize, const C: usize, const R: u
 {
     let aligned = (inp as usize | out as usize) % tuning::VECTOR_BYTES == 0;
     let exclusive = Mode::from_flags(flags).exclusive;
-    let work = Columns::<T, O, V, C> { out, exclusive, aligned, op: core::marker::PhantomData };
-    pipeline::<Columns<T, O, V, C>, R, S, VECS, D>(work, inp, n, aligned, temp, counter_base, epoch, backoff_ns, stages)
+    let work = Columns::<T, O, V, C, B> { out, exclusive, aligned, op: core::marker::PhantomData };
+    pipeline::<Columns<T, O, V, C, B>, R, S, VECS, D>(work, inp, n, aligned, temp, counter_base, epoch, backoff_ns, stages)
 }
 
 /// The pipelined single-pass scan of `n` elements; shapes as `tuning::pipeline` (`R` reducing
 /// warps, `R * S` scanning warps, each reducing warp's `VECS` vectors per thread split among `S`
-/// scanning warps), `stages` tiles in flight (the host sizes shared memory for them), other
-/// arguments as [`crate::kernels::single_pass::single_pass`].
+/// scanning warps, shares blocked in runs of `B` vectors per lane where `B > 0`, see [`Scan`]),
+/// `stages` tiles in flight (the host sizes shared memory for them), other arguments as
+/// [`crate::kernels::single_pass::single_pass`].
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn single_pass_pipelined<
@@ -340,6 +521,7 @@ pub unsafe fn single_pass_pipelined<
     const S: u32,
     const VECS: usize,
     const D: usize,
+    const B: usize,
 >(
     inp: *const T,
     out: *mut T,
@@ -353,8 +535,8 @@ pub unsafe fn single_pass_pipelined<
     stages: u32,
 ) {
     let aligned = (inp as usize | out as usize) % tuning::VECTOR_BYTES == 0;
-    let work = Scan::<T, O> { out, init, mode: Mode::from_flags(flags), aligned, op: core::marker::PhantomData };
-    pipeline::<Scan<T, O>, R, S, VECS, D>(work, inp, n, aligned, temp, counter_base, epoch, backoff_ns, stages)
+    let work = Scan::<T, O, B> { out, init, mode: Mode::from_flags(flags), aligned, op: core::marker::PhantomData };
+    pipeline::<Scan<T, O, B>, R, S, VECS, D>(work, inp, n, aligned, temp, counter_base, epoch, backoff_ns, stages)
 }
 
 /// The roles of a pipelined kernel over the `n` elements at `inp`, doing `work` on each tile
@@ -524,15 +706,24 @@ pub unsafe fn pipeline<W: TileWork, const R: u32, const S: u32, const VECS: usiz
             ring = ring.next(stages);
         }
     } else {
-        // Finish the warp's share of each tile from the tile's prefix, then free the stage.
+        // Finish the warp's share of each tile from the tile's prefix, then free the stage; a
+        // stage whose share left by a bulk copy is freed once the copy has read it, checked when
+        // the next share is done (so the warp does not wait on its own copy).
         let sw = w - R;
         let mut ring = Ring::START;
+        let mut reading: Option<u32> = None;
         loop {
             let Ring { stage: s, phase } = ring;
             mbar_wait(ready(s), phase);
             mbar_wait(full(s), phase);
             let tile = tile_of.get(s);
             if tile == NO_TILE {
+                if l == 0 {
+                    bulk_wait_all();
+                    if let Some(p) = reading {
+                        mbar_arrive(empty(p));
+                    }
+                }
                 return;
             }
             let mut running = if tile == 0 { work.start() } else { Some(prefixes.get(s)) };
@@ -541,10 +732,22 @@ pub unsafe fn pipeline<W: TileWork, const R: u32, const S: u32, const VECS: usiz
             }
             let first = tile as u64 * tile_elems as u64 + (sw * sub) as u64;
             let valid = ((n - first.min(n)).min(sub as u64)) as u32;
-            work.finish(buf(s).offset(sw * sub), rows, running, first, valid);
+            let bulk = work.finish(buf(s).offset(sw * sub), rows, running, first, valid);
             sync_warp();
             if l == 0 {
-                mbar_arrive(empty(s));
+                if let Some(p) = reading.take() {
+                    if bulk {
+                        bulk_wait_read_but_one();
+                    } else {
+                        bulk_wait_all();
+                    }
+                    mbar_arrive(empty(p));
+                }
+                if bulk {
+                    reading = Some(s);
+                } else {
+                    mbar_arrive(empty(s));
+                }
             }
             ring = ring.next(stages);
         }
@@ -578,7 +781,8 @@ macro_rules! pipelined_kernel {
             const P: tuning::Pipeline = $shape;
             const V: usize = tuning::vector_elems(SIZE) as usize;
             const D: usize = tuning::lookback_depth(ARCH, SIZE);
-            single_pass_pipelined::<$t, crate::op::$op, { P.warps }, { P.split }, { P.items as usize / V }, D>(
+            const B: usize = P.blocked_run(V as u32);
+            single_pass_pipelined::<$t, crate::op::$op, { P.warps }, { P.split }, { P.items as usize / V }, D, B>(
                 inp, out, n, init, flags, temp, counter_base, epoch, backoff_ns, stages,
             )
         }
@@ -608,16 +812,19 @@ pipelined_split4_kernels!(u16: [Add], f64: [Min, Max]);
 /// `batched_columns_pipe_<t>_<op>`: [`columns_pipelined`] for 32-byte rows, shape
 /// `tuning::pipeline_columns`; the status words carry rows of `C` columns.
 macro_rules! columns_pipelined_kernels {
-    ($($t:ident: $c:literal),*) => { paste::paste! { $(
-        columns_pipelined_kernels!(@one $t, $c, Add);
-        columns_pipelined_kernels!(@one $t, $c, Mul);
-        columns_pipelined_kernels!(@one $t, $c, Min);
-        columns_pipelined_kernels!(@one $t, $c, Max);
+    ($($t:ident: $c:literal),*) => { $(
+        columns_pipelined_kernels!(@ops $t, $c, [Add, Mul, Min, Max]);
+    )* };
+    (@ops $t:ident, $c:literal, [$($op:ident),*]) => { paste::paste! { $(
+        columns_pipelined_kernels!(
+            @one [<batched_columns_pipe_ $t _ $op:lower>], $t, $c, $op,
+            tuning::pipeline_columns(ARCH, core::mem::size_of::<$t>())
+        );
     )* } };
-    (@one $t:ident, $c:literal, $op:ident) => { paste::paste! {
+    (@one $name:ident, $t:ident, $c:literal, $op:ident, $shape:expr) => {
         #[no_mangle]
         #[allow(clippy::too_many_arguments)]
-        pub unsafe extern "ptx-kernel" fn [<batched_columns_pipe_ $t _ $op:lower>](
+        pub unsafe extern "ptx-kernel" fn $name(
             inp: *const $t,
             out: *mut $t,
             n: u64,
@@ -629,18 +836,41 @@ macro_rules! columns_pipelined_kernels {
             stages: u32,
         ) {
             const SIZE: usize = core::mem::size_of::<$t>();
-            const P: tuning::Pipeline = tuning::pipeline_columns(ARCH, SIZE);
+            const P: tuning::Pipeline = $shape;
             const V: usize = tuning::vector_elems(SIZE) as usize;
             const D: usize = tuning::lookback_depth(ARCH, 2 * tuning::VECTOR_BYTES);
-            columns_pipelined::<$t, crate::op::$op, V, $c, { P.warps }, { P.split }, { P.items as usize / V }, D>(
+            // Blocked runs are of whole matrix rows, two vectors each.
+            const B: usize = P.blocked_run(V as u32) / 2;
+            const { assert!(P.blocked_run(V as u32) % 2 == 0) };
+            columns_pipelined::<$t, crate::op::$op, V, $c, { P.warps }, { P.split }, { P.items as usize / V }, D, B>(
                 inp, out, n, flags, temp, counter_base, epoch, backoff_ns, stages,
             )
         }
-    } };
+    };
 }
 columns_pipelined_kernels!(u32: 8, i32: 8, f32: 8, u64: 4, i64: 4, f64: 4);
+columns_pipelined_kernels!(@one batched_columns_pipe_f32_add_trial1, f32, 8, Add, tuning::pipeline_columns_trial(ARCH, 4, 1));
+columns_pipelined_kernels!(@one batched_columns_pipe_f32_add_trial2, f32, 8, Add, tuning::pipeline_columns_trial(ARCH, 4, 2));
+columns_pipelined_kernels!(@one batched_columns_pipe_f32_add_trial3, f32, 8, Add, tuning::pipeline_columns_trial(ARCH, 4, 3));
+columns_pipelined_kernels!(@one batched_columns_pipe_f64_add_trial1, f64, 4, Add, tuning::pipeline_columns_trial(ARCH, 8, 1));
+columns_pipelined_kernels!(@one batched_columns_pipe_f64_add_trial2, f64, 4, Add, tuning::pipeline_columns_trial(ARCH, 8, 2));
+columns_pipelined_kernels!(@one batched_columns_pipe_f64_add_trial3, f64, 4, Add, tuning::pipeline_columns_trial(ARCH, 8, 3));
+columns_pipelined_kernels!(@one batched_columns_pipe_u32_max_trial1, u32, 8, Max, tuning::pipeline_columns_trial(ARCH, 4, 1));
+columns_pipelined_kernels!(@one batched_columns_pipe_u32_max_trial2, u32, 8, Max, tuning::pipeline_columns_trial(ARCH, 4, 2));
+columns_pipelined_kernels!(@one batched_columns_pipe_u32_max_trial3, u32, 8, Max, tuning::pipeline_columns_trial(ARCH, 4, 3));
 
 // The linear recurrence's scans of affine maps (see `single_pass::recurrence_f32`).
 pipelined_kernel!(recurrence_pipe_f32, u64, AffineF32, tuning::pipeline_recurrence(ARCH, 8));
 pipelined_kernel!(recurrence_pipe_f64, [f64; 2], AffineF64, tuning::pipeline_recurrence(ARCH, 16));
 pipelined_kernel!(recurrence_pipesplit4_f64, [f64; 2], AffineF64, tuning::pipeline_split4(ARCH, 16));
+
+/// `<kernel>_trial<k>`: shapes under trial (`tuning::pipeline_trial`), for measuring.
+macro_rules! trial_kernels {
+    ($($name:ident, $t:ty, $op:ident);*) => { paste::paste! { $(
+        pipelined_kernel!([<$name _trial1>], $t, $op, tuning::pipeline_trial(ARCH, core::mem::size_of::<$t>(), 1));
+        pipelined_kernel!([<$name _trial2>], $t, $op, tuning::pipeline_trial(ARCH, core::mem::size_of::<$t>(), 2));
+        pipelined_kernel!([<$name _trial3>], $t, $op, tuning::pipeline_trial(ARCH, core::mem::size_of::<$t>(), 3));
+        pipelined_kernel!([<$name _trial4>], $t, $op, tuning::pipeline_trial(ARCH, core::mem::size_of::<$t>(), 4));
+    )* } };
+}
+trial_kernels!(recurrence_pipe_f64, [f64; 2], AffineF64; recurrence_pipe_f32, u64, AffineF32; single_pass_pipe_f32_add, f32, Add);
