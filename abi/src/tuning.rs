@@ -288,23 +288,31 @@ pub const fn pipeline_of(arch: u32, ty: crate::ElemType, op: crate::Op) -> Pipel
 }
 
 /// The pipelined narrow-column scan's shape (`batched_columns_pipe_<t>_<op>`, rows of two 16-byte
-/// vectors) for elements of `elem_size` bytes: [`pipeline`]'s tiles with two scanning warps per
-/// reducing warp, since a row of vectors costs its scanning warp a warp scan of a whole vector.
+/// vectors) for elements of `elem_size` bytes.
+///
+/// 4-byte elements (8 columns): 20 KB tiles (10 vectors per thread of a reducing warp), one
+/// scanning warp per reducing warp, 5 stages, shares blocked (each lane a run of 5 matrix rows,
+/// one warp scan of 32-byte row totals per share, the share out by one bulk copy). On the H200 at
+/// 2^28 interleaved twice against the striped shape below (`docs/results/trial-bulk-s17-h200.log`,
+/// trial 2, the rows' running values then in registers with 88-112 bytes of spills): 33554432 x 8
+/// `f32` add 63.9-64.1% -> 73.2-73.3% of copy, `u32` max 68.0-68.1% -> 72.1-72.2%; with the running
+/// values in shared memory (`blocked-s17-h200.log`, another run): `f32` add 73.4-73.5%, `u32` max
+/// 75.6-75.9%, `u32` add 73.5-73.7%. Runs of 3 rows in 12 KB tiles: 61.2-62.5%; of 3 in 24 KB tiles
+/// with two scanning warps: 55-57%. Without the bulk copy (each lane's own stores, 32 half
+/// sectors a warp store) blocked shares ran at 32-49% (`trial-s17-h200.log`).
+///
+/// 8-byte elements (4 columns) keep [`pipeline_split`]'s striped shares (16 KB tiles, two scanning
+/// warps, 6 stages, a warp scan per row of vectors): 33554432 x 4 `f64` 72.1-72.7% in the trial
+/// run against 73.5-73.7% blocked with spills, but 70.6-70.7% blocked with the running values in
+/// shared memory in the next run, and 72.7% striped again in the run after
+/// (`columns8-s17-h200.log`; 16777216 x 4: 70.0-70.3% blocked, 72.1-72.3% striped).
 pub const fn pipeline_columns(arch: u32, elem_size: usize) -> Pipeline {
-    pipeline_split(arch, elem_size)
-}
-
-/// Narrow-column shapes under trial against [`pipeline_columns`] (`GPU_SCAN_PIPE_TRIAL=k`,
-/// kernels `batched_columns_pipe_<t>_<op>_trial<k>`): blocked shares of an odd number of matrix
-/// rows per lane (the share's rows of vectors twice that).
-pub const fn pipeline_columns_trial(arch: u32, elem_size: usize, k: u32) -> Pipeline {
-    let (vecs, split, stages) = match k {
-        1 => (6, 1, 8),
-        2 => (10, 1, 5),
-        _ => (12, 2, 4),
-    };
-    let items = vecs * vector_elems(elem_size);
-    Pipeline { items, split, stages, blocked: true, ..pipeline(arch, elem_size) }
+    if elem_size == 4 {
+        let items = 10 * vector_elems(elem_size);
+        Pipeline { items, split: 1, stages: 5, blocked: true, ..pipeline(arch, elem_size) }
+    } else {
+        pipeline_split(arch, elem_size)
+    }
 }
 
 /// Whether the scan down the columns of a `rows x cols` matrix of `elem_size`-byte elements runs
@@ -335,31 +343,20 @@ pub fn long_rows_scanned_each(arch: u32, ty: crate::ElemType, op: crate::Op, col
     cols * ty.size() as u64 >= 2 * PIPELINED_MIN_BYTES && single_pass_pipelined(arch, ty, op, cols)
 }
 
-/// The pipelined recurrence kernel's shape for maps of `map_size` bytes: `f64` pairs (16 bytes,
-/// a 16-byte shuffle per warp-scan step and one element per vector) with two scanning warps per
-/// reducing warp, 58.6-58.9% -> 64.1% of copy at 2^27 on the H200
-/// (`docs/results/pipe-split-s11-h200.log`; four: 52.2%, `pipe-split4-s11-h200.log`); `f32` with
-/// one (86.7% -> 85.8% at 2^28 with two).
+/// The pipelined recurrence kernel's shape for maps of `map_size` bytes. `f64` pairs (16 bytes, a
+/// 16-byte shuffle per warp-scan step and one element per vector): 20 KB tiles (10 maps per thread
+/// of a reducing warp), two scanning warps per reducing warp, 5 stages, shares blocked (each lane a
+/// run of 5 maps, one warp scan per share, the share out by one bulk copy). On the H200 at 2^27,
+/// interleaved twice against the striped shape (16 KB tiles, a warp scan per row of maps;
+/// `docs/results/trial-bulk-s17-h200.log`, trial 1): 63.7-63.8% -> 82.4-82.5% of copy; runs of 7
+/// maps with one scanning warp 81.6-81.8%, of 3 maps 74.2-74.4%. `f32` (8-byte pairs) keeps the
+/// striped shape with one scanning warp: 90.2-90.4% against 80.6-84.7% blocked in the same run.
 pub const fn pipeline_recurrence(arch: u32, map_size: usize) -> Pipeline {
     if map_size == 16 {
-        pipeline_split(arch, map_size)
+        Pipeline { items: 10, split: 2, stages: 5, blocked: true, ..pipeline(arch, map_size) }
     } else {
         pipeline(arch, map_size)
     }
-}
-
-/// Shapes under trial against the defaults, chosen by `GPU_SCAN_PIPE_TRIAL=k` (1 to 4) where a
-/// kernel `<pipelined kernel>_trial<k>` exists: blocked shares of odd runs of vectors per lane
-/// (conflict-free 16-byte reads), with stages for about 96-100 KB of tiles per block.
-pub const fn pipeline_trial(arch: u32, elem_size: usize, k: u32) -> Pipeline {
-    let (vecs, split, stages) = match k {
-        1 => (10, 2, 5),
-        2 => (6, 2, 8),
-        3 => (7, 1, 7),
-        _ => (5, 1, 10),
-    };
-    let items = vecs * vector_elems(elem_size);
-    Pipeline { items, split, stages, blocked: true, ..pipeline(arch, elem_size) }
 }
 
 /// Whether the single-pass scan of `n` elements of `ty` with `op` runs as the pipelined kernel
@@ -506,9 +503,7 @@ pub const BOUNDED: &[(BoundedTable, ShapeOf)] = &[
     (BOUNDED_PIPELINED, pipeline_block),
     (BOUNDED_PIPELINED_SPLIT, pipeline_split_block),
     (BOUNDED_PIPELINED_SPLIT4, pipeline_split4_block),
-    (BOUNDED_COLUMNS_PIPELINED, pipeline_split_block),
-    (BOUNDED_TRIALS, pipeline_block),
-    (BOUNDED_TRIALS_SPLIT, pipeline_split_block),
+    (BOUNDED_COLUMNS_PIPELINED, pipeline_columns_block),
 ];
 
 /// The pipelined kernels' block as a [`ShapeOf`] (threads only; launch bounds need no more).
@@ -519,6 +514,11 @@ pub const fn pipeline_block(arch: u32, elem_size: usize) -> TileShape {
 /// [`pipeline_block`] for [`pipeline_split4`].
 pub const fn pipeline_split4_block(arch: u32, elem_size: usize) -> TileShape {
     TileShape { threads: pipeline_split4(arch, elem_size).threads(), items: 1 }
+}
+
+/// [`pipeline_block`] for [`pipeline_columns`].
+pub const fn pipeline_columns_block(arch: u32, elem_size: usize) -> TileShape {
+    TileShape { threads: pipeline_columns(arch, elem_size).threads(), items: 1 }
 }
 
 /// [`pipeline_block`] for [`pipeline_split`], the shape [`pipeline_of`] gives heavy scans.
@@ -630,12 +630,21 @@ pub const MEASURED_SPILLS: &[(&str, u32)] = &[
     ("batched_long_rows_i32_add", 8),
     ("batched_long_rows_f32_add", 16),
     ("recurrence_staged_f64", 16),
-    // Bounded to 2 blocks of 448 threads (4 bytes of spills); unbounded they take 96-104
-    // registers, one block per SM. Not timed against that.
+    // The 4-byte narrow-column kernels' blocked shares (`pipeline_columns`), bounded to 2 blocks
+    // of 320 threads; unbounded they take 118-168 registers, one block per SM. Their blocked shape
+    // measured faster than the striped one without spills (`f32` add and `u32` max with 88 and
+    // 112 bytes, `docs/results/trial-bulk-s17-h200.log`); rows' running values now wait in
+    // shared memory, which cut the spills to these.
+    ("batched_columns_pipe_u32_add", 72),
+    ("batched_columns_pipe_u32_mul", 40),
     ("batched_columns_pipe_u32_min", 8),
     ("batched_columns_pipe_u32_max", 8),
+    ("batched_columns_pipe_i32_add", 72),
+    ("batched_columns_pipe_i32_mul", 40),
     ("batched_columns_pipe_i32_min", 8),
     ("batched_columns_pipe_i32_max", 8),
+    ("batched_columns_pipe_f32_add", 56),
+    ("batched_columns_pipe_f32_mul", 56),
     ("batched_columns_pipe_f32_min", 8),
     ("batched_columns_pipe_f32_max", 8),
     ("sort_pass_u32", 8),
@@ -702,8 +711,9 @@ pub const BOUNDED_PIPELINED_SPLIT: &[(&str, usize, u32)] =
 pub const BOUNDED_PIPELINED_SPLIT4: &[(&str, usize, u32)] =
     &[("single_pass_pipe_u8_add", 1, 2), ("single_pass_pipesplit4_u16_add", 2, 2)];
 
-/// The pipelined narrow-column scans ([`pipeline_columns`]), bounded to the 2 blocks of 448
-/// threads per SM that their shared memory allows (90-104 registers unbounded: one block).
+/// The pipelined narrow-column scans ([`pipeline_columns`]), bounded to the 2 blocks per SM that
+/// their shared memory allows (320 threads for 4-byte elements, 118-168 registers unbounded;
+/// 448 for 8-byte ones, 90-104 unbounded; either way one block unbounded).
 pub const BOUNDED_COLUMNS_PIPELINED: &[(&str, usize, u32)] = &[
     ("batched_columns_pipe_u32_add", 4, 2),
     ("batched_columns_pipe_u32_mul", 4, 2),
@@ -729,24 +739,6 @@ pub const BOUNDED_COLUMNS_PIPELINED: &[(&str, usize, u32)] = &[
     ("batched_columns_pipe_f64_mul", 8, 2),
     ("batched_columns_pipe_f64_min", 8, 2),
     ("batched_columns_pipe_f64_max", 8, 2),
-];
-
-/// The narrow-column kernels under trial ([`pipeline_columns_trial`]) with one scanning warp per
-/// reducing warp, bounded to the 2 blocks of 320 threads per SM their shared memory allows.
-pub const BOUNDED_TRIALS: &[(&str, usize, u32)] = &[
-    ("batched_columns_pipe_f32_add_trial1", 4, 2),
-    ("batched_columns_pipe_f32_add_trial2", 4, 2),
-    ("batched_columns_pipe_u32_max_trial1", 4, 2),
-    ("batched_columns_pipe_u32_max_trial2", 4, 2),
-    ("batched_columns_pipe_f64_add_trial1", 8, 2),
-    ("batched_columns_pipe_f64_add_trial2", 8, 2),
-];
-
-/// [`BOUNDED_TRIALS`] with two scanning warps per reducing warp: 2 blocks of 448 threads.
-pub const BOUNDED_TRIALS_SPLIT: &[(&str, usize, u32)] = &[
-    ("batched_columns_pipe_f32_add_trial3", 4, 2),
-    ("batched_columns_pipe_u32_max_trial3", 4, 2),
-    ("batched_columns_pipe_f64_add_trial3", 8, 2),
 ];
 
 /// Hierarchical (multi-kernel) strategy: every block algorithm scans `threads` partials.

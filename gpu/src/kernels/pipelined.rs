@@ -378,9 +378,18 @@ impl<T: Copy + Send + Sync + 'static, O: ScanOp<T>, const V: usize, const C: usi
         core::array::from_fn(|k| if k < V { lo[k] } else { hi[k - V] })
     }
 
-    /// [`TileWork::finish`] for blocked shares (`B > 0`): each lane scans its `B` rows, the warp
-    /// its lanes' totals, then each lane applies what comes before it; stored as
-    /// [`Scan::scan_blocked`] stores.
+    /// Stores `r` as lane `l`'s matrix row `i` of a blocked share.
+    #[inline(always)]
+    unsafe fn set_row(share: Smem<T>, l: u32, i: usize, r: [T; C]) {
+        let at = blocked(i, l, B, C);
+        store_vec16::<T, V>(share.at(at), core::array::from_fn(|k| r[k]));
+        store_vec16::<T, V>(share.at(at + V as u32), core::array::from_fn(|k| r[V + k]));
+    }
+
+    /// [`TileWork::finish`] for blocked shares (`B > 0`): each lane scans its `B` rows, leaving
+    /// each row's running value in its place (32 bytes a row in registers would spill), the warp
+    /// scans its lanes' totals, then each lane applies what comes before it to its rows; stored
+    /// as [`Scan::scan_blocked`] stores.
     #[inline(always)]
     unsafe fn scan_blocked<const FULL: bool, const EXCLUSIVE: bool>(
         self,
@@ -390,26 +399,23 @@ impl<T: Copy + Send + Sync + 'static, O: ScanOp<T>, const V: usize, const C: usi
         valid: u32,
     ) -> bool {
         let l = lane();
-        let mut through = [Self::row(share, l, 0); B];
+        let mut through = Self::row(share, l, 0);
         for i in 1..B {
-            through[i] = Lanewise::<O>::combine(through[i - 1], Self::row(share, l, i));
+            through = Lanewise::<O>::combine(through, Self::row(share, l, i));
+            Self::set_row(share, l, i, through);
         }
-        let (before, _) = warp::scan::<[T; C], Lanewise<O>>(through[B - 1]);
+        let (before, _) = warp::scan::<[T; C], Lanewise<O>>(through);
         let prefix = combine_opt::<[T; C], Lanewise<O>>(running, before);
         let dst = self.out.wrapping_add(first as usize);
+        let mut previous = prefix.unwrap_or([O::identity(); C]);
         for i in 0..B {
-            let v = if !EXCLUSIVE {
-                combine_after::<[T; C], Lanewise<O>>(prefix, through[i])
-            } else if i == 0 {
-                prefix.unwrap_or([O::identity(); C])
-            } else {
-                combine_after::<[T; C], Lanewise<O>>(prefix, through[i - 1])
-            };
-            let at = blocked(i, l, B, C);
+            let through = combine_after::<[T; C], Lanewise<O>>(prefix, Self::row(share, l, i));
+            let v = if EXCLUSIVE { previous } else { through };
+            previous = through;
             if FULL {
-                store_vec16::<T, V>(share.at(at), core::array::from_fn(|k| v[k]));
-                store_vec16::<T, V>(share.at(at + V as u32), core::array::from_fn(|k| v[V + k]));
+                Self::set_row(share, l, i, v);
             } else {
+                let at = blocked(i, l, B, C);
                 for (k, &e) in v.iter().enumerate() {
                     if at + (k as u32) < valid {
                         *dst.add(at as usize + k) = e;
@@ -849,28 +855,8 @@ macro_rules! columns_pipelined_kernels {
     };
 }
 columns_pipelined_kernels!(u32: 8, i32: 8, f32: 8, u64: 4, i64: 4, f64: 4);
-columns_pipelined_kernels!(@one batched_columns_pipe_f32_add_trial1, f32, 8, Add, tuning::pipeline_columns_trial(ARCH, 4, 1));
-columns_pipelined_kernels!(@one batched_columns_pipe_f32_add_trial2, f32, 8, Add, tuning::pipeline_columns_trial(ARCH, 4, 2));
-columns_pipelined_kernels!(@one batched_columns_pipe_f32_add_trial3, f32, 8, Add, tuning::pipeline_columns_trial(ARCH, 4, 3));
-columns_pipelined_kernels!(@one batched_columns_pipe_f64_add_trial1, f64, 4, Add, tuning::pipeline_columns_trial(ARCH, 8, 1));
-columns_pipelined_kernels!(@one batched_columns_pipe_f64_add_trial2, f64, 4, Add, tuning::pipeline_columns_trial(ARCH, 8, 2));
-columns_pipelined_kernels!(@one batched_columns_pipe_f64_add_trial3, f64, 4, Add, tuning::pipeline_columns_trial(ARCH, 8, 3));
-columns_pipelined_kernels!(@one batched_columns_pipe_u32_max_trial1, u32, 8, Max, tuning::pipeline_columns_trial(ARCH, 4, 1));
-columns_pipelined_kernels!(@one batched_columns_pipe_u32_max_trial2, u32, 8, Max, tuning::pipeline_columns_trial(ARCH, 4, 2));
-columns_pipelined_kernels!(@one batched_columns_pipe_u32_max_trial3, u32, 8, Max, tuning::pipeline_columns_trial(ARCH, 4, 3));
 
 // The linear recurrence's scans of affine maps (see `single_pass::recurrence_f32`).
 pipelined_kernel!(recurrence_pipe_f32, u64, AffineF32, tuning::pipeline_recurrence(ARCH, 8));
 pipelined_kernel!(recurrence_pipe_f64, [f64; 2], AffineF64, tuning::pipeline_recurrence(ARCH, 16));
 pipelined_kernel!(recurrence_pipesplit4_f64, [f64; 2], AffineF64, tuning::pipeline_split4(ARCH, 16));
-
-/// `<kernel>_trial<k>`: shapes under trial (`tuning::pipeline_trial`), for measuring.
-macro_rules! trial_kernels {
-    ($($name:ident, $t:ty, $op:ident);*) => { paste::paste! { $(
-        pipelined_kernel!([<$name _trial1>], $t, $op, tuning::pipeline_trial(ARCH, core::mem::size_of::<$t>(), 1));
-        pipelined_kernel!([<$name _trial2>], $t, $op, tuning::pipeline_trial(ARCH, core::mem::size_of::<$t>(), 2));
-        pipelined_kernel!([<$name _trial3>], $t, $op, tuning::pipeline_trial(ARCH, core::mem::size_of::<$t>(), 3));
-        pipelined_kernel!([<$name _trial4>], $t, $op, tuning::pipeline_trial(ARCH, core::mem::size_of::<$t>(), 4));
-    )* } };
-}
-trial_kernels!(recurrence_pipe_f64, [f64; 2], AffineF64; recurrence_pipe_f32, u64, AffineF32; single_pass_pipe_f32_add, f32, Add);

@@ -7,7 +7,7 @@
 //! is a plain scan.
 
 use crate::apps::segmented::supported;
-use crate::dispatch::single_pass::{self, switch, Persistent};
+use crate::dispatch::single_pass::{switch, Persistent};
 use crate::dispatch::{check_output, grid, ScanOptions, TempStorage};
 use crate::element::{ElemType, Element, Op};
 use crate::error::{Error, Result};
@@ -139,8 +139,7 @@ impl Gpu {
         let flags = if exclusive { scan_abi::flags::EXCLUSIVE } else { 0 };
         if uses_columns_pipelined(rows, cols, size) {
             let name = format!("{}_{}_{}", names::BATCHED_COLUMNS_PIPELINED, T::TYPE.name(), op.name());
-            let (name, p) = single_pass::trial_of(self, &name, |k| tuning::pipeline_columns_trial(tuning::DEFAULT_ARCH, size, k))
-                .unwrap_or((name, tuning::pipeline_columns(tuning::DEFAULT_ARCH, size)));
+            let p = tuning::pipeline_columns(tuning::DEFAULT_ARCH, size);
             let row_bytes = (cols as usize) * size;
             let plan = Persistent::plan(self, stream, &name, p, n, size, row_bytes, temp)?;
             let backoff_ns = tuning::lookback_backoff_ns(tuning::DEFAULT_ARCH, row_bytes);

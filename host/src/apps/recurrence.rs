@@ -113,8 +113,8 @@ impl Gpu {
         let size = std::mem::size_of::<F::Map>();
         let by_default = tuning::recurrence_pipelined(tuning::DEFAULT_ARCH, size, n);
         let r = if single_pass::pipelined(&job, false, by_default) {
-            let (kernel, p) = single_pass::pipelined_recurrence(self, size, F::PIPELINED_KERNEL, F::PIPELINED_SPLIT4_KERNEL);
-            single_pass::launch_pipelined(&job, &kernel, p, start, temp)
+            let (kernel, p) = single_pass::pipelined_recurrence(size, F::PIPELINED_KERNEL, F::PIPELINED_SPLIT4_KERNEL);
+            single_pass::launch_pipelined(&job, kernel, p, start, temp)
         } else {
             let staged = single_pass::staged(size, false);
             let kernel = if staged { F::STAGED_KERNEL } else { F::KERNEL };

@@ -192,16 +192,13 @@ pub(crate) fn blocks_per_sm(
 /// for measuring, the one with four scanning warps per reducing warp (`tuning::pipeline_split4`)
 /// where `GPU_SCAN_PIPE_SPLIT=4` and that kernel exists.
 fn pipelined_kernel<T: Element>(job: &Job<'_, T>) -> (String, tuning::Pipeline) {
-    let p = tuning::pipeline_of(tuning::DEFAULT_ARCH, T::TYPE, job.opts.op);
-    if let Some(trial) = trial(job.gpu, &kernel_name(names::SINGLE_PASS_PIPELINED, T::TYPE, job.opts.op), T::TYPE.size()) {
-        return trial;
-    }
     if knob("GPU_SCAN_PIPE_SPLIT") == Some(4) {
         let split4 = kernel_name(names::SINGLE_PASS_PIPELINED_SPLIT4, T::TYPE, job.opts.op);
         if job.gpu.kernel(&split4).is_ok() {
             return (split4, tuning::pipeline_split4(tuning::DEFAULT_ARCH, T::TYPE.size()));
         }
     }
+    let p = tuning::pipeline_of(tuning::DEFAULT_ARCH, T::TYPE, job.opts.op);
     (kernel_name(names::SINGLE_PASS_PIPELINED, T::TYPE, job.opts.op), p)
 }
 
@@ -209,36 +206,14 @@ fn pipelined_kernel<T: Element>(job: &Job<'_, T>) -> (String, tuning::Pipeline) 
 /// (`tuning::pipeline_recurrence`), or its form `split4` with four scanning warps per reducing
 /// warp where there is one and `GPU_SCAN_PIPE_SPLIT=4` (for measuring, as [`pipelined_kernel`]).
 pub(crate) fn pipelined_recurrence(
-    gpu: &crate::runtime::Gpu,
     size: usize,
     kernel: &'static str,
     split4: Option<&'static str>,
-) -> (String, tuning::Pipeline) {
-    if let Some(trial) = trial(gpu, kernel, size) {
-        return trial;
-    }
+) -> (&'static str, tuning::Pipeline) {
     match split4 {
-        Some(k) if knob("GPU_SCAN_PIPE_SPLIT") == Some(4) => (k.into(), tuning::pipeline_split4(tuning::DEFAULT_ARCH, size)),
-        _ => (kernel.into(), tuning::pipeline_recurrence(tuning::DEFAULT_ARCH, size)),
+        Some(k) if knob("GPU_SCAN_PIPE_SPLIT") == Some(4) => (k, tuning::pipeline_split4(tuning::DEFAULT_ARCH, size)),
+        _ => (kernel, tuning::pipeline_recurrence(tuning::DEFAULT_ARCH, size)),
     }
-}
-
-/// Pipelined `kernel`'s trial form `k` and its shape (`tuning::pipeline_trial`) where
-/// `GPU_SCAN_PIPE_TRIAL=k` and that kernel exists, for measuring.
-fn trial(gpu: &crate::runtime::Gpu, kernel: &str, size: usize) -> Option<(String, tuning::Pipeline)> {
-    trial_of(gpu, kernel, |k| tuning::pipeline_trial(tuning::DEFAULT_ARCH, size, k))
-}
-
-/// [`trial`] with the trial shapes of `shape`.
-pub(crate) fn trial_of(
-    gpu: &crate::runtime::Gpu,
-    kernel: &str,
-    shape: impl Fn(u32) -> tuning::Pipeline,
-) -> Option<(String, tuning::Pipeline)> {
-    let k = knob("GPU_SCAN_PIPE_TRIAL")?;
-    let name = format!("{kernel}_trial{k}");
-    gpu.kernel(&name).ok()?;
-    Some((name, shape(k)))
 }
 
 /// A persistent grid for a pipelined kernel, ready to launch.
