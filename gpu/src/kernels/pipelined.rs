@@ -18,9 +18,10 @@
 //! every look-back ends whatever the scheduling.
 
 use crate::arch::{
-    atomic_add_u32, bulk_commit, bulk_copy_to_global, bulk_copy_to_shared, bulk_wait_all, bulk_wait_read_but_one, fence_proxy_async_shared, lane, load_vec16, mbar_arrive,
-    mbar_arrive_expect_bytes, mbar_init, mbar_init_fence, mbar_wait, shfl_idx, shfl_up, shfl_xor, store_vec16,
-    sync_group, sync_threads, sync_warp, thread_idx, warp_idx, WARP,
+    atomic_add_u32, bulk_commit, bulk_copy_to_global, bulk_copy_to_shared, bulk_wait_all, bulk_wait_read_but_one,
+    fence_proxy_async_shared, lane, load_vec16, mbar_arrive, mbar_arrive_expect_bytes, mbar_init, mbar_init_fence,
+    mbar_wait, shfl_idx, shfl_up, shfl_xor, store_vec16, sync_group, sync_threads, sync_warp, thread_idx, warp_idx,
+    WARP,
 };
 use crate::kernels::{Mode, ARCH};
 use crate::lookback::{StatusValue, TileStatus};
