@@ -819,19 +819,16 @@ pipelined_split4_kernels!(u16: [Add], f64: [Min, Max]);
 /// `batched_columns_pipe_<t>_<op>`: [`columns_pipelined`] for 32-byte rows, shape
 /// `tuning::pipeline_columns`; the status words carry rows of `C` columns.
 macro_rules! columns_pipelined_kernels {
-    ($($t:ident: $c:literal),*) => { $(
-        columns_pipelined_kernels!(@ops $t, $c, [Add, Mul, Min, Max]);
-    )* };
-    (@ops $t:ident, $c:literal, [$($op:ident),*]) => { paste::paste! { $(
-        columns_pipelined_kernels!(
-            @one [<batched_columns_pipe_ $t _ $op:lower>], $t, $c, $op,
-            tuning::pipeline_columns(ARCH, core::mem::size_of::<$t>())
-        );
+    ($($t:ident: $c:literal),*) => { paste::paste! { $(
+        columns_pipelined_kernels!(@one $t, $c, Add);
+        columns_pipelined_kernels!(@one $t, $c, Mul);
+        columns_pipelined_kernels!(@one $t, $c, Min);
+        columns_pipelined_kernels!(@one $t, $c, Max);
     )* } };
-    (@one $name:ident, $t:ident, $c:literal, $op:ident, $shape:expr) => {
+    (@one $t:ident, $c:literal, $op:ident) => { paste::paste! {
         #[no_mangle]
         #[allow(clippy::too_many_arguments)]
-        pub unsafe extern "ptx-kernel" fn $name(
+        pub unsafe extern "ptx-kernel" fn [<batched_columns_pipe_ $t _ $op:lower>](
             inp: *const $t,
             out: *mut $t,
             n: u64,
@@ -843,7 +840,7 @@ macro_rules! columns_pipelined_kernels {
             stages: u32,
         ) {
             const SIZE: usize = core::mem::size_of::<$t>();
-            const P: tuning::Pipeline = $shape;
+            const P: tuning::Pipeline = tuning::pipeline_columns(ARCH, SIZE);
             const V: usize = tuning::vector_elems(SIZE) as usize;
             const D: usize = tuning::lookback_depth(ARCH, 2 * tuning::VECTOR_BYTES);
             // Blocked runs are of whole matrix rows, two vectors each.
@@ -853,7 +850,7 @@ macro_rules! columns_pipelined_kernels {
                 inp, out, n, flags, temp, counter_base, epoch, backoff_ns, stages,
             )
         }
-    };
+    } };
 }
 columns_pipelined_kernels!(u32: 8, i32: 8, f32: 8, u64: 4, i64: 4, f64: 4);
 
