@@ -209,6 +209,9 @@ pub struct Pipeline {
     /// Scanning warps take their share blocked (each lane a run of `rows()` vectors, one warp
     /// scan per share) rather than warp-striped (one warp scan per row of vectors).
     pub blocked: bool,
+    /// A stage whose share leaves by a bulk copy is freed as soon as the copy has read it (the
+    /// scanning warp waits for that) rather than after the warp's next share.
+    pub release_on_read: bool,
 }
 
 impl Pipeline {
@@ -246,7 +249,7 @@ impl Pipeline {
 /// SM: 50-63; 4 stages at 2 blocks 72-73.5; 32 KB tiles (8 warps) 60-78.
 pub const fn pipeline(arch: u32, elem_size: usize) -> Pipeline {
     let _ = arch;
-    Pipeline { warps: 4, items: (128 / elem_size) as u32, stages: 6, split: 1, blocked: false }
+    Pipeline { warps: 4, items: (128 / elem_size) as u32, stages: 6, split: 1, blocked: false, release_on_read: false }
 }
 
 /// [`pipeline`] with two scanning warps per reducing warp: the same tiles, twice the warps for the
@@ -299,7 +302,10 @@ pub const fn pipeline_of(arch: u32, ty: crate::ElemType, op: crate::Op) -> Pipel
 /// values in shared memory (`blocked-s17-h200.log`, another run): `f32` add 73.4-73.5%, `u32` max
 /// 75.6-75.9%, `u32` add 73.5-73.7%. Runs of 3 rows in 12 KB tiles: 61.2-62.5%; of 3 in 24 KB tiles
 /// with two scanning warps: 55-57%. Without the bulk copy (each lane's own stores, 32 half
-/// sectors a warp store) blocked shares ran at 32-49% (`trial-s17-h200.log`).
+/// sectors a warp store) blocked shares ran at 32-49% (`trial-s17-h200.log`). Each stage is freed
+/// as soon as its bulk copy has read it ([`Pipeline::release_on_read`]) rather than after the
+/// scanning warp's next share, which had held a stage of the five: interleaved twice in one run
+/// (`compact-pipe-s18-h200.log`), `f32` add 73.1-73.2% -> 77.5%, `u32` max 75.5% -> 78.6%.
 ///
 /// 8-byte elements (4 columns) keep [`pipeline_split`]'s striped shares (16 KB tiles, two scanning
 /// warps, 6 stages, a warp scan per row of vectors): 33554432 x 4 `f64` 72.1-72.7% in the trial
@@ -309,7 +315,7 @@ pub const fn pipeline_of(arch: u32, ty: crate::ElemType, op: crate::Op) -> Pipel
 pub const fn pipeline_columns(arch: u32, elem_size: usize) -> Pipeline {
     if elem_size == 4 {
         let items = 10 * vector_elems(elem_size);
-        Pipeline { items, split: 1, stages: 5, blocked: true, ..pipeline(arch, elem_size) }
+        Pipeline { items, split: 1, stages: 5, blocked: true, release_on_read: true, ..pipeline(arch, elem_size) }
     } else {
         pipeline_split(arch, elem_size)
     }
@@ -349,11 +355,13 @@ pub fn long_rows_scanned_each(arch: u32, ty: crate::ElemType, op: crate::Op, col
 /// run of 5 maps, one warp scan per share, the share out by one bulk copy). On the H200 at 2^27,
 /// interleaved twice against the striped shape (16 KB tiles, a warp scan per row of maps;
 /// `docs/results/trial-bulk-s17-h200.log`, trial 1): 63.7-63.8% -> 82.4-82.5% of copy; runs of 7
-/// maps with one scanning warp 81.6-81.8%, of 3 maps 74.2-74.4%. `f32` (8-byte pairs) keeps the
+/// maps with one scanning warp 81.6-81.8%, of 3 maps 74.2-74.4%. Freeing each stage as soon as its
+/// bulk copies have read it ([`Pipeline::release_on_read`]): 81.7-82.0% -> 85.7-85.9%, interleaved
+/// twice in one run (`compact-pipe-s18-h200.log`). `f32` (8-byte pairs) keeps the
 /// striped shape with one scanning warp: 90.2-90.4% against 80.6-84.7% blocked in the same run.
 pub const fn pipeline_recurrence(arch: u32, map_size: usize) -> Pipeline {
     if map_size == 16 {
-        Pipeline { items: 10, split: 2, stages: 5, blocked: true, ..pipeline(arch, map_size) }
+        Pipeline { items: 10, split: 2, stages: 5, blocked: true, release_on_read: true, ..pipeline(arch, map_size) }
     } else {
         pipeline(arch, map_size)
     }
@@ -390,18 +398,33 @@ pub const fn recurrence_pipelined(arch: u32, map_size: usize, n: u64) -> bool {
     n * map_size as u64 >= PIPELINED_MIN_BYTES
 }
 
-/// Whether the compaction of `n` elements of `elem_size` bytes runs in the pipelined kernel's
-/// roles (`compact_pipe_<t>`, shape [`pipeline`]) by default: never, measured slower. On the H200
-/// at 2^28 against the one-tile-per-block compaction in one run, interleaved twice
-/// (`docs/results/compact-pipe-s11-h200.log`): `u32` > 3 0.804-0.806 against 0.597-0.598 ms (CUB
-/// 0.585), `u64` 1.152-1.154 against 1.092-1.094, `f32` 0.807-0.808 against 0.597-0.598, `u32` by
-/// flags 1.584-1.599 against 0.863. The one-tile-per-block kernel already moves its tile at 85%
-/// of a copy of the input; in the pipeline each share is gathered and written by one warp, and
-/// the predicate runs twice (flags read twice from global memory). `GPU_SCAN_PIPELINED=1` runs
-/// it, for measuring.
-pub const fn compact_pipelined(arch: u32, elem_size: usize, n: u64) -> bool {
-    let _ = (arch, elem_size, n);
-    false
+/// The pipelined compaction's shape (`compact_pipe_<t>`): blocked shares of 5 vectors per lane
+/// (20 `u32` or 10 `u64`), two scanning warps per reducing warp, so 20 KB tiles, 5 in flight,
+/// each stage freed as soon as its shares' bulk copies have read it. On the H200 at 2^28 in one
+/// run (`docs/results/compact-pipe3-s18-h200.log`, same-run CUB 0.598 / 0.972 ms for `u32` /
+/// `u64`): 20 KB tiles 0.572-0.578 / 0.928-0.937 ms; 10 KB tiles with one scanning warp, 6 in
+/// flight at 3 blocks per SM, 0.639-0.645 / 1.107-1.108 ms (7 in flight: the same or slower).
+/// Freeing a stage only after the warp's next share (as the narrow-column scan does) cost a
+/// stage: `u64` 1.038-1.044 against 0.952 ms in an earlier run (`compact-pipe2-s18-h200.log`).
+pub const fn pipeline_compact(arch: u32, elem_size: usize) -> Pipeline {
+    let items = 10 * vector_elems(elem_size);
+    Pipeline { items, split: 2, stages: 5, blocked: true, release_on_read: true, ..pipeline(arch, elem_size) }
+}
+
+/// Whether the compaction of `n` elements of `elem_size` bytes kept by `pred`
+/// (`crate::predicate`) runs in the pipelined kernel's roles (`compact_pipe_<t>`, shape
+/// [`pipeline_compact`]) by default: 4- and 8-byte elements kept by a comparison, from
+/// [`PIPELINED_MIN_BYTES`] on. On the H200 at 2^28, interleaved twice in one run against the
+/// one-tile-per-block kernel and CUB's DeviceSelect::If (`docs/results/compact-pipe-s18-h200.log`):
+/// `u32` > 3 0.572-0.579 against 0.597-0.602 ms (CUB 0.600: 1.04-1.05x), `f32` 0.573-0.581 against
+/// 0.600-0.603 (CUB 0.600: 1.03-1.05x), `u64` 0.921 against 1.101-1.105 (CUB 0.965: 1.05x), `f64`
+/// 0.923-0.927 against 1.103-1.104, `u32` non-zero 0.620-0.621 against 0.705-0.710. By flags it is
+/// slower (`u64` 2.60-2.61 against 1.53-1.55 ms, `compact-pipe3-s18-h200.log`: every flag is read
+/// twice, byte by byte, from global memory), so flags keep the one-tile-per-block kernel. Sizes
+/// below 64 MiB were not measured; they keep it too, as the scans do.
+pub const fn compact_pipelined(arch: u32, elem_size: usize, n: u64, pred: u32) -> bool {
+    let _ = arch;
+    matches!(elem_size, 4 | 8) && pred != crate::predicate::FLAGS && n * elem_size as u64 >= PIPELINED_MIN_BYTES
 }
 
 /// Smallest input the pipelined single-pass kernel takes by default (see

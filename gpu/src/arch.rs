@@ -545,6 +545,13 @@ pub fn bulk_wait_read_but_one() {
     unsafe { asm!("cp.async.bulk.wait_group.read 1;") }
 }
 
+/// Waits until none of this thread's bulk groups is still reading its shared memory (their
+/// writes may still be on their way).
+#[inline(always)]
+pub fn bulk_wait_read_all() {
+    unsafe { asm!("cp.async.bulk.wait_group.read 0;") }
+}
+
 /// Waits until all of this thread's bulk groups are complete, their writes done.
 #[inline(always)]
 pub fn bulk_wait_all() {

@@ -11,13 +11,14 @@
 //! covers one contiguous run instead of 32 scattered ones.
 //!
 //! [`Compact`] does the same work in the pipelined kernel's roles
-//! ([`crate::kernels::pipelined::pipeline`]): reducing warps count a tile's kept elements as soon
-//! as it lands, scanning warps gather theirs to the front of their share of the stage and write
-//! them out once the count before them is known. Measured slower on the H200
-//! (`scan_abi::tuning::compact_pipelined`), it is not the default.
+//! ([`crate::kernels::pipelined::pipeline`]), the default for 4- and 8-byte elements kept by a
+//! comparison from 64 MiB (`scan_abi::tuning::compact_pipelined`): reducing warps count a tile's
+//! kept elements as soon as it lands; each scanning warp takes its share blocked, places its kept
+//! elements with one warp scan, gathers them in the share at their output alignment and writes
+//! them out by one bulk copy.
 
 use crate::arch::{fence_proxy_async_shared, lane, load_vec16, sync_threads, sync_warp, thread_idx, warp_idx, WARP};
-use crate::kernels::pipelined::{pipeline, striped, TileWork};
+use crate::kernels::pipelined::{blocked, pipeline, store_share, striped, TileWork};
 use crate::kernels::{claim_striped, prefetch_tile_l2, Place, ARCH};
 use crate::lookback::TileStatus;
 use crate::op::{Add, Element};
@@ -57,7 +58,12 @@ pub unsafe fn compact<T: Element, const TH: u32, const V: usize, const VECS: usi
     smem.check();
 
     let vectors = inp as usize % tuning::VECTOR_BYTES == 0;
-    prefetch_tile_l2(inp, |tile| Place::flat(tile, n, tile_elems), tuning::compact_prefetch_tiles(ARCH, size_of::<T>()), vectors);
+    prefetch_tile_l2(
+        inp,
+        |tile| Place::flat(tile, n, tile_elems),
+        tuning::compact_prefetch_tiles(ARCH, size_of::<T>()),
+        vectors,
+    );
     let (tile, offset, valid, vals) =
         claim_striped::<T, TH, V, VECS>(inp, n, T::zero(), vectors, temp, counter_base, tile_slot);
 
@@ -138,18 +144,24 @@ pub unsafe fn compact<T: Element, const TH: u32, const V: usize, const VECS: usi
 }
 
 /// Compaction as the work of the pipelined kernel's roles: tiles publish their kept counts
-/// (`u64`), and the last tile's inclusive count is the result. `V` elements per 16-byte vector.
+/// (`u64`), and the last tile's inclusive count is the result. `V` elements per 16-byte vector;
+/// a scanning warp's share is blocked, each lane a run of `B` vectors (see
+/// [`crate::kernels::pipelined::blocked`]), so a share takes one warp scan of the lanes' counts.
+/// `E`: stages are freed as soon as their bulk copies have read them
+/// (`tuning::Pipeline::release_on_read`).
 #[derive(Clone, Copy)]
-pub struct Compact<T, const V: usize> {
+pub struct Compact<T, const V: usize, const B: usize, const E: bool> {
     pub flags: *const u8,
     pub out: *mut T,
     pub count: *mut u64,
     pub n: u64,
     pub pred: u32,
     pub threshold: T,
+    /// `out` is 16-byte aligned: a share's kept elements leave by one bulk copy.
+    pub aligned_out: bool,
 }
 
-impl<T: Element, const V: usize> Compact<T, V> {
+impl<T: Element, const V: usize, const B: usize, const E: bool> Compact<T, V, B, E> {
     /// Whether element `i` of the input, `x`, is kept (`i < n`).
     #[inline(always)]
     unsafe fn keeps(self, x: T, i: u64) -> bool {
@@ -159,13 +171,40 @@ impl<T: Element, const V: usize> Compact<T, V> {
             _ => *self.flags.add(i as usize) != 0,
         }
     }
+
+    /// Writes a lane's run `vals`, the elements marked in `marks`, to consecutive places of
+    /// the share from `place` on; unless `FITS`, places past the share's `len` go straight to
+    /// `dst`, the output at the share's place 0.
+    #[inline(always)]
+    unsafe fn gather<const FITS: bool>(
+        share: Smem<T>,
+        vals: &[[T; V]; B],
+        marks: u32,
+        mut place: u32,
+        dst: *mut T,
+        len: u32,
+    ) {
+        for (i, v) in vals.iter().enumerate() {
+            for (k, &x) in v.iter().enumerate() {
+                if marks >> (i * V + k) & 1 != 0 {
+                    if FITS || place < len {
+                        share.set(place, x);
+                    } else {
+                        *dst.add(place as usize) = x;
+                    }
+                    place += 1;
+                }
+            }
+        }
+    }
 }
 
-impl<T: Element, const V: usize> TileWork for Compact<T, V> {
+impl<T: Element, const V: usize, const B: usize, const E: bool> TileWork for Compact<T, V, B, E> {
     type T = T;
     type A = u64;
     type O = Add;
     const V: usize = V;
+    const RELEASE_ON_READ: bool = E;
 
     #[inline(always)]
     fn start(self) -> Option<u64> {
@@ -175,6 +214,8 @@ impl<T: Element, const V: usize> TileWork for Compact<T, V> {
     fn fill(self) -> T {
         T::zero()
     }
+    /// Counts in warp-striped rows: a count does not care about order, and striped 16-byte
+    /// reads never meet in a bank.
     #[inline(always)]
     unsafe fn reduce(self, part: Smem<T>, rows: core::ops::Range<usize>, first: u64) -> u64 {
         let l = lane();
@@ -189,43 +230,65 @@ impl<T: Element, const V: usize> TileWork for Compact<T, V> {
         }
         warp::reduce::<u32, Add>(c) as u64
     }
-    /// Gathers the share's kept elements to its front in order, row by row (a row's kept
-    /// elements land no further than its own end, and every lane has read the row first), then
-    /// writes them out after the `before` kept ones, consecutive lanes on consecutive places.
+    /// Each lane takes its run into registers and marks what it keeps; one warp scan of the
+    /// lanes' counts places every kept element. With an aligned output they go back into the
+    /// share at their output address's place modulo 16 bytes, so that the whole 16-byte vectors
+    /// among them leave by one bulk copy and only the ragged ends (under a vector each) are
+    /// stored element by element. Otherwise they gather at the share's front and consecutive
+    /// lanes store consecutive places.
     #[inline(always)]
     unsafe fn finish(self, share: Smem<T>, rows: usize, before: Option<u64>, first: u64, valid: u32) -> bool {
+        const { assert!(B > 0 && B * V <= 32) };
+        debug_assert!(rows == B);
         let l = lane();
-        let mut kept = 0u32;
-        for j in 0..rows {
-            let at = striped(j, l, V);
-            let v = load_vec16::<T, V>(share.at(at));
-            let mut keep = [false; V];
-            let mut c = 0u32;
+        let mut vals = [[T::zero(); V]; B];
+        let mut marks = 0u32;
+        for (i, v) in vals.iter_mut().enumerate() {
+            let at = blocked(i, l, B, V);
+            *v = load_vec16::<T, V>(share.at(at));
             for (k, &x) in v.iter().enumerate() {
-                keep[k] = at + (k as u32) < valid && self.keeps(x, first + (at as usize + k) as u64);
-                c += keep[k] as u32;
+                let kept = at + (k as u32) < valid && self.keeps(x, first + (at as usize + k) as u64);
+                marks |= (kept as u32) << (i * V + k);
             }
-            let (lane_before, through) = warp::scan::<u32, Add>(c);
-            let mut place = kept + lane_before.unwrap_or(0);
-            sync_warp();
-            for (k, &x) in v.iter().enumerate() {
-                if keep[k] {
-                    share.set(place, x);
-                    place += 1;
-                }
-            }
-            kept += warp::broadcast(through, WARP - 1);
+        }
+        let (lane_before, through) = warp::scan::<u32, Add>(marks.count_ones());
+        let kept = warp::broadcast(through, WARP - 1);
+        let base = before.unwrap_or(0);
+        let (vector, len) = (V as u32, WARP * (B * V) as u32);
+        let shift = if self.aligned_out { (base % V as u64) as u32 } else { 0 };
+        let end = shift + kept;
+        let dst = self.out.add((base - shift as u64) as usize);
+        // Every lane holds its run before any lane writes over the share.
+        sync_warp();
+        let place = shift + lane_before.unwrap_or(0);
+        if end <= len {
+            Self::gather::<true>(share, &vals, marks, place, dst, len);
+        } else {
+            Self::gather::<false>(share, &vals, marks, place, dst, len);
         }
         sync_warp();
-        let dst = self.out.add(before.unwrap_or(0) as usize);
-        let mut i = l;
-        while i < kept {
-            *dst.add(i as usize) = share.get(i);
-            i += WARP;
+        if !self.aligned_out {
+            let mut i = l;
+            while i < kept {
+                *dst.add(i as usize) = share.get(i);
+                i += WARP;
+            }
+            // The stage's next bulk copy in writes where these threads wrote.
+            fence_proxy_async_shared();
+            return false;
         }
-        // The stage's next bulk copy writes where these threads wrote.
-        fence_proxy_async_shared();
-        false
+        // The ragged ends, under a vector each: the head by lanes `0..V`, the tail by `V..2V`.
+        let body = vector..end / vector * vector;
+        let p = if l < vector { l } else { body.end.max(vector) + l - vector };
+        if l < 2 * vector && p >= shift && p < end.min(len) {
+            *dst.add(p as usize) = share.get(p);
+        }
+        if body.is_empty() {
+            fence_proxy_async_shared();
+            return false;
+        }
+        store_share(share.offset(body.start), dst.add(body.start as usize), body.len() as u32);
+        true
     }
     #[inline(always)]
     unsafe fn prefix_known(self, tile: u32, tiles: u64, inclusive: u64) {
@@ -256,7 +319,7 @@ compact_kernels!(u8, u16, u32, i32, u64, i64, f32, f64);
 
 /// The pipelined compaction `compact_pipe_<t>` of 4- and 8-byte types: the arguments of
 /// `compact_<t>` and the number of stages, a persistent grid (see
-/// [`crate::kernels::pipelined::pipeline`]) of `tuning::pipeline`'s shape.
+/// [`crate::kernels::pipelined::pipeline`]) of `tuning::pipeline_compact`'s shape.
 macro_rules! compact_pipe_kernels {
     ($($t:ident),*) => { paste::paste! { $(
         #[no_mangle]
@@ -266,11 +329,13 @@ macro_rules! compact_pipe_kernels {
             threshold: $t, temp: *mut u8, counter_base: u32, epoch: u32, stages: u32,
         ) {
             const SIZE: usize = core::mem::size_of::<$t>();
-            const P: tuning::Pipeline = tuning::pipeline(ARCH, SIZE);
+            const P: tuning::Pipeline = tuning::pipeline_compact(ARCH, SIZE);
             const V: usize = tuning::vector_elems(SIZE) as usize;
-            let work = Compact::<$t, V> { flags, out, count, n, pred, threshold };
+            const B: usize = P.blocked_run(V as u32);
+            let aligned_out = out as usize % tuning::VECTOR_BYTES == 0;
+            let work = Compact::<$t, V, B, { P.release_on_read }> { flags, out, count, n, pred, threshold, aligned_out };
             let aligned = inp as usize % tuning::VECTOR_BYTES == 0;
-            pipeline::<Compact<$t, V>, { P.warps }, { P.split }, { P.items as usize / V }, 1>(
+            pipeline::<Compact<$t, V, B, { P.release_on_read }>, { P.warps }, { P.split }, { P.items as usize / V }, 1>(
                 work, inp, n, aligned, temp, counter_base, epoch, 0, stages,
             )
         }

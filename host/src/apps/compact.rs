@@ -2,9 +2,9 @@
 //!
 //! One pass on the GPU (see `gpu/src/kernels/compact.rs`): the kept elements of each tile are
 //! counted, the counts are scanned (within the tile, then across tiles by the single-pass
-//! scan's decoupled look-back, in u64), and each kept element goes to its offset. A form in the
-//! pipelined kernel's roles exists for 4- and 8-byte elements; measured slower, it runs only
-//! where `tuning::compact_pipelined` or `GPU_SCAN_PIPELINED=1` says so.
+//! scan's decoupled look-back, in u64), and each kept element goes to its offset. From 64 MiB,
+//! 4- and 8-byte elements kept by a comparison run in the pipelined kernel's roles
+//! (`tuning::compact_pipelined`; `GPU_SCAN_PIPELINED=0|1` or `Compaction::pipelined` choose).
 
 use crate::dispatch::single_pass::{allow_shared_memory, switch, Persistent};
 use crate::dispatch::{check_output, grid, TempStorage};
@@ -120,14 +120,14 @@ impl Gpu {
         let size = std::mem::size_of::<T>();
         let (i, _r) = input.device_ptr(stream);
         let (pred, threshold) = keep.code();
-        let by_default = tuning::compact_pipelined(tuning::DEFAULT_ARCH, size, n);
+        let by_default = tuning::compact_pipelined(tuning::DEFAULT_ARCH, size, n, pred);
         let chosen = pipelined.or_else(|| switch("GPU_SCAN_PIPELINED")).unwrap_or(by_default) && matches!(size, 4 | 8);
         // The tiles publish u64 counts, whatever the element size.
         let count_size = std::mem::size_of::<u64>();
         let (name, f, cfg, base, counter_base, epoch, stages) =
             if chosen && i.is_multiple_of(tuning::VECTOR_BYTES as u64) {
                 let name = format!("{}_{}", names::COMPACT_PIPELINED, T::TYPE.name());
-                let p = tuning::pipeline(tuning::DEFAULT_ARCH, size);
+                let p = tuning::pipeline_compact(tuning::DEFAULT_ARCH, size);
                 let plan = Persistent::plan(self, stream, &name, p, n, size, count_size, temp)?;
                 (name, plan.f, plan.cfg, plan.base, plan.counter_base, plan.epoch, Some(plan.stages))
             } else {
