@@ -89,8 +89,8 @@ fn compaction_matches_the_cpu() {
     assert_none_failed(&failures);
 }
 
-/// The pipelined form of the compaction, at the same sizes and its own tile's edges
-/// (`GPU_SCAN_COMPACT_TRIAL=1` runs the trial shape's kernels for `u32` and `u64`).
+/// The pipelined form of the compaction (the default from 64 MiB for comparisons), at the same
+/// sizes and its own tile's edges.
 #[test]
 fn compaction_pipelined_matches_the_cpu() {
     let Some(gpu) = gpu("compaction_pipelined_matches_the_cpu") else { return };
