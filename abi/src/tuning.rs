@@ -209,9 +209,6 @@ pub struct Pipeline {
     /// Scanning warps take their share blocked (each lane a run of `rows()` vectors, one warp
     /// scan per share) rather than warp-striped (one warp scan per row of vectors).
     pub blocked: bool,
-    /// A stage whose share leaves by a bulk copy is freed as soon as the copy has read it (the
-    /// scanning warp waits for that) rather than after the warp's next share.
-    pub release_on_read: bool,
 }
 
 impl Pipeline {
@@ -249,7 +246,7 @@ impl Pipeline {
 /// SM: 50-63; 4 stages at 2 blocks 72-73.5; 32 KB tiles (8 warps) 60-78.
 pub const fn pipeline(arch: u32, elem_size: usize) -> Pipeline {
     let _ = arch;
-    Pipeline { warps: 4, items: (128 / elem_size) as u32, stages: 6, split: 1, blocked: false, release_on_read: false }
+    Pipeline { warps: 4, items: (128 / elem_size) as u32, stages: 6, split: 1, blocked: false }
 }
 
 /// [`pipeline`] with two scanning warps per reducing warp: the same tiles, twice the warps for the
@@ -303,8 +300,8 @@ pub const fn pipeline_of(arch: u32, ty: crate::ElemType, op: crate::Op) -> Pipel
 /// 75.6-75.9%, `u32` add 73.5-73.7%. Runs of 3 rows in 12 KB tiles: 61.2-62.5%; of 3 in 24 KB tiles
 /// with two scanning warps: 55-57%. Without the bulk copy (each lane's own stores, 32 half
 /// sectors a warp store) blocked shares ran at 32-49% (`trial-s17-h200.log`). Each stage is freed
-/// as soon as its bulk copy has read it ([`Pipeline::release_on_read`]) rather than after the
-/// scanning warp's next share, which had held a stage of the five: interleaved twice in one run
+/// as soon as its bulk copy has read it (`kernels::pipelined::pipeline` in gpu/) rather than
+/// after the scanning warp's next share, which had held a stage of the five: interleaved twice in one run
 /// (`compact-pipe-s18-h200.log`), `f32` add 73.1-73.2% -> 77.5%, `u32` max 75.5% -> 78.6%.
 ///
 /// 8-byte elements (4 columns) keep [`pipeline_split`]'s striped shares (16 KB tiles, two scanning
@@ -315,7 +312,7 @@ pub const fn pipeline_of(arch: u32, ty: crate::ElemType, op: crate::Op) -> Pipel
 pub const fn pipeline_columns(arch: u32, elem_size: usize) -> Pipeline {
     if elem_size == 4 {
         let items = 10 * vector_elems(elem_size);
-        Pipeline { items, split: 1, stages: 5, blocked: true, release_on_read: true, ..pipeline(arch, elem_size) }
+        Pipeline { items, split: 1, stages: 5, blocked: true, ..pipeline(arch, elem_size) }
     } else {
         pipeline_split(arch, elem_size)
     }
@@ -356,12 +353,12 @@ pub fn long_rows_scanned_each(arch: u32, ty: crate::ElemType, op: crate::Op, col
 /// interleaved twice against the striped shape (16 KB tiles, a warp scan per row of maps;
 /// `docs/results/trial-bulk-s17-h200.log`, trial 1): 63.7-63.8% -> 82.4-82.5% of copy; runs of 7
 /// maps with one scanning warp 81.6-81.8%, of 3 maps 74.2-74.4%. Freeing each stage as soon as its
-/// bulk copies have read it ([`Pipeline::release_on_read`]): 81.7-82.0% -> 85.7-85.9%, interleaved
+/// bulk copies have read it (`kernels::pipelined::pipeline` in gpu/): 81.7-82.0% -> 85.7-85.9%, interleaved
 /// twice in one run (`compact-pipe-s18-h200.log`). `f32` (8-byte pairs) keeps the
 /// striped shape with one scanning warp: 90.2-90.4% against 80.6-84.7% blocked in the same run.
 pub const fn pipeline_recurrence(arch: u32, map_size: usize) -> Pipeline {
     if map_size == 16 {
-        Pipeline { items: 10, split: 2, stages: 5, blocked: true, release_on_read: true, ..pipeline(arch, map_size) }
+        Pipeline { items: 10, split: 2, stages: 5, blocked: true, ..pipeline(arch, map_size) }
     } else {
         pipeline(arch, map_size)
     }
@@ -404,11 +401,11 @@ pub const fn recurrence_pipelined(arch: u32, map_size: usize, n: u64) -> bool {
 /// run (`docs/results/compact-pipe3-s18-h200.log`, same-run CUB 0.598 / 0.972 ms for `u32` /
 /// `u64`): 20 KB tiles 0.572-0.578 / 0.928-0.937 ms; 10 KB tiles with one scanning warp, 6 in
 /// flight at 3 blocks per SM, 0.639-0.645 / 1.107-1.108 ms (7 in flight: the same or slower).
-/// Freeing a stage only after the warp's next share (as the narrow-column scan does) cost a
+/// Freeing a stage only after the warp's next share (the pipelined kernel's rule before) cost a
 /// stage: `u64` 1.038-1.044 against 0.952 ms in an earlier run (`compact-pipe2-s18-h200.log`).
 pub const fn pipeline_compact(arch: u32, elem_size: usize) -> Pipeline {
     let items = 10 * vector_elems(elem_size);
-    Pipeline { items, split: 2, stages: 5, blocked: true, release_on_read: true, ..pipeline(arch, elem_size) }
+    Pipeline { items, split: 2, stages: 5, blocked: true, ..pipeline(arch, elem_size) }
 }
 
 /// Whether the compaction of `n` elements of `elem_size` bytes kept by `pred`

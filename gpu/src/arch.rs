@@ -539,12 +539,6 @@ pub fn bulk_commit() {
     unsafe { asm!("cp.async.bulk.commit_group;") }
 }
 
-/// Waits until at most one of this thread's bulk groups is still reading its shared memory.
-#[inline(always)]
-pub fn bulk_wait_read_but_one() {
-    unsafe { asm!("cp.async.bulk.wait_group.read 1;") }
-}
-
 /// Waits until none of this thread's bulk groups is still reading its shared memory (their
 /// writes may still be on their way).
 #[inline(always)]

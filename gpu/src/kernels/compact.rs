@@ -147,10 +147,8 @@ pub unsafe fn compact<T: Element, const TH: u32, const V: usize, const VECS: usi
 /// (`u64`), and the last tile's inclusive count is the result. `V` elements per 16-byte vector;
 /// a scanning warp's share is blocked, each lane a run of `B` vectors (see
 /// [`crate::kernels::pipelined::blocked`]), so a share takes one warp scan of the lanes' counts.
-/// `E`: stages are freed as soon as their bulk copies have read them
-/// (`tuning::Pipeline::release_on_read`).
 #[derive(Clone, Copy)]
-pub struct Compact<T, const V: usize, const B: usize, const E: bool> {
+pub struct Compact<T, const V: usize, const B: usize> {
     pub flags: *const u8,
     pub out: *mut T,
     pub count: *mut u64,
@@ -161,7 +159,7 @@ pub struct Compact<T, const V: usize, const B: usize, const E: bool> {
     pub aligned_out: bool,
 }
 
-impl<T: Element, const V: usize, const B: usize, const E: bool> Compact<T, V, B, E> {
+impl<T: Element, const V: usize, const B: usize> Compact<T, V, B> {
     /// Whether element `i` of the input, `x`, is kept (`i < n`).
     #[inline(always)]
     unsafe fn keeps(self, x: T, i: u64) -> bool {
@@ -199,12 +197,11 @@ impl<T: Element, const V: usize, const B: usize, const E: bool> Compact<T, V, B,
     }
 }
 
-impl<T: Element, const V: usize, const B: usize, const E: bool> TileWork for Compact<T, V, B, E> {
+impl<T: Element, const V: usize, const B: usize> TileWork for Compact<T, V, B> {
     type T = T;
     type A = u64;
     type O = Add;
     const V: usize = V;
-    const RELEASE_ON_READ: bool = E;
 
     #[inline(always)]
     fn start(self) -> Option<u64> {
@@ -333,9 +330,9 @@ macro_rules! compact_pipe_kernels {
             const V: usize = tuning::vector_elems(SIZE) as usize;
             const B: usize = P.blocked_run(V as u32);
             let aligned_out = out as usize % tuning::VECTOR_BYTES == 0;
-            let work = Compact::<$t, V, B, { P.release_on_read }> { flags, out, count, n, pred, threshold, aligned_out };
+            let work = Compact::<$t, V, B> { flags, out, count, n, pred, threshold, aligned_out };
             let aligned = inp as usize % tuning::VECTOR_BYTES == 0;
-            pipeline::<Compact<$t, V, B, { P.release_on_read }>, { P.warps }, { P.split }, { P.items as usize / V }, 1>(
+            pipeline::<Compact<$t, V, B>, { P.warps }, { P.split }, { P.items as usize / V }, 1>(
                 work, inp, n, aligned, temp, counter_base, epoch, 0, stages,
             )
         }

@@ -19,9 +19,9 @@
 
 use crate::arch::{
     atomic_add_u32, bulk_commit, bulk_copy_to_global, bulk_copy_to_shared, bulk_wait_all, bulk_wait_read_all,
-    bulk_wait_read_but_one, fence_proxy_async_shared, lane, load_vec16, mbar_arrive, mbar_arrive_expect_bytes,
-    mbar_init, mbar_init_fence, mbar_wait, shfl_idx, shfl_up, shfl_xor, store_vec16, sync_group, sync_threads,
-    sync_warp, thread_idx, warp_idx, WARP,
+    fence_proxy_async_shared, lane, load_vec16, mbar_arrive, mbar_arrive_expect_bytes, mbar_init, mbar_init_fence,
+    mbar_wait, shfl_idx, shfl_up, shfl_xor, store_vec16, sync_group, sync_threads, sync_warp, thread_idx, warp_idx,
+    WARP,
 };
 use crate::kernels::{Mode, ARCH};
 use crate::lookback::{StatusValue, TileStatus};
@@ -82,9 +82,6 @@ pub trait TileWork: Copy {
     /// Returns whether lane 0 left a bulk copy out of the share in flight (a committed bulk
     /// group), so that the stage stays taken until the copy has read it.
     unsafe fn finish(self, share: Smem<Self::T>, rows: usize, before: Option<Self::A>, first: u64, valid: u32) -> bool;
-    /// Whether a stage whose share left by a bulk copy is freed as soon as the copy has read it
-    /// (the scanning warp waits for that), rather than after the warp's next share.
-    const RELEASE_ON_READ: bool = false;
     /// Told by one thread the inclusive prefix of `tile` (of `tiles`) once it is known.
     #[inline(always)]
     unsafe fn prefix_known(self, tile: u32, tiles: u64, inclusive: Self::A) {
@@ -125,7 +122,7 @@ pub unsafe fn store_share<T: Copy>(share: Smem<T>, dst: *mut T, elems: u32) {
 /// scanning the lanes' totals once per share: one warp scan per `B` rows, for elements whose
 /// warp scan is dear (a 16-byte affine map takes four shuffles and two multiplies a step).
 #[derive(Clone, Copy)]
-pub struct Scan<T, O, const B: usize, const E: bool> {
+pub struct Scan<T, O, const B: usize> {
     out: *mut T,
     init: T,
     mode: Mode,
@@ -133,12 +130,11 @@ pub struct Scan<T, O, const B: usize, const E: bool> {
     op: core::marker::PhantomData<O>,
 }
 
-impl<T: StatusValue + Vector16<O>, O: ScanOp<T>, const B: usize, const E: bool> TileWork for Scan<T, O, B, E> {
+impl<T: StatusValue + Vector16<O>, O: ScanOp<T>, const B: usize> TileWork for Scan<T, O, B> {
     type T = T;
     type A = T;
     type O = O;
     const V: usize = <T as Vector16<O>>::ELEMS;
-    const RELEASE_ON_READ: bool = E;
 
     #[inline(always)]
     fn start(self) -> Option<T> {
@@ -204,7 +200,7 @@ impl<T: StatusValue + Vector16<O>, O: ScanOp<T>, const B: usize, const E: bool> 
     }
 }
 
-impl<T: StatusValue + Vector16<O>, O: ScanOp<T>, const B: usize, const E: bool> Scan<T, O, B, E> {
+impl<T: StatusValue + Vector16<O>, O: ScanOp<T>, const B: usize> Scan<T, O, B> {
     /// [`TileWork::finish`] for blocked shares (`B > 0`): each lane scans its `B` vectors, the
     /// warp its lanes' totals, then each lane applies what comes before it. A full share goes
     /// back into its place in shared memory and out by one bulk copy (a lane's own stores would
@@ -294,14 +290,14 @@ impl<T: StatusValue + Vector16<O>, O: ScanOp<T>, const B: usize, const E: bool> 
 /// `B > 0`: blocked shares instead, each lane a run of `B` whole matrix rows (both vectors), the
 /// warp scanning its lanes' 32-byte totals once per share rather than a row of vectors at a time.
 #[derive(Clone, Copy)]
-pub struct Columns<T, O, const V: usize, const C: usize, const B: usize, const E: bool> {
+pub struct Columns<T, O, const V: usize, const C: usize, const B: usize> {
     out: *mut T,
     exclusive: bool,
     aligned: bool,
     op: core::marker::PhantomData<O>,
 }
 
-impl<T, O, const V: usize, const C: usize, const B: usize, const E: bool> TileWork for Columns<T, O, V, C, B, E>
+impl<T, O, const V: usize, const C: usize, const B: usize> TileWork for Columns<T, O, V, C, B>
 where
     T: Copy + Send + Sync + 'static,
     O: ScanOp<T>,
@@ -311,7 +307,6 @@ where
     type A = [T; C];
     type O = Lanewise<O>;
     const V: usize = V;
-    const RELEASE_ON_READ: bool = E;
 
     #[inline(always)]
     fn start(self) -> Option<[T; C]> {
@@ -373,8 +368,8 @@ where
     }
 }
 
-impl<T: Copy + Send + Sync + 'static, O: ScanOp<T>, const V: usize, const C: usize, const B: usize, const E: bool>
-    Columns<T, O, V, C, B, E>
+impl<T: Copy + Send + Sync + 'static, O: ScanOp<T>, const V: usize, const C: usize, const B: usize>
+    Columns<T, O, V, C, B>
 {
     /// Lane `l`'s matrix row `i` of a blocked share.
     #[inline(always)]
@@ -499,7 +494,6 @@ pub unsafe fn columns_pipelined<
     const VECS: usize,
     const D: usize,
     const B: usize,
-    const E: bool,
 >(
     inp: *const T,
     out: *mut T,
@@ -517,8 +511,8 @@ pub unsafe fn columns_pipelined<
 {
     let aligned = (inp as usize | out as usize) % tuning::VECTOR_BYTES == 0;
     let exclusive = Mode::from_flags(flags).exclusive;
-    let work = Columns::<T, O, V, C, B, E> { out, exclusive, aligned, op: core::marker::PhantomData };
-    pipeline::<Columns<T, O, V, C, B, E>, R, S, VECS, D>(
+    let work = Columns::<T, O, V, C, B> { out, exclusive, aligned, op: core::marker::PhantomData };
+    pipeline::<Columns<T, O, V, C, B>, R, S, VECS, D>(
         work,
         inp,
         n,
@@ -546,7 +540,6 @@ pub unsafe fn single_pass_pipelined<
     const VECS: usize,
     const D: usize,
     const B: usize,
-    const E: bool,
 >(
     inp: *const T,
     out: *mut T,
@@ -560,8 +553,8 @@ pub unsafe fn single_pass_pipelined<
     stages: u32,
 ) {
     let aligned = (inp as usize | out as usize) % tuning::VECTOR_BYTES == 0;
-    let work = Scan::<T, O, B, E> { out, init, mode: Mode::from_flags(flags), aligned, op: core::marker::PhantomData };
-    pipeline::<Scan<T, O, B, E>, R, S, VECS, D>(work, inp, n, aligned, temp, counter_base, epoch, backoff_ns, stages)
+    let work = Scan::<T, O, B> { out, init, mode: Mode::from_flags(flags), aligned, op: core::marker::PhantomData };
+    pipeline::<Scan<T, O, B>, R, S, VECS, D>(work, inp, n, aligned, temp, counter_base, epoch, backoff_ns, stages)
 }
 
 /// The roles of a pipelined kernel over the `n` elements at `inp`, doing `work` on each tile
@@ -732,12 +725,12 @@ pub unsafe fn pipeline<W: TileWork, const R: u32, const S: u32, const VECS: usiz
         }
     } else {
         // Finish the warp's share of each tile from the tile's prefix, then free the stage; a
-        // stage whose share left by a bulk copy is freed once the copy has read it: at once where
-        // the work says so (the warp waits for its copy's read), else checked when the next share
-        // is done (the warp never waits, but the stage stays taken that much longer).
+        // stage whose share left by a bulk copy is freed once the copy has read it (the warp waits
+        // for that read: freeing it only after the warp's next share kept one stage of five out of
+        // use, and measured slower wherever shares leave by bulk copies,
+        // `docs/results/compact-pipe2-s18-h200.log`, `compact-pipe-s18-h200.log`).
         let sw = w - R;
         let mut ring = Ring::START;
-        let mut reading: Option<u32> = None;
         loop {
             let Ring { stage: s, phase } = ring;
             mbar_wait(ready(s), phase);
@@ -746,9 +739,6 @@ pub unsafe fn pipeline<W: TileWork, const R: u32, const S: u32, const VECS: usiz
             if tile == NO_TILE {
                 if l == 0 {
                     bulk_wait_all();
-                    if let Some(p) = reading {
-                        mbar_arrive(empty(p));
-                    }
                 }
                 return;
             }
@@ -761,24 +751,10 @@ pub unsafe fn pipeline<W: TileWork, const R: u32, const S: u32, const VECS: usiz
             let bulk = work.finish(buf(s).offset(sw * sub), rows, running, first, valid);
             sync_warp();
             if l == 0 {
-                if W::RELEASE_ON_READ && bulk {
+                if bulk {
                     bulk_wait_read_all();
-                    mbar_arrive(empty(s));
-                } else {
-                    if let Some(p) = reading.take() {
-                        if bulk {
-                            bulk_wait_read_but_one();
-                        } else {
-                            bulk_wait_read_all();
-                        }
-                        mbar_arrive(empty(p));
-                    }
-                    if bulk {
-                        reading = Some(s);
-                    } else {
-                        mbar_arrive(empty(s));
-                    }
                 }
+                mbar_arrive(empty(s));
             }
             ring = ring.next(stages);
         }
@@ -813,16 +789,18 @@ macro_rules! pipelined_kernel {
             const V: usize = tuning::vector_elems(SIZE) as usize;
             const D: usize = tuning::lookback_depth(ARCH, SIZE);
             const B: usize = P.blocked_run(V as u32);
-            single_pass_pipelined::<
-                $t,
-                crate::op::$op,
-                { P.warps },
-                { P.split },
-                { P.items as usize / V },
-                D,
-                B,
-                { P.release_on_read },
-            >(inp, out, n, init, flags, temp, counter_base, epoch, backoff_ns, stages)
+            single_pass_pipelined::<$t, crate::op::$op, { P.warps }, { P.split }, { P.items as usize / V }, D, B>(
+                inp,
+                out,
+                n,
+                init,
+                flags,
+                temp,
+                counter_base,
+                epoch,
+                backoff_ns,
+                stages,
+            )
         }
     };
 }
@@ -877,7 +855,7 @@ macro_rules! columns_pipelined_kernels {
             // Blocked runs are of whole matrix rows, two vectors each.
             const B: usize = P.blocked_run(V as u32) / 2;
             const { assert!(P.blocked_run(V as u32) % 2 == 0) };
-            columns_pipelined::<$t, crate::op::$op, V, $c, { P.warps }, { P.split }, { P.items as usize / V }, D, B, { P.release_on_read }>(
+            columns_pipelined::<$t, crate::op::$op, V, $c, { P.warps }, { P.split }, { P.items as usize / V }, D, B>(
                 inp, out, n, flags, temp, counter_base, epoch, backoff_ns, stages,
             )
         }
