@@ -12,6 +12,11 @@ fn tile<T>() -> usize {
     scan_abi::tuning::compact(scan_abi::tuning::DEFAULT_ARCH, std::mem::size_of::<T>()).tile() as usize
 }
 
+/// The pipelined compaction's tile.
+fn pipe_tile<T>() -> usize {
+    scan_abi::tuning::pipeline_compact(scan_abi::tuning::DEFAULT_ARCH, std::mem::size_of::<T>()).tile() as usize
+}
+
 fn sizes<T>() -> Vec<usize> {
     let t = tile::<T>();
     vec![0, 1, 31, 33, 1023, t - 1, t, t + 1, 3 * t + 7, 100_003, (1 << 20) + 7, 10_000_019]
@@ -98,7 +103,7 @@ fn compaction_pipelined_matches_the_cpu() {
     let mut failures = Vec::new();
     macro_rules! each {
         ($($t:ty),*) => {$(
-            let t = scan_abi::tuning::pipeline_compact(scan_abi::tuning::DEFAULT_ARCH, std::mem::size_of::<$t>()).tile() as usize;
+            let t = pipe_tile::<$t>();
             for n in sizes::<$t>().into_iter().chain([t - 1, t, t + 1, 7 * t + 3]) {
                 let three: $t = "3".parse().unwrap();
                 for keep in [Keep::Greater(three), Keep::NonZero, Keep::Flags] {
@@ -113,7 +118,7 @@ fn compaction_pipelined_matches_the_cpu() {
     // places fall past the share and go straight out.
     macro_rules! nearly_all {
         ($($t:ty),*) => {$(
-            let t = scan_abi::tuning::pipeline_compact(scan_abi::tuning::DEFAULT_ARCH, std::mem::size_of::<$t>()).tile() as usize;
+            let t = pipe_tile::<$t>();
             for n in [t + 1, 7 * t + 3] {
                 for dropped in [1usize, 3] {
                     failures.extend(compact_data_case::<$t>(gpu, &mut temp, kept_after(n, dropped), Keep::NonZero, Some(true)));
