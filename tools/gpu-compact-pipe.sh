@@ -3,7 +3,7 @@
 # 2^28 by default (the pipelined kernel for comparisons, `tuning::compact_pipelined`) and forced
 # onto the one-tile-per-block kernel (GPU_SCAN_PIPELINED=0), beside CUB's DeviceSelect::If in the
 # same run, interleaved twice; the narrow-column scans and the f64 recurrence, whose stages are
-# freed as soon as their bulk copies have read them (`Pipeline::release_on_read`; session 18 timed
+# freed as soon as their bulk copies have read them (`pipeline` in gpu/src/kernels/pipelined.rs; session 18 timed
 # that against the earlier release with trial kernels, since removed, whose PTX the defaults now
 # match); then memcheck, racecheck and synccheck on the pipelined compaction and memcheck and
 # synccheck on the other two, forced onto them at small sizes.

@@ -302,19 +302,29 @@ pub const fn pipeline_of(arch: u32, ty: crate::ElemType, op: crate::Op) -> Pipel
 /// sectors a warp store) blocked shares ran at 32-49% (`trial-s17-h200.log`). Each stage is freed
 /// as soon as its bulk copy has read it (`kernels::pipelined::pipeline` in gpu/) rather than
 /// after the scanning warp's next share, which had held a stage of the five: interleaved twice in one run
-/// (`compact-pipe-s18-h200.log`), `f32` add 73.1-73.2% -> 77.5%, `u32` max 75.5% -> 78.6%.
+/// (`compact-pipe-s18-h200.log`), `f32` add 73.1-73.2% -> 77.5%, `u32` max 75.5% -> 78.6%. Lanes
+/// with bit 2 set access each 32-byte row's halves in the other order (`Columns::row` in gpu/),
+/// which ends the 2-way bank conflicts of 5-row runs (Nsight Compute: 44% of the shared-memory
+/// wavefronts were excess, `docs/results/batched-profile-s19-h200.log`): `f32` add 77.4-77.6% ->
+/// 81.0-81.3%, `u32` max 78.5-78.7% -> 81.5% against the build before in the same runs
+/// (`rows-columns-s19-h200.log` twice, `rows-columns-final-s19-h200.log`). 3, 4, 6, 8 and 10
+/// stages (1 block per SM from 6) ran at 55.8%, 65.3%, 59.0-59.9%, 60.5-60.9%, 57.8-58.0%
+/// (`batched-stages-s19-h200.log`).
 ///
 /// 8-byte elements (4 columns) keep [`pipeline_split`]'s striped shares (16 KB tiles, two scanning
-/// warps, 6 stages, a warp scan per row of vectors): 33554432 x 4 `f64` 72.1-72.7% in the trial
-/// run against 73.5-73.7% blocked with spills, but 70.6-70.7% blocked with the running values in
-/// shared memory in the next run, and 72.7% striped again in the run after
-/// (`columns8-s17-h200.log`; 16777216 x 4: 70.0-70.3% blocked, 72.1-72.3% striped).
+/// warps, a warp scan per row of vectors): 33554432 x 4 `f64` 72.1-72.7% in the trial run against
+/// 73.5-73.7% blocked with spills, but 70.6-70.7% blocked with the running values in shared memory
+/// in the next run, and 72.7% striped again in the run after (`columns8-s17-h200.log`; 16777216 x
+/// 4: 70.0-70.3% blocked, 72.1-72.3% striped). 5 stages rather than [`pipeline_split`]'s 6:
+/// 72.3-72.4% -> 76.4-76.6% (4 stages 66.0%, 7 and 12 at one block per SM 57.5-57.7% and 54.2%;
+/// `batched-stages-s19-h200.log`); at 2^28 (67108864 x 4) 73.4% -> 76.9% against the build before
+/// (`rows-columns-final-s19-h200.log`).
 pub const fn pipeline_columns(arch: u32, elem_size: usize) -> Pipeline {
     if elem_size == 4 {
         let items = 10 * vector_elems(elem_size);
         Pipeline { items, split: 1, stages: 5, blocked: true, ..pipeline(arch, elem_size) }
     } else {
-        pipeline_split(arch, elem_size)
+        Pipeline { stages: 5, ..pipeline_split(arch, elem_size) }
     }
 }
 
@@ -336,15 +346,29 @@ pub const fn pipelined_column_rows(cols: u64, elem_size: usize) -> bool {
     cols * elem_size as u64 == 2 * VECTOR_BYTES as u64
 }
 
-/// Whether the batched scan along few long rows of `cols` elements scans each row on its own
-/// (the pipelined kernel where [`single_pass_pipelined`] says so) rather than launching one
-/// chain of one-tile-per-block tiles per row: rows of at least twice [`PIPELINED_MIN_BYTES`].
-/// On the H200, interleaved twice in one run against the chains (`docs/results/batched-pipe-s16-h200.log`):
-/// 8 rows of 2^25 `f32` (128 MiB each) 72.5% -> 78.1-78.5% of copy, but 16 rows of 2^24 `u32`
-/// (64 MiB) 73.5% -> 68.7-69.0%: each row then runs at a single scan's pace for its size.
-pub fn long_rows_scanned_each(arch: u32, ty: crate::ElemType, op: crate::Op, cols: u64) -> bool {
-    cols * ty.size() as u64 >= 2 * PIPELINED_MIN_BYTES && single_pass_pipelined(arch, ty, op, cols)
+/// Whether the batched scan along few long rows (`rows` of `cols` elements) runs as one launch of
+/// the pipelined kernel, each row a chain of its own tiles (`kernels::pipelined::pipeline` in
+/// gpu/), rather than one chain of one-tile-per-block tiles per row: from [`PIPELINED_MIN_BYTES`]
+/// in all where [`single_pass_pipelined`] would take the whole matrix, every row starting on a
+/// 16-byte boundary (bulk copies) and at least [`PIPELINED_ROW_MIN_TILES`] tiles long. On the
+/// H200, interleaved twice in one run against the build before (`docs/results/rows-columns-s19-h200.log`,
+/// percent of a same-run copy): 8 x 2^25 `f32` 78.5-78.8% -> 87.9-88.0% (that build scanned rows
+/// of 128 MiB one launch each, `docs/results/batched-pipe-s16-h200.log`), 16 x 2^24 `u32`
+/// 72.9-73.0% -> 88.1%, 64 x 2^22 `f32` 72.1-72.2% -> 87.1-87.8%, 100 x 2684352 `f32` (a partial
+/// tile ending each row) 72.2-72.4% -> 87.4-87.6%, 8 x 2^24 `f64` 79.9-80.1% -> 90.1-90.2% (the
+/// others on the chains before).
+pub fn long_rows_pipelined(arch: u32, ty: crate::ElemType, op: crate::Op, rows: u64, cols: u64) -> bool {
+    let size = ty.size() as u64;
+    let row_tiles = cols.div_ceil(pipeline_of(arch, ty, op).tile() as u64);
+    (cols * size).is_multiple_of(VECTOR_BYTES as u64)
+        && row_tiles >= PIPELINED_ROW_MIN_TILES
+        && single_pass_pipelined(arch, ty, op, rows * cols)
 }
+
+/// Tiles a row needs for [`long_rows_pipelined`]: a row's last tile may be partial and goes
+/// element by element, so short rows would waste much of each block's pipeline (not measured:
+/// the rows above have 656 tiles and more).
+pub const PIPELINED_ROW_MIN_TILES: u64 = 16;
 
 /// The pipelined recurrence kernel's shape for maps of `map_size` bytes. `f64` pairs (16 bytes, a
 /// 16-byte shuffle per warp-scan step and one element per vector): 20 KB tiles (10 maps per thread
@@ -524,6 +548,7 @@ pub const BOUNDED: &[(BoundedTable, ShapeOf)] = &[
     (BOUNDED_PIPELINED_SPLIT, pipeline_split_block),
     (BOUNDED_PIPELINED_SPLIT4, pipeline_split4_block),
     (BOUNDED_COLUMNS_PIPELINED, pipeline_columns_block),
+    (BOUNDED_ROWS_PIPELINED, pipeline_block),
 ];
 
 /// The pipelined kernels' block as a [`ShapeOf`] (threads only; launch bounds need no more).
@@ -654,17 +679,18 @@ pub const MEASURED_SPILLS: &[(&str, u32)] = &[
     // of 320 threads; unbounded they take 118-168 registers, one block per SM. Their blocked shape
     // measured faster than the striped one without spills (`f32` add and `u32` max with 88 and
     // 112 bytes, `docs/results/trial-bulk-s17-h200.log`); rows' running values now wait in
-    // shared memory, which cut the spills to these.
-    ("batched_columns_pipe_u32_add", 72),
-    ("batched_columns_pipe_u32_mul", 40),
+    // shared memory, and since the rows' halves swap by lane (session 19) an 8-byte frame is
+    // left (4 bytes of spill stores; 8-72 before).
+    ("batched_columns_pipe_u32_add", 8),
+    ("batched_columns_pipe_u32_mul", 8),
     ("batched_columns_pipe_u32_min", 8),
     ("batched_columns_pipe_u32_max", 8),
-    ("batched_columns_pipe_i32_add", 72),
-    ("batched_columns_pipe_i32_mul", 40),
+    ("batched_columns_pipe_i32_add", 8),
+    ("batched_columns_pipe_i32_mul", 8),
     ("batched_columns_pipe_i32_min", 8),
     ("batched_columns_pipe_i32_max", 8),
-    ("batched_columns_pipe_f32_add", 56),
-    ("batched_columns_pipe_f32_mul", 56),
+    ("batched_columns_pipe_f32_add", 8),
+    ("batched_columns_pipe_f32_mul", 8),
     ("batched_columns_pipe_f32_min", 8),
     ("batched_columns_pipe_f32_max", 8),
     ("sort_pass_u32", 8),
@@ -718,6 +744,23 @@ pub const BOUNDED_PIPELINED: &[(&str, usize, u32)] = &[
     ("single_pass_pipe_u8_and", 1, 2),
     ("single_pass_pipe_u8_or", 1, 2),
     ("single_pass_pipe_u8_xor", 1, 2),
+];
+
+/// The batched scans along few long rows in one pipelined launch (`batched_rows_pipe_<t>_<op>`,
+/// [`long_rows_pipelined`]), bounded as their single-scan forms in [`BOUNDED_PIPELINED`].
+pub const BOUNDED_ROWS_PIPELINED: &[(&str, usize, u32)] = &[
+    ("batched_rows_pipe_u32_add", 4, 3),
+    ("batched_rows_pipe_u32_mul", 4, 3),
+    ("batched_rows_pipe_u32_min", 4, 3),
+    ("batched_rows_pipe_u32_max", 4, 3),
+    ("batched_rows_pipe_i32_add", 4, 3),
+    ("batched_rows_pipe_i32_mul", 4, 3),
+    ("batched_rows_pipe_i32_min", 4, 3),
+    ("batched_rows_pipe_i32_max", 4, 3),
+    ("batched_rows_pipe_f32_add", 4, 3),
+    ("batched_rows_pipe_f32_mul", 4, 3),
+    ("batched_rows_pipe_f32_min", 4, 3),
+    ("batched_rows_pipe_f32_max", 4, 3),
 ];
 
 /// The pipelined kernels with two scanning warps per reducing warp ([`pipeline_of`]) that need

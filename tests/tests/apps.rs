@@ -590,42 +590,49 @@ fn narrow_columns_scan_as_one_pipelined_scan_of_rows() {
     assert_none_failed(&failures);
 }
 
-/// Few rows long enough for the pipelined kernel run as one single-pass scan each (aligned rows)
-/// or as chains of tiles (a row length that breaks 16-byte alignment); both against the CPU,
-/// inclusive and exclusive, with a sum that wraps and a max.
+/// Few long rows of a large enough matrix run as one launch of the pipelined kernel, each row a
+/// chain of its own tiles (rows on 16-byte boundaries, the last tile of each row partial), or
+/// as chains of one-tile-per-block tiles (a row length that breaks 16-byte alignment); both
+/// against the CPU, inclusive and exclusive, with a sum that wraps and a max, 4- and 8-byte.
 #[test]
 fn few_long_rows_scan_each_row_whole() {
-    use gpu_scan::apps::batched::long_rows_scanned_each;
+    use gpu_scan::apps::batched::long_rows_pipelined;
     use gpu_scan::apps::segmented;
     use gpu_scan::Op;
     let Some(gpu) = gpu("few_long_rows_scan_each_row_whole") else { return };
     let stream = gpu.stream().clone();
     let mut temp = TempStorage::new();
     let mut failures = Vec::new();
-    let long = (128 << 20) / 4 + 4;
-    assert!(long_rows_scanned_each(long as u64, scan_abi::ElemType::U32, Op::Add));
-    assert!(!long_rows_scanned_each(long as u64 + 1, scan_abi::ElemType::U32, Op::Add));
-    for cols in [long, long + 1] {
-        let rows = 2;
-        for op in [Op::Add, Op::Max] {
-            let data: Vec<u32> = input::generate::<u32>(op, cols as u64, rows * cols);
-            let d_in = gpu.upload(&stream, "matrix", &data).unwrap();
-            let mut d_out = gpu.alloc_zeros::<u32>(&stream, "out", rows * cols).unwrap();
-            for exclusive in [false, true] {
-                gpu.scan_rows(&stream, &d_in, cols as u64, &mut d_out, op, exclusive, &mut temp).unwrap();
-                let want = segmented::reference(op, &data, |i| i % cols == 0, exclusive).unwrap();
-                let got = gpu.download(&stream, &d_out).unwrap();
-                if let Some(i) = (0..got.len()).find(|&i| got[i] != want[i]) {
-                    failures.push(format!(
-                        "{}x{cols} {} exclusive={exclusive}: [{i}] {} != {}",
-                        rows,
-                        op.name(),
-                        got[i],
-                        want[i]
-                    ));
+    macro_rules! each {
+        ($($t:ty),*) => {$(
+            let rows = 3;
+            let long = ((24 << 20) + 16) / std::mem::size_of::<$t>();
+            let ty = <$t as scan_abi::Element>::TYPE;
+            assert!(long_rows_pipelined(rows as u64, long as u64, ty, Op::Add) || std::env::var_os("GPU_SCAN_PIPELINED").is_some());
+            assert!(!long_rows_pipelined(rows as u64, long as u64 + 1, ty, Op::Add));
+            for cols in [long, long + 1] {
+                for op in [Op::Add, Op::Max] {
+                    let data: Vec<$t> = input::generate::<$t>(op, cols as u64, rows * cols);
+                    let d_in = gpu.upload(&stream, "matrix", &data).unwrap();
+                    let mut d_out = gpu.alloc_zeros::<$t>(&stream, "out", rows * cols).unwrap();
+                    for exclusive in [false, true] {
+                        gpu.scan_rows(&stream, &d_in, cols as u64, &mut d_out, op, exclusive, &mut temp).unwrap();
+                        let want = segmented::reference(op, &data, |i| i % cols == 0, exclusive).unwrap();
+                        let got = gpu.download(&stream, &d_out).unwrap();
+                        if let Some(i) = (0..got.len()).find(|&i| got[i] != want[i]) {
+                            failures.push(format!(
+                                "{} {rows}x{cols} {} exclusive={exclusive}: [{i}] {} != {}",
+                                stringify!($t),
+                                op.name(),
+                                got[i],
+                                want[i]
+                            ));
+                        }
+                    }
                 }
             }
-        }
+        )*};
     }
+    each!(u32, u64);
     assert_none_failed(&failures);
 }

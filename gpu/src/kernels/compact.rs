@@ -332,8 +332,8 @@ macro_rules! compact_pipe_kernels {
             let aligned_out = out as usize % tuning::VECTOR_BYTES == 0;
             let work = Compact::<$t, V, B> { flags, out, count, n, pred, threshold, aligned_out };
             let aligned = inp as usize % tuning::VECTOR_BYTES == 0;
-            pipeline::<Compact<$t, V, B>, { P.warps }, { P.split }, { P.items as usize / V }, 1>(
-                work, inp, n, aligned, temp, counter_base, epoch, 0, stages,
+            pipeline::<Compact<$t, V, B>, { P.warps }, { P.split }, { P.items as usize / V }, 1, false>(
+                work, inp, n, n, aligned, temp, counter_base, epoch, 0, stages,
             )
         }
     )* } };

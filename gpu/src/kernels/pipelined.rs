@@ -16,6 +16,10 @@
 //! per stage: full (the copy landed), reduced, ready (prefix known), empty. A claimed tile always
 //! has a stage and its copy in flight, and its aggregate depends on nothing but its data, so
 //! every look-back ends whatever the scheduling.
+//!
+//! One launch may scan many rows, each on its own (the batched scan along few long rows): tiles
+//! never cross a row, and each row's first tile publishes its inclusive prefix at once, so the
+//! look-backs of a row stop at its start.
 
 use crate::arch::{
     atomic_add_u32, bulk_commit, bulk_copy_to_global, bulk_copy_to_shared, bulk_wait_all, bulk_wait_read_all,
@@ -371,20 +375,41 @@ where
 impl<T: Copy + Send + Sync + 'static, O: ScanOp<T>, const V: usize, const C: usize, const B: usize>
     Columns<T, O, V, C, B>
 {
+    /// Where lane `l`'s matrix row `i` of a blocked share lies: the element index of the vector
+    /// it accesses first, then of the other. A 16-byte access is served eight lanes at a time,
+    /// and rows of 32 bytes in runs of `B` (odd) put lanes `l` and `l + 4` of those eight in the
+    /// same four banks; lanes with bit 2 set take the row's second vector first, which puts all
+    /// eight in different banks (one wavefront per eight lanes instead of two).
+    #[inline(always)]
+    fn row_halves(l: u32, i: usize) -> (u32, u32, bool) {
+        let at = blocked(i, l, B, C);
+        let swap = l & 4 != 0;
+        let other = at + V as u32;
+        if swap {
+            (other, at, true)
+        } else {
+            (at, other, false)
+        }
+    }
+
     /// Lane `l`'s matrix row `i` of a blocked share.
     #[inline(always)]
     unsafe fn row(share: Smem<T>, l: u32, i: usize) -> [T; C] {
-        let at = blocked(i, l, B, C);
-        let (lo, hi) = (load_vec16::<T, V>(share.at(at)), load_vec16::<T, V>(share.at(at + V as u32)));
-        core::array::from_fn(|k| if k < V { lo[k] } else { hi[k - V] })
+        let (first, second, swap) = Self::row_halves(l, i);
+        let (a, b) = (load_vec16::<T, V>(share.at(first)), load_vec16::<T, V>(share.at(second)));
+        // Selects, not an index by `swap`, which would put the row in local memory.
+        core::array::from_fn(|k| if (k < V) != swap { a[k % V] } else { b[k % V] })
     }
 
     /// Stores `r` as lane `l`'s matrix row `i` of a blocked share.
     #[inline(always)]
     unsafe fn set_row(share: Smem<T>, l: u32, i: usize, r: [T; C]) {
-        let at = blocked(i, l, B, C);
-        store_vec16::<T, V>(share.at(at), core::array::from_fn(|k| r[k]));
-        store_vec16::<T, V>(share.at(at + V as u32), core::array::from_fn(|k| r[V + k]));
+        let (first, second, swap) = Self::row_halves(l, i);
+        let lo: [T; V] = core::array::from_fn(|k| r[k]);
+        let hi: [T; V] = core::array::from_fn(|k| r[V + k]);
+        let (a, b) = if swap { (hi, lo) } else { (lo, hi) };
+        store_vec16::<T, V>(share.at(first), a);
+        store_vec16::<T, V>(share.at(second), b);
     }
 
     /// [`TileWork::finish`] for blocked shares (`B > 0`): each lane scans its `B` rows, leaving
@@ -512,9 +537,10 @@ pub unsafe fn columns_pipelined<
     let aligned = (inp as usize | out as usize) % tuning::VECTOR_BYTES == 0;
     let exclusive = Mode::from_flags(flags).exclusive;
     let work = Columns::<T, O, V, C, B> { out, exclusive, aligned, op: core::marker::PhantomData };
-    pipeline::<Columns<T, O, V, C, B>, R, S, VECS, D>(
+    pipeline::<Columns<T, O, V, C, B>, R, S, VECS, D, false>(
         work,
         inp,
+        n,
         n,
         aligned,
         temp,
@@ -525,11 +551,12 @@ pub unsafe fn columns_pipelined<
     )
 }
 
-/// The pipelined single-pass scan of `n` elements; shapes as `tuning::pipeline` (`R` reducing
-/// warps, `R * S` scanning warps, each reducing warp's `VECS` vectors per thread split among `S`
-/// scanning warps, shares blocked in runs of `B` vectors per lane where `B > 0`, see [`Scan`]),
-/// `stages` tiles in flight (the host sizes shared memory for them), other arguments as
-/// [`crate::kernels::single_pass::single_pass`].
+/// The pipelined single-pass scan of `n` elements, or where `ROWS`, of each row of `cols` of them
+/// on its own (the batched scan along few long rows; `cols` is ignored otherwise); shapes as
+/// `tuning::pipeline` (`R` reducing warps, `R * S` scanning warps, each reducing warp's `VECS`
+/// vectors per thread split among `S` scanning warps, shares blocked in runs of `B` vectors per
+/// lane where `B > 0`, see [`Scan`]), `stages` tiles in flight (the host sizes shared memory for
+/// them), other arguments as [`crate::kernels::single_pass::single_pass`].
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn single_pass_pipelined<
@@ -540,10 +567,12 @@ pub unsafe fn single_pass_pipelined<
     const VECS: usize,
     const D: usize,
     const B: usize,
+    const ROWS: bool,
 >(
     inp: *const T,
     out: *mut T,
     n: u64,
+    cols: u64,
     init: T,
     flags: u32,
     temp: *mut u8,
@@ -552,13 +581,30 @@ pub unsafe fn single_pass_pipelined<
     backoff_ns: u32,
     stages: u32,
 ) {
-    let aligned = (inp as usize | out as usize) % tuning::VECTOR_BYTES == 0;
+    // Rows start on 16-byte boundaries, or bulk copies cannot take them.
+    let rows_aligned = !ROWS || (cols * size_of::<T>() as u64).is_multiple_of(tuning::VECTOR_BYTES as u64);
+    let aligned = (inp as usize | out as usize) % tuning::VECTOR_BYTES == 0 && rows_aligned;
     let work = Scan::<T, O, B> { out, init, mode: Mode::from_flags(flags), aligned, op: core::marker::PhantomData };
-    pipeline::<Scan<T, O, B>, R, S, VECS, D>(work, inp, n, aligned, temp, counter_base, epoch, backoff_ns, stages)
+    pipeline::<Scan<T, O, B>, R, S, VECS, D, ROWS>(
+        work,
+        inp,
+        n,
+        cols,
+        aligned,
+        temp,
+        counter_base,
+        epoch,
+        backoff_ns,
+        stages,
+    )
 }
 
 /// The roles of a pipelined kernel over the `n` elements at `inp`, doing `work` on each tile
-/// (full tiles come in by bulk copies where `aligned`, `inp` 16-byte aligned, says so):
+/// (full tiles come in by bulk copies where `aligned`, `inp` 16-byte aligned, says so), where
+/// `ROWS` as rows of `cols` elements each scanned on its own: tiles never cross a row, and a
+/// row's first tile starts from `work.start()` and publishes its inclusive prefix at once, like
+/// tile 0, so look-backs stop there (a const parameter: the division that places a tile in its
+/// row, done by every role, cost the 8-byte single scans 10% when it ran for them too);
 /// `R` reducing warps, `R * S` scanning warps (each reducing warp's `VECS` vectors per thread
 /// split among `S` of them), `stages` tiles in flight. `temp` holds the tile counter (its value
 /// before this launch `counter_base`) and the tile status of `epoch`. The grid is persistent:
@@ -566,10 +612,11 @@ pub unsafe fn single_pass_pipelined<
 /// blocks.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn pipeline<W: TileWork, const R: u32, const S: u32, const VECS: usize, const D: usize>(
+pub unsafe fn pipeline<W: TileWork, const R: u32, const S: u32, const VECS: usize, const D: usize, const ROWS: bool>(
     work: W,
     inp: *const W::T,
     n: u64,
+    cols: u64,
     aligned: bool,
     temp: *mut u8,
     counter_base: u32,
@@ -582,7 +629,21 @@ pub unsafe fn pipeline<W: TileWork, const R: u32, const S: u32, const VECS: usiz
     // A scanning warp's part: `rows` of a reducing warp's vectors.
     let (rows, sub) = (VECS / S as usize, segment / S);
     let tile_elems = R * segment;
-    let tiles = n.div_ceil(tile_elems as u64);
+    // Where tile `t` lies: its first element, its length, whether it starts a row.
+    let row_tiles = if ROWS { cols.div_ceil(tile_elems as u64).max(1) } else { 0 };
+    let tiles = if !ROWS {
+        n.div_ceil(tile_elems as u64)
+    } else if cols == 0 {
+        0
+    } else {
+        n / cols * row_tiles
+    };
+    // Each role's `if ROWS` keeps the one-row kernels' code as it was (PTX unchanged).
+    let place = |t: u32| {
+        let (row, k) = (t / row_tiles as u32, t % row_tiles as u32);
+        let start = k as u64 * tile_elems as u64;
+        (row as u64 * cols + start, (cols - start).min(tile_elems as u64) as u32, k == 0)
+    };
     let (load_warp, look_warp) = (R * (1 + S), R * (1 + S) + 1);
 
     let mut smem = Carver::new();
@@ -632,8 +693,13 @@ pub unsafe fn pipeline<W: TileWork, const R: u32, const S: u32, const VECS: usiz
                 }
                 return;
             }
-            let base = tile as u64 * tile_elems as u64;
-            let len = (n - base).min(tile_elems as u64) as u32;
+            let (base, len) = if ROWS {
+                let (base, len, _) = place(tile);
+                (base, len)
+            } else {
+                let base = tile as u64 * tile_elems as u64;
+                (base, (n - base).min(tile_elems as u64) as u32)
+            };
             if l == 0 {
                 tile_of.set(s, tile);
             }
@@ -673,7 +739,7 @@ pub unsafe fn pipeline<W: TileWork, const R: u32, const S: u32, const VECS: usiz
                 return;
             }
             let part = buf(s).offset(w * segment);
-            let first = tile as u64 * tile_elems as u64 + (w * segment) as u64;
+            let first = if ROWS { place(tile).0 } else { tile as u64 * tile_elems as u64 } + (w * segment) as u64;
             for h in 0..S as usize {
                 let total = work.reduce(part, h * rows..(h + 1) * rows, first);
                 if l == 0 {
@@ -686,10 +752,11 @@ pub unsafe fn pipeline<W: TileWork, const R: u32, const S: u32, const VECS: usiz
                 for v in 1..R * S {
                     tile_total = W::O::combine(tile_total, part_totals.get(s * R * S + v));
                 }
-                if tile == 0 {
+                if if ROWS { place(tile).2 } else { tile == 0 } {
+                    let head = if ROWS { tile } else { 0 };
                     let inclusive = combine_after::<W::A, W::O>(work.start(), tile_total);
-                    status.publish(0, FLAG_PREFIX, inclusive);
-                    work.prefix_known(0, tiles, inclusive);
+                    status.publish(head, FLAG_PREFIX, inclusive);
+                    work.prefix_known(head, tiles, inclusive);
                 } else {
                     status.publish(tile, FLAG_AGGREGATE, tile_total);
                 }
@@ -705,7 +772,7 @@ pub unsafe fn pipeline<W: TileWork, const R: u32, const S: u32, const VECS: usiz
             let Ring { stage: s, phase } = ring;
             mbar_wait(reduced(s), phase);
             let tile = tile_of.get(s);
-            if tile != 0 && tile != NO_TILE {
+            if if ROWS { tile != NO_TILE && !place(tile).2 } else { tile != 0 && tile != NO_TILE } {
                 let prefix = status.look_back::<W::A, W::O, D, 0>(tile, backoff_ns, false, held);
                 if l == 0 {
                     let inclusive = W::O::combine(prefix, aggregates.get(s));
@@ -742,12 +809,18 @@ pub unsafe fn pipeline<W: TileWork, const R: u32, const S: u32, const VECS: usiz
                 }
                 return;
             }
-            let mut running = if tile == 0 { work.start() } else { Some(prefixes.get(s)) };
+            let head = if ROWS { place(tile).2 } else { tile == 0 };
+            let mut running = if head { work.start() } else { Some(prefixes.get(s)) };
             for v in 0..sw {
                 running = Some(combine_after::<W::A, W::O>(running, part_totals.get(s * R * S + v)));
             }
-            let first = tile as u64 * tile_elems as u64 + (sw * sub) as u64;
-            let valid = ((n - first.min(n)).min(sub as u64)) as u32;
+            let (first, valid) = if ROWS {
+                let (base, len, _) = place(tile);
+                (base + (sw * sub) as u64, len.saturating_sub(sw * sub).min(sub))
+            } else {
+                let first = tile as u64 * tile_elems as u64 + (sw * sub) as u64;
+                (first, ((n - first.min(n)).min(sub as u64)) as u32)
+            };
             let bulk = work.finish(buf(s).offset(sw * sub), rows, running, first, valid);
             sync_warp();
             if l == 0 {
@@ -789,9 +862,10 @@ macro_rules! pipelined_kernel {
             const V: usize = tuning::vector_elems(SIZE) as usize;
             const D: usize = tuning::lookback_depth(ARCH, SIZE);
             const B: usize = P.blocked_run(V as u32);
-            single_pass_pipelined::<$t, crate::op::$op, { P.warps }, { P.split }, { P.items as usize / V }, D, B>(
+            single_pass_pipelined::<$t, crate::op::$op, { P.warps }, { P.split }, { P.items as usize / V }, D, B, false>(
                 inp,
                 out,
+                n,
                 n,
                 init,
                 flags,
@@ -824,6 +898,47 @@ macro_rules! pipelined_split4_kernels {
     )* )* } };
 }
 pipelined_split4_kernels!(u16: [Add], f64: [Min, Max]);
+
+/// `batched_rows_pipe_<t>_<op>`: [`single_pass_pipelined`] over the rows of `cols` elements of a
+/// row-major matrix, each scanned on its own in one launch (the batched scan along few long rows),
+/// with the single-pass pipelined kernel's shape (`tuning::pipeline_of`) and arguments, then the
+/// row length.
+macro_rules! rows_pipelined_kernels {
+    ($($t:ident),*) => { paste::paste! { $(
+        rows_pipelined_kernels!(@one $t, Add);
+        rows_pipelined_kernels!(@one $t, Mul);
+        rows_pipelined_kernels!(@one $t, Min);
+        rows_pipelined_kernels!(@one $t, Max);
+    )* } };
+    (@one $t:ident, $op:ident) => { paste::paste! {
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn [<batched_rows_pipe_ $t _ $op:lower>](
+            inp: *const $t,
+            out: *mut $t,
+            n: u64,
+            init: $t,
+            flags: u32,
+            temp: *mut u8,
+            counter_base: u32,
+            epoch: u32,
+            backoff_ns: u32,
+            stages: u32,
+            cols: u64,
+        ) {
+            const SIZE: usize = core::mem::size_of::<$t>();
+            const P: tuning::Pipeline =
+                tuning::pipeline_of(ARCH, <$t as crate::op::Element>::TYPE, scan_abi::Op::$op);
+            const V: usize = tuning::vector_elems(SIZE) as usize;
+            const D: usize = tuning::lookback_depth(ARCH, SIZE);
+            const B: usize = P.blocked_run(V as u32);
+            single_pass_pipelined::<$t, crate::op::$op, { P.warps }, { P.split }, { P.items as usize / V }, D, B, true>(
+                inp, out, n, cols, init, flags, temp, counter_base, epoch, backoff_ns, stages,
+            )
+        }
+    } };
+}
+rows_pipelined_kernels!(u32, i32, u64, i64, f32, f64);
 
 /// `batched_columns_pipe_<t>_<op>`: [`columns_pipelined`] for 32-byte rows, shape
 /// `tuning::pipeline_columns`; the status words carry rows of `C` columns.

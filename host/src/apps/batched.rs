@@ -7,8 +7,8 @@
 //! is a plain scan.
 
 use crate::apps::segmented::supported;
-use crate::dispatch::single_pass::{switch, Persistent};
-use crate::dispatch::{check_output, grid, ScanOptions, TempStorage};
+use crate::dispatch::single_pass::{self, switch, Persistent};
+use crate::dispatch::{check_output, grid, Job, ScanOptions, TempStorage};
 use crate::element::{ElemType, Element, Op};
 use crate::error::{Error, Result};
 use crate::runtime::Gpu;
@@ -61,13 +61,14 @@ pub fn uses_row_kernel(rows: u64, cols: u64, elem_size: usize) -> bool {
         && rows >= min_rows.unwrap_or(tuning::ROW_KERNEL_MIN_ROWS).max(2)
 }
 
-/// Whether few long rows run as one single-pass scan each, launched one after the other, rather
-/// than one launch of a chain of tiles per row: when each row starts on a 16-byte boundary and
-/// is long enough (`tuning::long_rows_scanned_each`). `GPU_SCAN_PIPELINED=0|1` decides instead,
-/// to measure both in one run.
-pub fn long_rows_scanned_each(cols: u64, ty: ElemType, op: Op) -> bool {
+/// Whether few long rows (`rows` of `cols`) run as one launch of the pipelined kernel, each row a
+/// chain of its own tiles, rather than one launch of one-tile-per-block chains: when each row
+/// starts on a 16-byte boundary and the matrix is large enough (`tuning::long_rows_pipelined`).
+/// `GPU_SCAN_PIPELINED=0|1` decides instead for rows on 16-byte boundaries, to measure both in
+/// one run.
+pub fn long_rows_pipelined(rows: u64, cols: u64, ty: ElemType, op: Op) -> bool {
     let aligned = (cols * ty.size() as u64).is_multiple_of(tuning::VECTOR_BYTES as u64);
-    switch("GPU_SCAN_PIPELINED").unwrap_or(tuning::long_rows_scanned_each(tuning::DEFAULT_ARCH, ty, op, cols))
+    switch("GPU_SCAN_PIPELINED").unwrap_or(tuning::long_rows_pipelined(tuning::DEFAULT_ARCH, ty, op, rows, cols))
         && aligned
 }
 
@@ -141,7 +142,7 @@ impl Gpu {
             let name = format!("{}_{}_{}", names::BATCHED_COLUMNS_PIPELINED, T::TYPE.name(), op.name());
             let p = tuning::pipeline_columns(tuning::DEFAULT_ARCH, size);
             let row_bytes = (cols as usize) * size;
-            let plan = Persistent::plan(self, stream, &name, p, n, size, row_bytes, temp)?;
+            let plan = Persistent::plan(self, stream, &name, p, n, n, size, row_bytes, temp)?;
             let backoff_ns = tuning::lookback_backoff_ns(tuning::DEFAULT_ARCH, row_bytes);
             let (i, _r) = input.device_ptr(stream);
             let (o, _w) = output.device_ptr_mut(stream);
@@ -242,8 +243,9 @@ impl Gpu {
         unsafe { b.launch(cfg) }.map(drop).map_err(|e| Error::kernel(&name, e))
     }
 
-    /// Few rows longer than a tile: the single-pass scan of each row (see
-    /// [`long_rows_scanned_each`]), else one chain of tiles per row.
+    /// Few rows longer than a tile: one launch of the pipelined kernel, each row a chain of its
+    /// own tiles (see [`long_rows_pipelined`]), else one launch of a chain of one-tile-per-block
+    /// tiles per row.
     #[allow(clippy::too_many_arguments)]
     fn scan_long_rows<T: Element>(
         &self,
@@ -255,13 +257,15 @@ impl Gpu {
         exclusive: bool,
         temp: &mut TempStorage,
     ) -> Result<()> {
-        if long_rows_scanned_each(cols, T::TYPE, op) {
+        if long_rows_pipelined(rows, cols, T::TYPE, op) {
             let opts = ScanOptions::new(op).exclusive(exclusive);
-            for r in 0..rows as usize {
-                let row = r * cols as usize..(r + 1) * cols as usize;
-                self.scan(stream, &input.slice(row.clone()), &mut output.slice_mut(row), &opts, temp)?;
-            }
-            return Ok(());
+            let (i, _r) = input.device_ptr(stream);
+            let (o, _w) = output.device_ptr_mut(stream);
+            let job = Job { gpu: self, stream, input: i, output: o, n: rows * cols, opts: &opts };
+            let name = format!("{}_{}_{}", names::BATCHED_ROWS_PIPELINED, T::TYPE.name(), op.name());
+            let p = tuning::pipeline_of(tuning::DEFAULT_ARCH, T::TYPE, op);
+            let result = single_pass::launch_pipelined(&job, &name, p, T::identity(op)?, Some(cols), temp);
+            return temp.poison_on_error(result);
         }
         let size = T::TYPE.size();
         let shape = tuning::single_pass(tuning::DEFAULT_ARCH, size);
@@ -437,10 +441,12 @@ mod tests {
                 && !uses_columns_pipelined(rows, 16, 4)
                 && !uses_columns_pipelined(rows, 8, 8)
         );
-        let long = (128u64 << 20) / 4;
-        assert!(long_rows_scanned_each(long, ElemType::F32, Op::Add));
-        assert!(!long_rows_scanned_each(long / 2, ElemType::F32, Op::Add), "64 MiB rows measured slower alone");
-        assert!(!long_rows_scanned_each(long + 1, ElemType::F32, Op::Add), "rows that break 16-byte alignment");
+        let (rows, long) = (8, (8u64 << 20) / 4);
+        assert!(long_rows_pipelined(rows, long, ElemType::F32, Op::Add));
+        assert!(!long_rows_pipelined(rows / 2, long, ElemType::F32, Op::Add), "under 64 MiB in all");
+        assert!(!long_rows_pipelined(rows, long + 1, ElemType::F32, Op::Add), "rows that break 16-byte alignment");
+        let short = 15 * tuning::pipeline(tuning::DEFAULT_ARCH, 4).tile() as u64;
+        assert!(!long_rows_pipelined(1 << 20, short, ElemType::F32, Op::Add), "rows of under 16 tiles");
     }
 
     #[test]

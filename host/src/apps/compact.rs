@@ -128,7 +128,7 @@ impl Gpu {
             if chosen && i.is_multiple_of(tuning::VECTOR_BYTES as u64) {
                 let name = format!("{}_{}", names::COMPACT_PIPELINED, T::TYPE.name());
                 let p = tuning::pipeline_compact(tuning::DEFAULT_ARCH, size);
-                let plan = Persistent::plan(self, stream, &name, p, n, size, count_size, temp)?;
+                let plan = Persistent::plan(self, stream, &name, p, n, n, size, count_size, temp)?;
                 (name, plan.f, plan.cfg, plan.base, plan.counter_base, plan.epoch, Some(plan.stages))
             } else {
                 let shape = tuning::compact(tuning::DEFAULT_ARCH, size);

@@ -114,7 +114,7 @@ impl Gpu {
         let by_default = tuning::recurrence_pipelined(tuning::DEFAULT_ARCH, size, n);
         let r = if single_pass::pipelined(&job, false, by_default) {
             let (kernel, p) = single_pass::pipelined_recurrence(size, F::PIPELINED_KERNEL, F::PIPELINED_SPLIT4_KERNEL);
-            single_pass::launch_pipelined(&job, kernel, p, start, temp)
+            single_pass::launch_pipelined(&job, kernel, p, start, None, temp)
         } else {
             let staged = single_pass::staged(size, false);
             let kernel = if staged { F::STAGED_KERNEL } else { F::KERNEL };

@@ -55,7 +55,7 @@ pub(super) fn run<T: Element>(job: &Job<'_, T>, temp: &mut TempStorage) -> Resul
     if relaxed && pipelined(job, fixed, by_default) {
         let init = job.opts.init.unwrap_or(T::identity(job.opts.op)?);
         let (name, p) = pipelined_kernel(job);
-        return launch_pipelined(job, &name, p, init, temp);
+        return launch_pipelined(job, &name, p, init, None, temp);
     }
     let prefix = if fixed {
         names::SINGLE_PASS_DET
@@ -228,9 +228,10 @@ pub(crate) struct Persistent {
 }
 
 impl Persistent {
-    /// Plans kernel `name` of shape `p` over `n` elements of `elem_size` bytes whose tiles publish
-    /// aggregates of `aggregate_size` bytes: as many blocks as fit on the GPU at once (at most
-    /// one per tile), the tile state in `temp`. `GPU_SCAN_PIPE_STAGES` and `GPU_SCAN_PIPE_BLOCKS`
+    /// Plans kernel `name` of shape `p` over `n` elements of `elem_size` bytes in rows of `cols`
+    /// (`n`: one row; tiles never cross a row) whose tiles publish aggregates of `aggregate_size`
+    /// bytes: as many blocks as fit on the GPU at once (at most one per tile), the tile state in
+    /// `temp`. `GPU_SCAN_PIPE_STAGES` and `GPU_SCAN_PIPE_BLOCKS`
     /// (per SM) override the stages and the blocks, for measuring.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn plan(
@@ -239,6 +240,7 @@ impl Persistent {
         name: &str,
         mut p: tuning::Pipeline,
         n: u64,
+        cols: u64,
         elem_size: usize,
         aggregate_size: usize,
         temp: &mut TempStorage,
@@ -252,7 +254,7 @@ impl Persistent {
         if per_sm == 0 {
             return Err(Error::invalid(format!("{name} does not fit on an SM ({smem} bytes of shared memory)")));
         }
-        let tiles = n.div_ceil(p.tile() as u64);
+        let tiles = n.checked_div(cols).map_or(0, |rows| rows * cols.div_ceil(p.tile() as u64));
         let blocks = tiles.min(per_sm as u64 * gpu.info().multiprocessors as u64);
         // Every block's last claim finds no tile: the counter advances by tiles + blocks.
         let advance =
@@ -265,24 +267,31 @@ impl Persistent {
 }
 
 /// Launches the pipelined kernel `name` of shape `p` (any kernel stamped out by
-/// `pipelined_kernel!`) for `job`, with `init` as the initial value when `job.opts.init` is set:
-/// a persistent grid ([`Persistent::plan`]), each block taking tiles until none is left.
+/// `pipelined_kernel!`, or with `rows`, by `rows_pipelined_kernels!` for rows of that many
+/// elements each scanned on its own) for `job`, with `init` as the initial value (of every row)
+/// when `job.opts.init` is set: a persistent grid ([`Persistent::plan`]), each block taking tiles
+/// until none is left.
 pub(crate) fn launch_pipelined<T: DeviceRepr + Copy>(
     job: &Job<'_, T>,
     name: &str,
     p: tuning::Pipeline,
     init: T,
+    rows: Option<u64>,
     temp: &mut TempStorage,
 ) -> Result<()> {
     let size = std::mem::size_of::<T>();
-    let plan = Persistent::plan(job.gpu, job.stream, name, p, job.n, size, size, temp)?;
+    let plan = Persistent::plan(job.gpu, job.stream, name, p, job.n, rows.unwrap_or(job.n), size, size, temp)?;
     let flags = kernel_flags(job.opts.exclusive, job.opts.init.is_some());
     let args = ScanArgs::new(job, init, flags, plan.base, plan.counter_base, plan.epoch);
     let (f, cfg) = (plan.f, plan.cfg);
     let mut b = job.stream.launch_builder(&f);
     args.push(&mut b);
     b.arg(&plan.stages);
-    // SAFETY: the arguments match the kernel's signature (pipelined_kernel! in gpu/), the
+    if let Some(cols) = &rows {
+        b.arg(cols);
+    }
+    // SAFETY: the arguments match the kernel's signature (pipelined_kernel! or
+    // rows_pipelined_kernels! in gpu/, which takes the row length last), the
     // buffers hold n elements, the temporary storage holds temp_bytes() for these tiles and the
     // shared memory the stages.
     unsafe { b.launch(cfg) }.map_err(|e| Error::kernel(name, e))?;
