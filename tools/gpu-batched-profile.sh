@@ -19,16 +19,7 @@ if [[ " $steps " == *" ncu "* ]]; then
   cases="$cases;batched_columns_f32_add|batched 1048576 256 --axis 0"
   cases="$cases;single_pass_pipe_f32_add|batched 8 33554432 --axis 1"
   IFS=';' read -r -a list <<< "${NCU_CASES:-$cases}"
-  for c in "${list[@]}"; do
-    k=${c%%|*} run=${c#*|}
-    echo "== Nsight Compute: $k ($run)"
-    # shellcheck disable=SC2086
-    ncu -k "regex:^$k\$" --launch-skip 2 --launch-count 1 --section SpeedOfLight --section Occupancy \
-      --section WarpStateStats --section SchedulerStats --section SourceCounters --section MemoryWorkloadAnalysis \
-      --section LaunchStats -o "/tmp/$k" -f "$host" $run --iters 3 2>&1 | grep -E 'PASS|FAIL|error' || status=1
-    ncu -i "/tmp/$k.ncu-rep" --print-summary none 2>&1 | grep -vE '^\s*$|----' | grep -vE '^\s+(OPT|WRN)' || status=1
-    ncu -i "/tmp/$k.ncu-rep" --page source --csv --print-source sass > "$out/ncu-src-$k.csv" 2>&1 || status=1
-  done 2>&1 | tee "$out/batched-profile.log"
+  ncu_cases "$host" "${list[@]}" 2>&1 | tee "$out/batched-profile.log"
 fi
 if [[ " $steps " == *" stages "* ]]; then
   for round in 1 2; do

@@ -68,3 +68,21 @@ recurrence_check() {
     done
   done
 }
+
+# ncu_cases HOST CASE... runs Nsight Compute on one launch of each case ("kernel|host subcommand
+# and arguments"): throughput, occupancy, stall reasons and scheduler statistics printed, and the
+# warp-stall samples per SASS instruction written to $out/ncu-src-<kernel>.csv.
+ncu_cases() {
+  local host=$1 c k run
+  shift
+  for c in "$@"; do
+    k=${c%%|*} run=${c#*|}
+    echo "== Nsight Compute: $k ($run)"
+    # shellcheck disable=SC2086
+    ncu -k "regex:^$k\$" --launch-skip 2 --launch-count 1 --section SpeedOfLight --section Occupancy \
+      --section WarpStateStats --section SchedulerStats --section SourceCounters --section MemoryWorkloadAnalysis \
+      --section LaunchStats -o "/tmp/$k" -f "$host" $run --iters 3 2>&1 | grep -E 'PASS|FAIL|error' || status=1
+    ncu -i "/tmp/$k.ncu-rep" --print-summary none 2>&1 | grep -vE '^\s*$|----' | grep -vE '^\s+(OPT|WRN)' || status=1
+    ncu -i "/tmp/$k.ncu-rep" --page source --csv --print-source sass > "$out/ncu-src-$k.csv" 2>&1 || status=1
+  done
+}

@@ -18,16 +18,7 @@ if [[ " $steps " == *" ncu "* ]]; then
   default="$default;single_pass_pipe_u8_add|scan 2^30 --type u8;batched_columns_pipe_f32_add|batched 33554432 8 --axis 0"
   default="$default;recurrence_pipe_f64|recurrence 2^27 --type f64"
   IFS=';' read -r -a cases <<< "${NCU_CASES:-$default}"
-  for c in "${cases[@]}"; do
-    k=${c%%|*} run=${c#*|}
-    echo "== Nsight Compute: $k ($run)"
-    # shellcheck disable=SC2086
-    ncu -k "regex:^$k\$" --launch-skip 2 --launch-count 1 --section SpeedOfLight --section Occupancy \
-      --section WarpStateStats --section SchedulerStats --section SourceCounters --section MemoryWorkloadAnalysis \
-      -o "/tmp/$k" -f "$host" $run --iters 3 2>&1 | grep -E 'PASS|FAIL|error' || status=1
-    ncu -i "/tmp/$k.ncu-rep" --print-summary none 2>&1 | grep -vE '^\s*$|----' | grep -vE '^\s+(OPT|WRN)' || status=1
-    ncu -i "/tmp/$k.ncu-rep" --page source --csv --print-source sass > "$out/ncu-src-$k.csv" 2>&1 || status=1
-  done 2>&1 | tee "$out/pipe-profile.log"
+  ncu_cases "$host" "${cases[@]}" 2>&1 | tee "$out/pipe-profile.log"
 fi
 if [[ " $steps " == *" shape "* ]]; then
   {

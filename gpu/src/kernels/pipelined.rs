@@ -835,13 +835,21 @@ pub unsafe fn pipeline<W: TileWork, const R: u32, const S: u32, const VECS: usiz
 }
 
 /// One pipelined kernel `$name` over `$t` with operator `$op` and the shape `$shape` (a
-/// `tuning::Pipeline`), with the single-pass kernel's arguments and the number of stages.
-/// Stamped out below as `single_pass_pipe_<t>_<op>` for every element type and operator
-/// (`tuning::pipeline_of`), the linear recurrence's `recurrence_pipe_<t>`
-/// (`tuning::pipeline_recurrence`), and, for measuring, `single_pass_pipesplit4_<t>_<op>` and
+/// `tuning::Pipeline`), with the single-pass kernel's arguments and the number of stages; with
+/// `rows`, then the row length `cols`, each row of the input scanned on its own
+/// ([`single_pass_pipelined`]'s `ROWS`). Stamped out below as `single_pass_pipe_<t>_<op>` for
+/// every element type and operator (`tuning::pipeline_of`), the linear recurrence's
+/// `recurrence_pipe_<t>` (`tuning::pipeline_recurrence`), the batched scan along few long rows'
+/// `batched_rows_pipe_<t>_<op>`, and, for measuring, `single_pass_pipesplit4_<t>_<op>` and
 /// `recurrence_pipesplit4_f64` with four scanning warps per reducing warp.
 macro_rules! pipelined_kernel {
     ($name:ident, $t:ty, $op:ident, $shape:expr) => {
+        pipelined_kernel!(@emit $name, $t, $op, $shape, false, []);
+    };
+    ($name:ident, $t:ty, $op:ident, $shape:expr, rows) => {
+        pipelined_kernel!(@emit $name, $t, $op, $shape, true, [cols: u64]);
+    };
+    (@emit $name:ident, $t:ty, $op:ident, $shape:expr, $rows:literal, [$($cols:ident: $ct:ty)?]) => {
         #[no_mangle]
         // A `[f64; 2]` initial value is a 16-byte, 8-aligned PTX parameter, as the host passes it.
         #[allow(clippy::too_many_arguments, improper_ctypes_definitions)]
@@ -856,17 +864,21 @@ macro_rules! pipelined_kernel {
             epoch: u32,
             backoff_ns: u32,
             stages: u32,
+            $($cols: $ct,)?
         ) {
+            // The row length: the whole input unless the kernel takes rows.
+            let row = n;
+            $(let row = $cols;)?
             const SIZE: usize = core::mem::size_of::<$t>();
             const P: tuning::Pipeline = $shape;
             const V: usize = tuning::vector_elems(SIZE) as usize;
             const D: usize = tuning::lookback_depth(ARCH, SIZE);
             const B: usize = P.blocked_run(V as u32);
-            single_pass_pipelined::<$t, crate::op::$op, { P.warps }, { P.split }, { P.items as usize / V }, D, B, false>(
+            single_pass_pipelined::<$t, crate::op::$op, { P.warps }, { P.split }, { P.items as usize / V }, D, B, $rows>(
                 inp,
                 out,
                 n,
-                n,
+                row,
                 init,
                 flags,
                 temp,
@@ -899,44 +911,17 @@ macro_rules! pipelined_split4_kernels {
 }
 pipelined_split4_kernels!(u16: [Add], f64: [Min, Max]);
 
-/// `batched_rows_pipe_<t>_<op>`: [`single_pass_pipelined`] over the rows of `cols` elements of a
-/// row-major matrix, each scanned on its own in one launch (the batched scan along few long rows),
-/// with the single-pass pipelined kernel's shape (`tuning::pipeline_of`) and arguments, then the
-/// row length.
+/// `batched_rows_pipe_<t>_<op>`: the rows of `cols` elements of a row-major matrix, each scanned
+/// on its own in one launch (the batched scan along few long rows), with the single-pass pipelined
+/// kernel's shape (`tuning::pipeline_of`).
 macro_rules! rows_pipelined_kernels {
-    ($($t:ident),*) => { paste::paste! { $(
-        rows_pipelined_kernels!(@one $t, Add);
-        rows_pipelined_kernels!(@one $t, Mul);
-        rows_pipelined_kernels!(@one $t, Min);
-        rows_pipelined_kernels!(@one $t, Max);
+    ($($t:ident),*) => { $( rows_pipelined_kernels!(@ops $t, [Add, Mul, Min, Max]); )* };
+    (@ops $t:ident, [$($op:ident),*]) => { paste::paste! { $(
+        pipelined_kernel!(
+            [<batched_rows_pipe_ $t _ $op:lower>], $t, $op,
+            tuning::pipeline_of(ARCH, <$t as crate::op::Element>::TYPE, scan_abi::Op::$op), rows
+        );
     )* } };
-    (@one $t:ident, $op:ident) => { paste::paste! {
-        #[no_mangle]
-        #[allow(clippy::too_many_arguments)]
-        pub unsafe extern "ptx-kernel" fn [<batched_rows_pipe_ $t _ $op:lower>](
-            inp: *const $t,
-            out: *mut $t,
-            n: u64,
-            init: $t,
-            flags: u32,
-            temp: *mut u8,
-            counter_base: u32,
-            epoch: u32,
-            backoff_ns: u32,
-            stages: u32,
-            cols: u64,
-        ) {
-            const SIZE: usize = core::mem::size_of::<$t>();
-            const P: tuning::Pipeline =
-                tuning::pipeline_of(ARCH, <$t as crate::op::Element>::TYPE, scan_abi::Op::$op);
-            const V: usize = tuning::vector_elems(SIZE) as usize;
-            const D: usize = tuning::lookback_depth(ARCH, SIZE);
-            const B: usize = P.blocked_run(V as u32);
-            single_pass_pipelined::<$t, crate::op::$op, { P.warps }, { P.split }, { P.items as usize / V }, D, B, true>(
-                inp, out, n, cols, init, flags, temp, counter_base, epoch, backoff_ns, stages,
-            )
-        }
-    } };
 }
 rows_pipelined_kernels!(u32, i32, u64, i64, f32, f64);
 
