@@ -604,7 +604,8 @@ pub unsafe fn single_pass_pipelined<
 /// `ROWS` as rows of `cols` elements each scanned on its own: tiles never cross a row, and a
 /// row's first tile starts from `work.start()` and publishes its inclusive prefix at once, like
 /// tile 0, so look-backs stop there (a const parameter: the division that places a tile in its
-/// row, done by every role, cost the 8-byte single scans 10% when it ran for them too);
+/// row, done by every role, cost the kernels with two scanning warps per reducing warp 10-14%
+/// when it ran for one-row scans too);
 /// `R` reducing warps, `R * S` scanning warps (each reducing warp's `VECS` vectors per thread
 /// split among `S` of them), `stages` tiles in flight. `temp` holds the tile counter (its value
 /// before this launch `counter_base`) and the tile status of `epoch`. The grid is persistent:
@@ -631,13 +632,8 @@ pub unsafe fn pipeline<W: TileWork, const R: u32, const S: u32, const VECS: usiz
     let tile_elems = R * segment;
     // Where tile `t` lies: its first element, its length, whether it starts a row.
     let row_tiles = if ROWS { cols.div_ceil(tile_elems as u64).max(1) } else { 0 };
-    let tiles = if !ROWS {
-        n.div_ceil(tile_elems as u64)
-    } else if cols == 0 {
-        0
-    } else {
-        n / cols * row_tiles
-    };
+    let tiles =
+        if ROWS { n.checked_div(cols).map_or(0, |rows| rows * row_tiles) } else { n.div_ceil(tile_elems as u64) };
     // Each role's `if ROWS` keeps the one-row kernels' code as it was (PTX unchanged).
     let place = |t: u32| {
         let (row, k) = (t / row_tiles as u32, t % row_tiles as u32);
@@ -738,8 +734,10 @@ pub unsafe fn pipeline<W: TileWork, const R: u32, const S: u32, const VECS: usiz
                 }
                 return;
             }
+            // Dead (constant) in one-row kernels.
+            let placed = if ROWS { place(tile) } else { (0, 0, false) };
             let part = buf(s).offset(w * segment);
-            let first = if ROWS { place(tile).0 } else { tile as u64 * tile_elems as u64 } + (w * segment) as u64;
+            let first = if ROWS { placed.0 } else { tile as u64 * tile_elems as u64 } + (w * segment) as u64;
             for h in 0..S as usize {
                 let total = work.reduce(part, h * rows..(h + 1) * rows, first);
                 if l == 0 {
@@ -752,7 +750,7 @@ pub unsafe fn pipeline<W: TileWork, const R: u32, const S: u32, const VECS: usiz
                 for v in 1..R * S {
                     tile_total = W::O::combine(tile_total, part_totals.get(s * R * S + v));
                 }
-                if if ROWS { place(tile).2 } else { tile == 0 } {
+                if if ROWS { placed.2 } else { tile == 0 } {
                     let head = if ROWS { tile } else { 0 };
                     let inclusive = combine_after::<W::A, W::O>(work.start(), tile_total);
                     status.publish(head, FLAG_PREFIX, inclusive);
@@ -809,13 +807,14 @@ pub unsafe fn pipeline<W: TileWork, const R: u32, const S: u32, const VECS: usiz
                 }
                 return;
             }
-            let head = if ROWS { place(tile).2 } else { tile == 0 };
+            let placed = if ROWS { place(tile) } else { (0, 0, false) };
+            let head = if ROWS { placed.2 } else { tile == 0 };
             let mut running = if head { work.start() } else { Some(prefixes.get(s)) };
             for v in 0..sw {
                 running = Some(combine_after::<W::A, W::O>(running, part_totals.get(s * R * S + v)));
             }
             let (first, valid) = if ROWS {
-                let (base, len, _) = place(tile);
+                let (base, len, _) = placed;
                 (base + (sw * sub) as u64, len.saturating_sub(sw * sub).min(sub))
             } else {
                 let first = tile as u64 * tile_elems as u64 + (sw * sub) as u64;

@@ -267,8 +267,8 @@ impl Persistent {
 }
 
 /// Launches the pipelined kernel `name` of shape `p` (any kernel stamped out by
-/// `pipelined_kernel!`, or with `rows`, by `rows_pipelined_kernels!` for rows of that many
-/// elements each scanned on its own) for `job`, with `init` as the initial value (of every row)
+/// `pipelined_kernel!`; with `cols`, one of its `rows` form, `rows_pipelined_kernels!`, each row
+/// of that many elements scanned on its own) for `job`, with `init` as the initial value (of every row)
 /// when `job.opts.init` is set: a persistent grid ([`Persistent::plan`]), each block taking tiles
 /// until none is left.
 pub(crate) fn launch_pipelined<T: DeviceRepr + Copy>(
@@ -276,18 +276,18 @@ pub(crate) fn launch_pipelined<T: DeviceRepr + Copy>(
     name: &str,
     p: tuning::Pipeline,
     init: T,
-    rows: Option<u64>,
+    cols: Option<u64>,
     temp: &mut TempStorage,
 ) -> Result<()> {
     let size = std::mem::size_of::<T>();
-    let plan = Persistent::plan(job.gpu, job.stream, name, p, job.n, rows.unwrap_or(job.n), size, size, temp)?;
+    let plan = Persistent::plan(job.gpu, job.stream, name, p, job.n, cols.unwrap_or(job.n), size, size, temp)?;
     let flags = kernel_flags(job.opts.exclusive, job.opts.init.is_some());
     let args = ScanArgs::new(job, init, flags, plan.base, plan.counter_base, plan.epoch);
     let (f, cfg) = (plan.f, plan.cfg);
     let mut b = job.stream.launch_builder(&f);
     args.push(&mut b);
     b.arg(&plan.stages);
-    if let Some(cols) = &rows {
+    if let Some(cols) = &cols {
         b.arg(cols);
     }
     // SAFETY: the arguments match the kernel's signature (pipelined_kernel! or
