@@ -64,6 +64,14 @@ pub const fn columns_smem(arch: u32, elem_size: usize) -> u32 {
     smem_window(1, 4) + 2 * smem_window(threads, elem_size as u32)
 }
 
+/// Column scan by vectors: the tile index, each warp's totals per column of the widest strip (32
+/// threads of one 16-byte vector), and the strip's column prefixes.
+pub const fn columns_vec_smem(arch: u32, elem_size: usize) -> u32 {
+    let warps = crate::tuning::columns_vec(arch, elem_size).threads / 32;
+    let strip = 32 * crate::tuning::VECTOR_BYTES as u32 / elem_size as u32;
+    smem_window(1, 4) + smem_window(warps * strip, elem_size as u32) + smem_window(strip, elem_size as u32)
+}
+
 /// Radix sort pass: the tile index, per-warp digit counts, per-digit output shifts, two sets of
 /// per-warp digit totals, and the staged keys and (with values) u32 values.
 pub const fn sort_pass_smem(arch: u32, key_size: usize, values: bool) -> u32 {

@@ -95,6 +95,29 @@ pub const fn columns(arch: u32, elem_size: usize) -> TileShape {
     TileShape { threads: 256, items: if elem_size > 4 { 16 } else { 32 } }
 }
 
+/// Column tiles of 16-byte vectors (`batched_columns_vec`, rows on 16-byte boundaries): threads
+/// per block, and consecutive rows per thread, each one vector of adjacent columns. 8 rows of
+/// one vector hold as many elements as the scalar tiles' 32 rows of `f32`.
+pub const fn columns_vec(arch: u32, elem_size: usize) -> TileShape {
+    let _ = (arch, elem_size);
+    TileShape { threads: 256, items: 8 }
+}
+
+/// Threads per row of strip in the vector column tiles for a matrix of `cols` columns (a power of
+/// two up to 32; the strip is this many 16-byte vectors): strips as wide as the scalar tiles'
+/// ([`column_strip`]), so as many look-back chains.
+pub const fn column_vec_threads(arch: u32, cols: u64, elem_size: usize) -> u32 {
+    let vector = (VECTOR_BYTES / elem_size) as u32;
+    let t = column_strip(arch, cols) / vector;
+    if t == 0 {
+        1
+    } else if t > 32 {
+        32
+    } else {
+        t
+    }
+}
+
 /// Column scan by vectors (`batched_column_vectors`, matrices of at most `items` rows): threads
 /// per block, and rows each thread has in flight at once, one vector each.
 pub const fn column_vectors(arch: u32, elem_size: usize) -> TileShape {

@@ -471,12 +471,13 @@ fn linear_recurrence_matches_the_loop() {
 /// Batched scans of a row-major matrix along either axis, against per-row and per-column CPU
 /// scans (exact operators, so bit for bit): every type and operator; shapes that take every path
 /// (one row or column, strips narrower and wider than a warp, uneven strips, strips widened for
-/// few rows, few rows to the column-vector kernel, short rows to the short-row kernel with whole
+/// few rows, few rows to the column-vector kernel, rows on 16-byte boundaries to the vector column
+/// tiles (strips of one vector, partial last strips, widened for few rows), short rows to the short-row kernel with whole
 /// or partial last tiles, few long rows to one single-pass chain per row, many to the row kernel,
 /// rows that break 16-byte alignment).
 #[test]
 fn batched_scans_along_either_axis() {
-    use gpu_scan::apps::batched::{short_rows_per_tile, uses_column_vectors, uses_row_kernel};
+    use gpu_scan::apps::batched::{short_rows_per_tile, uses_column_vectors, uses_columns_vec, uses_row_kernel};
     use gpu_scan::apps::segmented::{self, OPS};
     use gpu_scan::Op;
     let Some(gpu) = gpu("batched_scans_along_either_axis") else { return };
@@ -486,13 +487,14 @@ fn batched_scans_along_either_axis() {
     let mut row_kernel_runs = 0;
     let mut short_row_runs = 0;
     let mut column_vector_runs = 0;
+    let (mut vector_tile_runs, mut scalar_tile_runs) = (0, 0);
     macro_rules! each {
         ($($t:ty),*) => {$(
             for (rows, cols) in [
                 (1usize, 1usize), (7, 3), (33, 1), (1, 33), (1000, 1000), (1 << 17, 8), (8, 1 << 17),
                 (3, 100_003), (4097, 2), (100, 65), (50, 200), (2000, 129), (1024, 4096), (1100, 4099),
                 (5, 4095), (301, 1365), (1 << 16, 31), (3000, 2048), (2, 16384), (5, 8193), (40, 3000),
-                (6, 1001), (8, 2048), (9, 4100),
+                (6, 1001), (8, 2048), (9, 4100), (3000, 52), (20, 1024), (70_000, 4), (5000, 12), (777, 264),
             ] {
                 for op in OPS {
                     if <$t as scan_abi::Element>::TYPE.is_float() && op.order_sensitive(<$t as scan_abi::Element>::TYPE) {
@@ -504,7 +506,12 @@ fn batched_scans_along_either_axis() {
                     let short = short_rows_per_tile(cols as u64, size).is_some();
                     short_row_runs += short as u32;
                     row_kernel_runs += (!short && uses_row_kernel(rows as u64, cols as u64, size)) as u32;
-                    column_vector_runs += (cols > 1 && uses_column_vectors(rows as u64, size)) as u32;
+                    let vectors = cols > 1 && uses_column_vectors(rows as u64, size);
+                    column_vector_runs += vectors as u32;
+                    // Fresh allocations start on 16-byte boundaries.
+                    let tiles = cols > 1 && !vectors;
+                    vector_tile_runs += (tiles && uses_columns_vec(cols as u64, size, true)) as u32;
+                    scalar_tile_runs += (tiles && !uses_columns_vec(cols as u64, size, true)) as u32;
                     for exclusive in [false, true] {
                         let what = format!("{} {} {rows}x{cols} exclusive={exclusive}", stringify!($t), op.name());
                         let mut d_out = gpu.alloc_zeros::<$t>(&stream, "out", rows * cols).unwrap();
@@ -533,6 +540,10 @@ fn batched_scans_along_either_axis() {
     assert!(row_kernel_runs > 0, "no shape took the row kernel");
     assert!(short_row_runs > 0, "no shape took the short-row kernel");
     assert!(column_vector_runs > 0, "no shape took the column-vector kernel");
+    assert!(
+        vector_tile_runs > 0 && scalar_tile_runs > 0,
+        "vector / scalar column tiles: {vector_tile_runs} / {scalar_tile_runs}"
+    );
     let d = gpu.upload(&stream, "m", &[1.0f32, 5.0, -2.0, 7.0, 3.0, 0.5]).unwrap();
     let mut out = gpu.alloc_zeros::<f32>(&stream, "out", 6).unwrap();
     gpu.scan_columns(&stream, &d, 3, &mut out, Op::Max, false, &mut temp).unwrap();

@@ -20,11 +20,13 @@
 //! - [`scan_short_rows`] scans rows shorter than a tile: each tile holds whole rows, so it is a
 //!   segmented scan whose segments never cross a tile, and tiles need nothing from one another.
 
-use crate::arch::{block_dim, block_idx, grid_dim, lane, load_vec, store_vec, sync_threads, thread_idx, warp_idx, WARP};
+use crate::arch::{
+    block_dim, block_idx, grid_dim, lane, load_vec, shfl_up, store_vec, sync_threads, thread_idx, warp_idx, Vec16, WARP,
+};
+use crate::kernels::segmented::{finish_part, fixed_heads, scan_part};
 use crate::kernels::single_pass::single_pass_placed;
 use crate::kernels::{claim_tile, prefetch_tile_l2, Mode, Place, ARCH};
 use crate::lookback::{StatusValue, TileStatus};
-use crate::kernels::segmented::{finish_part, fixed_heads, scan_part};
 use crate::op::{combine_after, combine_opt, Add, Max, Min, Mul, ScanOp, Seg, SegOp};
 use crate::smem::Carver;
 use crate::tile::{load_striped, store_striped};
@@ -159,6 +161,142 @@ pub unsafe fn scan_columns<T: StatusValue, O: ScanOp<T>, const TH: u32, const IT
     }
 }
 
+/// The scan down every column of `inp` into `out` when every row starts on a 16-byte boundary:
+/// [`scan_columns`] with each thread owning a vector of `V` adjacent columns (16 bytes) for `IT`
+/// consecutive rows, so that every access is one 16-byte load or store instead of `V`. `tpr`
+/// threads (a power of two up to 32) cover a strip of `tpr * V` columns, and the tile's
+/// `TH / tpr` groups of rows are combined per column in two steps: a shuffle scan across the
+/// groups of a warp (lanes `tpr` apart own the same columns), then across the warps through
+/// shared memory. The strip's first `tpr * V` threads then look back, one column each. `temp`,
+/// `counter_base` and `epoch` as in [`scan_columns`]; `cols` must be a multiple of `V`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn scan_columns_vec<T: StatusValue, O: ScanOp<T>, const TH: u32, const IT: usize, const V: usize>(
+    inp: *const T,
+    out: *mut T,
+    rows: u64,
+    cols: u64,
+    tpr: u32,
+    flags: u32,
+    temp: *mut u8,
+    counter_base: u32,
+    epoch: u32,
+) {
+    const { assert!(V * core::mem::size_of::<T>() == tuning::VECTOR_BYTES) };
+    let mode = Mode::from_flags(flags);
+    let (t, w, l) = (thread_idx(), warp_idx(), lane());
+    let warps = TH / WARP;
+    let strip = tpr * V as u32;
+    let (g, c) = (t / tpr, t % tpr);
+    let strips = cols.div_ceil(strip as u64);
+    let tile_rows = ((TH / tpr) * IT as u32) as u64;
+
+    let mut smem = Carver::new();
+    let tile_slot = smem.take::<u32>(1);
+    // Per warp, its groups' totals per column of the strip; then per column, the tile's prefix.
+    let warp_totals = smem.take::<T>(warps * strip);
+    let prefixes = smem.take::<T>(strip);
+    smem.check();
+
+    // (row block, this thread's first column (may be past the last), first row of this thread)
+    let place = |tile: u32| {
+        let (chunk, s) = (tile as u64 / strips, tile as u64 % strips);
+        (chunk, s * strip as u64 + (c * V as u32) as u64, chunk * tile_rows + (g * IT as u32) as u64)
+    };
+    // Rows of this thread's run that exist.
+    let run_rows = |row0: u64| rows.saturating_sub(row0).min(IT as u64) as usize;
+    let load = |tile: u32| {
+        let (_, col, row0) = place(tile);
+        let mut v = [[O::identity(); V]; IT];
+        if col < cols {
+            let (p, n) = (inp.add((row0 * cols + col) as usize), run_rows(row0));
+            for (k, x) in v.iter_mut().enumerate() {
+                if k < n {
+                    *x = load_vec::<T, V>(p.add(k * cols as usize));
+                }
+            }
+        }
+        v
+    };
+    let whole = rows <= tile_rows;
+    let (tile, mut vals) =
+        if whole { (block_idx(), load(block_idx())) } else { claim_tile(temp, counter_base, tile_slot, load) };
+    let (chunk, col, row0) = place(tile);
+
+    for k in 1..IT {
+        for e in 0..V {
+            vals[k][e] = O::combine(vals[k - 1][e], vals[k][e]);
+        }
+    }
+    // Across the warp's groups: lanes `tpr` apart own the same columns, in row order.
+    let mut run = vals[IT - 1];
+    let mut delta = tpr;
+    while delta < WARP {
+        let up = shfl_up(run, delta);
+        if l >= delta {
+            for e in 0..V {
+                run[e] = O::combine(up[e], run[e]);
+            }
+        }
+        delta *= 2;
+    }
+    let up = shfl_up(run, tpr);
+    let in_warp = if l >= tpr { Some(up) } else { None };
+    if l >= WARP - tpr {
+        warp_totals.cast::<Vec16<T, V>>().set(w * tpr + c, Vec16(run));
+    }
+    sync_threads();
+
+    let look_col = (tile as u64 % strips) * strip as u64 + t as u64;
+    if t < strip && look_col < cols && !whole {
+        let mut tile_total = warp_totals.get(t);
+        for v in 1..warps {
+            tile_total = O::combine(tile_total, warp_totals.get(v * strip + t));
+        }
+        let status = TileStatus { words: temp.add(COUNTER_BYTES), epoch, acq_rel: false };
+        let slot = |k: u64| (k * cols + look_col) as u32;
+        if chunk == 0 {
+            status.publish(slot(0), FLAG_PREFIX, tile_total);
+        } else {
+            status.publish(slot(chunk), FLAG_AGGREGATE, tile_total);
+            let prefix = status.look_back_alone::<T, O, 1>(chunk as u32, |k| slot(k as u64));
+            status.publish(slot(chunk), FLAG_PREFIX, O::combine(prefix, tile_total));
+            prefixes.set(t, prefix);
+        }
+    }
+    sync_threads();
+
+    if col < cols {
+        let column_prefix = if chunk > 0 { Some(prefixes.cast::<Vec16<T, V>>().get(c).0) } else { None };
+        // The warps before this thread's, per column of its vector.
+        let mut before: [Option<T>; V] = [None; V];
+        for v in 0..w {
+            let x = warp_totals.cast::<Vec16<T, V>>().get(v * tpr + c).0;
+            for e in 0..V {
+                before[e] = Some(combine_after::<T, O>(before[e], x[e]));
+            }
+        }
+        for e in 0..V {
+            let prefix =
+                combine_opt::<T, O>(combine_opt::<T, O>(column_prefix.map(|p| p[e]), before[e]), in_warp.map(|p| p[e]));
+            let mut column = [O::identity(); IT];
+            for k in 0..IT {
+                column[k] = vals[k][e];
+            }
+            finish::<T, O, IT>(&mut column, prefix, mode.exclusive);
+            for k in 0..IT {
+                vals[k][e] = column[k];
+            }
+        }
+        let (p, n) = (out.add((row0 * cols + col) as usize), run_rows(row0));
+        for (k, x) in vals.iter().enumerate() {
+            if k < n {
+                store_vec::<T, V>(p.add(k * cols as usize), *x);
+            }
+        }
+    }
+}
+
 /// The scan down every column of `inp` into `out` for matrices of few rows: thread `i` of the
 /// grid owns columns `V*i .. V*i + V` (one vector access per row when rows stay aligned to it),
 /// then `V*(i + grid threads)`, …, and walks down every row `B` rows at a time: `B` vectors in
@@ -209,7 +347,13 @@ pub unsafe fn scan_column_vectors<T: Copy, O: ScanOp<T>, const V: usize, const B
                 let first = row == 0 && b == 0;
                 for (x, run) in v.iter_mut().zip(running.iter_mut()) {
                     let through = if first { *x } else { O::combine(*run, *x) };
-                    *x = if !mode.exclusive { through } else if first { O::identity() } else { *run };
+                    *x = if !mode.exclusive {
+                        through
+                    } else if first {
+                        O::identity()
+                    } else {
+                        *run
+                    };
                     *run = through;
                 }
             }
@@ -268,8 +412,7 @@ pub unsafe fn scan_rows<T: Copy, O: ScanOp<T>, const TH: u32, const V: usize, co
         while start < cols {
             let first = row * cols + start + w as u64 * segment;
             let valid = ((cols - start).min(tile_elems) as u32).saturating_sub(w * segment as u32);
-            let mut vals =
-                load_striped::<T, V, VECS>(inp.wrapping_add(first as usize), valid, O::identity(), aligned);
+            let mut vals = load_striped::<T, V, VECS>(inp.wrapping_add(first as usize), valid, O::identity(), aligned);
 
             let mut lane_prefix = [None; VECS];
             let mut warp_running: Option<T> = None;
@@ -380,6 +523,19 @@ macro_rules! batched_kernels {
             const SHAPE: tuning::TileShape = tuning::columns(ARCH, core::mem::size_of::<$t>());
             scan_columns::<$t, $op, { SHAPE.threads }, { SHAPE.items as usize }>(
                 inp, out, rows, cols, strip, flags, temp, counter_base, epoch,
+            )
+        }
+
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn [<batched_columns_vec_ $t _ $op:lower>](
+            inp: *const $t, out: *mut $t, rows: u64, cols: u64, tpr: u32, flags: u32,
+            temp: *mut u8, counter_base: u32, epoch: u32,
+        ) {
+            const SIZE: usize = core::mem::size_of::<$t>();
+            const SHAPE: tuning::TileShape = tuning::columns_vec(ARCH, SIZE);
+            scan_columns_vec::<$t, $op, { SHAPE.threads }, { SHAPE.items as usize }, { tuning::VECTOR_BYTES / SIZE }>(
+                inp, out, rows, cols, tpr, flags, temp, counter_base, epoch,
             )
         }
 

@@ -34,6 +34,34 @@ pub fn column_plan(rows: u64, cols: u64, elem_size: usize) -> (u32, u32, u64) {
     (strip, groups, groups as u64 * shape.items as u64)
 }
 
+/// How the vector column kernel lays out a `rows × cols` matrix of `elem_size`-byte elements whose
+/// rows start on 16-byte boundaries: (threads per row of a strip, rows per tile). The strip is as
+/// wide as `tuning::column_vec_threads` says, or `GPU_SCAN_COLUMN_STRIP` columns (a power of two
+/// from one vector to 32) to compare widths in one run, no wider than the row's vectors need,
+/// and widened while half the tile's groups would still cover every row.
+pub fn column_vec_plan(rows: u64, cols: u64, elem_size: usize) -> (u32, u64) {
+    let shape = tuning::columns_vec(tuning::DEFAULT_ARCH, elem_size);
+    let v = (tuning::VECTOR_BYTES / elem_size) as u64;
+    let tuned = std::env::var("GPU_SCAN_COLUMN_STRIP").ok().and_then(|w| w.parse::<u64>().ok());
+    let tuned = tuned.map(|w| w / v).filter(|t| t.is_power_of_two() && *t <= 32);
+    let mut tpr = tuned.unwrap_or(tuning::column_vec_threads(tuning::DEFAULT_ARCH, cols, elem_size) as u64);
+    tpr = tpr.min(cols.div_ceil(v).next_power_of_two()).min(32);
+    let tile_rows = |tpr: u64| shape.threads as u64 / tpr * shape.items as u64;
+    while tpr < 32 && tile_rows(2 * tpr) >= rows {
+        tpr *= 2;
+    }
+    (tpr as u32, tile_rows(tpr))
+}
+
+/// Whether the scan down the columns of a `rows × cols` matrix goes to the vector column tiles:
+/// rows on 16-byte boundaries in `input` and `output` (`aligned`), unless `GPU_SCAN_COLUMN_VEC=0`
+/// sends it to the scalar tiles (to measure both in one run).
+pub fn uses_columns_vec(cols: u64, elem_size: usize, aligned: bool) -> bool {
+    aligned
+        && (cols * elem_size as u64).is_multiple_of(tuning::VECTOR_BYTES as u64)
+        && switch("GPU_SCAN_COLUMN_VEC").unwrap_or(true)
+}
+
 /// Whether the scan down the columns of a `rows × cols` matrix runs as one pipelined scan of its
 /// 32-byte rows (`tuning::columns_pipelined`); `GPU_SCAN_PIPELINED=0|1` decides for any matrix of
 /// 32-byte rows instead, to measure both kernels in one run.
@@ -93,6 +121,18 @@ fn gcd(a: u64, b: u64) -> u64 {
     } else {
         gcd(b, a % b)
     }
+}
+
+/// One launch plan of the column tiles, scalar or vector: the kernel group, columns per strip,
+/// the kernel's strip argument (columns, or threads per row for vectors), rows per tile, dynamic
+/// shared memory and threads per block.
+struct ColumnTiles {
+    name: &'static str,
+    strip: u64,
+    arg: u32,
+    tile_rows: u64,
+    smem: u32,
+    threads: u32,
 }
 
 /// `rows × cols`, after checking that `n` elements are whole rows and the output is long enough.
@@ -166,26 +206,40 @@ impl Gpu {
             // SAFETY: matches batched_kernels! in gpu/; input and output hold rows × cols elements.
             return unsafe { b.launch(cfg) }.map(drop).map_err(|e| Error::kernel(&name, e));
         }
-        let (strip, _, tile_rows) = column_plan(rows, cols, size);
-        let chunks = rows.div_ceil(tile_rows);
-        let tiles = chunks * cols.div_ceil(strip as u64);
-        let slots = chunks * cols;
-        let too_many = || Error::invalid(format!("a {rows} x {cols} matrix is too many column tiles"));
-        let advance = u32::try_from(tiles).map_err(|_| too_many())?;
-        u32::try_from(slots).map_err(|_| too_many())?;
-        // Tiles that hold every row claim no tile index (see the kernel).
-        let advance = if chunks == 1 { 0 } else { advance };
-        let (base, epoch, counter_base) = temp.single_pass(self, stream, status::temp_bytes(slots, size), advance)?;
-        let name = format!("{}_{}_{}", names::BATCHED_COLUMNS, T::TYPE.name(), op.name());
-        let f = self.kernel(&name)?;
-        let threads = tuning::columns(tuning::DEFAULT_ARCH, size).threads;
-        let cfg = grid(tiles, threads, layout::columns_smem(tuning::DEFAULT_ARCH, size))?;
         let (i, _r) = input.device_ptr(stream);
         let (o, _w) = output.device_ptr_mut(stream);
+        let aligned = (i | o).is_multiple_of(tuning::VECTOR_BYTES as u64);
+        let tiles = if uses_columns_vec(cols, size, aligned) {
+            let (tpr, tile_rows) = column_vec_plan(rows, cols, size);
+            let strip = tpr as u64 * (tuning::VECTOR_BYTES / size) as u64;
+            let (smem, threads) = (
+                layout::columns_vec_smem(tuning::DEFAULT_ARCH, size),
+                tuning::columns_vec(tuning::DEFAULT_ARCH, size).threads,
+            );
+            ColumnTiles { name: names::BATCHED_COLUMNS_VEC, strip, arg: tpr, tile_rows, smem, threads }
+        } else {
+            let (strip, _, tile_rows) = column_plan(rows, cols, size);
+            let (smem, threads) =
+                (layout::columns_smem(tuning::DEFAULT_ARCH, size), tuning::columns(tuning::DEFAULT_ARCH, size).threads);
+            ColumnTiles { name: names::BATCHED_COLUMNS, strip: strip as u64, arg: strip, tile_rows, smem, threads }
+        };
+        let chunks = rows.div_ceil(tiles.tile_rows);
+        let count = chunks * cols.div_ceil(tiles.strip);
+        let slots = chunks * cols;
+        let too_many = || Error::invalid(format!("a {rows} x {cols} matrix is too many column tiles"));
+        let advance = u32::try_from(count).map_err(|_| too_many())?;
+        u32::try_from(slots).map_err(|_| too_many())?;
+        // Tiles that hold every row claim no tile index (see the kernels).
+        let advance = if chunks == 1 { 0 } else { advance };
+        let (base, epoch, counter_base) = temp.single_pass(self, stream, status::temp_bytes(slots, size), advance)?;
+        let name = format!("{}_{}_{}", tiles.name, T::TYPE.name(), op.name());
+        let f = self.kernel(&name)?;
+        let cfg = grid(count, tiles.threads, tiles.smem)?;
         let mut b = stream.launch_builder(&f);
-        b.arg(&i).arg(&o).arg(&rows).arg(&cols).arg(&strip).arg(&flags).arg(&base).arg(&counter_base).arg(&epoch);
-        // SAFETY: matches batched_kernels! in gpu/; input and output hold rows × cols elements,
-        // the tile state one status word per (row block, column).
+        b.arg(&i).arg(&o).arg(&rows).arg(&cols).arg(&tiles.arg).arg(&flags).arg(&base).arg(&counter_base).arg(&epoch);
+        // SAFETY: matches batched_kernels! in gpu/; input and output hold rows × cols elements
+        // (rows on 16-byte boundaries for the vector tiles), the tile state one status word per
+        // (row block, column).
         temp.poison_on_error(unsafe { b.launch(cfg) }.map(drop).map_err(|e| Error::kernel(&name, e)))
     }
 
@@ -397,6 +451,147 @@ mod tests {
             }
         }
         out
+    }
+
+    /// The vector column kernel's algorithm, thread by thread on the CPU, for wrapping u32 sums
+    /// (vectors of 4 columns): each thread's run of rows, the shuffle scan across a warp's groups
+    /// (lanes `tpr` apart; a lane below `delta` keeps its own value), the warps' totals, and a
+    /// per-column look-back by the strip's first threads that stops as `emulate`'s does.
+    fn emulate_vec(x: &[u32], rows: u64, cols: u64, exclusive: bool, stop: u64) -> Vec<u32> {
+        type V4 = [u32; 4];
+        let add = |a: V4, b: V4| -> V4 { std::array::from_fn(|e| a[e].wrapping_add(b[e])) };
+        let shape = tuning::columns_vec(tuning::DEFAULT_ARCH, 4);
+        let (threads, it) = (shape.threads as u64, shape.items as usize);
+        let (tpr, tile_rows) = column_vec_plan(rows, cols, 4);
+        let (tpr, strip) = (tpr as u64, 4 * tpr as u64);
+        let (strips, chunks) = (cols.div_ceil(strip), rows.div_ceil(tile_rows));
+        let mut status: Vec<(u32, u32)> = vec![(0, 0); (chunks * cols) as usize];
+        let mut out = vec![u32::MAX; x.len()];
+        let place = |t: u64, chunk: u64, s: u64| (s * strip + (t % tpr) * 4, chunk * tile_rows + (t / tpr) * it as u64);
+        for tile in 0..chunks * strips {
+            let (chunk, s) = (tile / strips, tile % strips);
+            let vals: Vec<Vec<V4>> = (0..threads)
+                .map(|t| {
+                    let (col, row0) = place(t, chunk, s);
+                    let mut run = [0u32; 4];
+                    (0..it as u64)
+                        .map(|k| {
+                            if col < cols && row0 + k < rows {
+                                let i = ((row0 + k) * cols + col) as usize;
+                                run = add(run, x[i..i + 4].try_into().unwrap());
+                            }
+                            run
+                        })
+                        .collect()
+                })
+                .collect();
+            let mut run: Vec<V4> = vals.iter().map(|v| v[it - 1]).collect();
+            let mut delta = tpr;
+            while delta < 32 {
+                let up = run.clone();
+                for t in 0..threads as usize {
+                    if t as u64 % 32 >= delta {
+                        run[t] = add(up[t - delta as usize], run[t]);
+                    }
+                }
+                delta *= 2;
+            }
+            let warp_total = |w: u64, c: u64| run[(w * 32 + 32 - tpr + c) as usize];
+            let mut prefixes = vec![0u32; strip as usize];
+            for j in 0..strip {
+                let col = s * strip + j;
+                if col >= cols || chunks == 1 {
+                    continue;
+                }
+                let total = (0..threads / 32).fold(0u32, |a, w| a.wrapping_add(warp_total(w, j / 4)[(j % 4) as usize]));
+                let slot = |k: u64| (k * cols + col) as usize;
+                let mut prefix = 0u32;
+                if chunk > 0 {
+                    let mut k = chunk - 1;
+                    loop {
+                        let (aggregate, inclusive) = status[slot(k)];
+                        if k == 0 || (k + stop).is_multiple_of(3) {
+                            prefix = prefix.wrapping_add(inclusive);
+                            break;
+                        }
+                        prefix = prefix.wrapping_add(aggregate);
+                        k -= 1;
+                    }
+                }
+                status[slot(chunk)] = (total, prefix.wrapping_add(total));
+                prefixes[j as usize] = prefix;
+            }
+            for t in 0..threads {
+                let (col, row0) = place(t, chunk, s);
+                if col >= cols {
+                    continue;
+                }
+                let (w, c) = (t / 32, t % tpr);
+                let mut p: V4 =
+                    if chunk > 0 { std::array::from_fn(|e| prefixes[(c * 4) as usize + e]) } else { [0; 4] };
+                for v in 0..w {
+                    p = add(p, warp_total(v, c));
+                }
+                if t % 32 >= tpr {
+                    p = add(p, run[(t - tpr) as usize]);
+                }
+                for k in 0..it {
+                    let r = row0 + k as u64;
+                    if r < rows {
+                        let (previous, through) =
+                            (if k == 0 { [0; 4] } else { vals[t as usize][k - 1] }, vals[t as usize][k]);
+                        let i = (r * cols + col) as usize;
+                        out[i..i + 4].copy_from_slice(&add(p, if exclusive { previous } else { through }));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_vector_column_plan_keeps_strips_of_whole_warps_and_widens_them_for_few_rows() {
+        let tall = 1 << 20;
+        assert_eq!(column_vec_plan(tall, 256, 4), (4, 64 * 8));
+        assert_eq!(column_vec_plan(tall, 256, 8), (8, 32 * 8));
+        assert_eq!(column_vec_plan(tall, 4096, 4), (8, 32 * 8));
+        assert_eq!(column_vec_plan(tall, 16384, 8), (32, 8 * 8));
+        assert_eq!(column_vec_plan(tall, 4, 4), (1, 256 * 8));
+        assert_eq!(column_vec_plan(tall, 12, 4), (4, 64 * 8), "three vectors: a strip of four, one idle");
+        assert_eq!(column_vec_plan(20, 1024, 4), (32, 8 * 8));
+        assert_eq!(column_vec_plan(100, 1024, 4), (16, 16 * 8));
+        for rows in 1..3000u64 {
+            for cols in [4u64, 8, 12, 64, 256, 1024, 1 << 20] {
+                let (tpr, tile_rows) = column_vec_plan(rows, cols, 4);
+                assert!(tpr.is_power_of_two() && tpr <= 32, "{rows} x {cols}");
+                assert_eq!(tile_rows, 256 / tpr as u64 * 8);
+                assert!(tpr == 32 || tile_rows / 2 < rows || tpr as u64 * 4 >= cols, "{rows} x {cols}: {tpr}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_vector_column_kernels_algorithm_equals_the_scan_of_every_column() {
+        for (rows, cols) in
+            [(1u64, 4u64), (7, 4), (9, 12), (1025, 8), (300, 64), (129, 200), (5, 1000), (3000, 4), (600, 52)]
+        {
+            let x: Vec<u32> = (0..rows * cols).map(|i| crate::input::bits(rows ^ cols, i) as u32).collect();
+            for exclusive in [false, true] {
+                let mut want = vec![0u32; x.len()];
+                for c in 0..cols {
+                    let mut run = 0u32;
+                    for r in 0..rows {
+                        let i = (r * cols + c) as usize;
+                        want[i] = if exclusive { run } else { run.wrapping_add(x[i]) };
+                        run = run.wrapping_add(x[i]);
+                    }
+                }
+                for stop in 0..3 {
+                    let got = emulate_vec(&x, rows, cols, exclusive, stop);
+                    assert_eq!(got, want, "{rows}x{cols} exclusive={exclusive} stop={stop}");
+                }
+            }
+        }
     }
 
     #[test]
