@@ -175,6 +175,13 @@ pub const fn sort(arch: u32, key_size: usize) -> TileShape {
     TileShape { threads: 384, items: if key_size > 4 { 12 } else { 18 } }
 }
 
+/// Radix sort pass with the tile's digits counted before the ranking (`sort_pass_early20`, an
+/// experiment): its ranking needs fewer registers, so tiles of more keys fit.
+pub const fn sort_wide(arch: u32, key_size: usize) -> TileShape {
+    let _ = arch;
+    TileShape { threads: 384, items: if key_size > 4 { 14 } else { 20 } }
+}
+
 /// Radix sort pass: how many earlier tiles a digit's look-back reads at once. Each digit walks
 /// its own chain back to the nearest tile that has published its running count; reading one tile
 /// per memory round trip made that walk a chain of round trips. On the H200 in one run, sorting
@@ -563,6 +570,7 @@ pub type ShapeOf = fn(u32, usize) -> TileShape;
 pub const BOUNDED: &[(BoundedTable, ShapeOf)] = &[
     (BOUNDED_COMPACT, compact),
     (BOUNDED_SORT, sort),
+    (BOUNDED_SORT_WIDE, sort_wide),
     (BOUNDED_SORT_COUNTS, sort_counts),
     (BOUNDED_SHORT_ROWS, short_rows),
     (BOUNDED_SEGMENTED, single_pass),
@@ -618,6 +626,28 @@ pub const BOUNDED_SORT: &[(&str, usize, u32)] = &[
     ("sort_pass_u64", 8, 2),
     ("sort_pass_i64", 8, 2),
     ("sort_pass_f64", 8, 2),
+    ("sort_pass_early_u32", 4, 2),
+    ("sort_pass_early_i32", 4, 2),
+    ("sort_pass_early_f32", 4, 2),
+    ("sort_pass_early_u64", 8, 2),
+    ("sort_pass_early_i64", 8, 2),
+    ("sort_pass_early_f64", 8, 2),
+    ("sort_pass_ballot_u32", 4, 2),
+    ("sort_pass_ballot_i32", 4, 2),
+    ("sort_pass_ballot_f32", 4, 2),
+    ("sort_pass_ballot_u64", 8, 2),
+    ("sort_pass_ballot_i64", 8, 2),
+    ("sort_pass_ballot_f64", 8, 2),
+];
+
+/// The wide-tile sort passes ([`sort_wide`]) with launch bounds, as [`BOUNDED_SORT`].
+pub const BOUNDED_SORT_WIDE: &[(&str, usize, u32)] = &[
+    ("sort_pass_early20_u32", 4, 2),
+    ("sort_pass_early20_i32", 4, 2),
+    ("sort_pass_early20_f32", 4, 2),
+    ("sort_pass_early20_u64", 8, 2),
+    ("sort_pass_early20_i64", 8, 2),
+    ("sort_pass_early20_f64", 8, 2),
 ];
 
 /// The radix sort digit counting with launch bounds: (kernel, key size, blocks per SM), as many
@@ -718,6 +748,8 @@ pub const MEASURED_SPILLS: &[(&str, u32)] = &[
     ("batched_columns_pipe_f32_max", 8),
     ("sort_pass_u32", 8),
     ("sort_pass_i32", 16),
+    ("sort_pass_ballot_u32", 16),
+    ("sort_pass_ballot_f32", 16),
 ];
 
 /// The single-pass kernels with launch bounds: (kernel, element size, blocks per SM).

@@ -353,6 +353,182 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize>(
     }
 }
 
+/// [`pass`] with the tile's digits counted before the ranking (`EARLY` experiment): each warp
+/// counts its keys' digits into its own 256 counters (a shared-memory atomic per key), the tile
+/// publishes its counts and turns them into each warp's first place per digit, and the ranking
+/// then gives every key its place in the tile directly, so the gather reads no table. `BALLOT`
+/// matches equal digits by eight ballots instead of the atomic OR into match words.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn pass_early<T: Element, const TH: u32, const IT: usize, const BALLOT: bool>(
+    keys_in: *const T,
+    values_in: *const u32,
+    keys_out: *mut T,
+    values_out: *mut u32,
+    n: u64,
+    shift: u32,
+    counts: *const u32,
+    temp: *mut u8,
+    counter_base: u32,
+    epoch: u32,
+) {
+    let (t, w, l) = (thread_idx(), warp_idx(), lane());
+    let warps = TH / WARP;
+    let tile_elems = TH * IT as u32;
+    let with_values = !values_out.is_null();
+
+    let mut smem = Carver::new();
+    let tile_slot = smem.take::<u32>(1);
+    let warp_digits = smem.take::<u32>(warps * DIGITS);
+    let out_shift = smem.take::<u32>(DIGITS);
+    let digit_warp_totals = smem.take::<u32>(DIGITS / WARP);
+    let start_warp_totals = smem.take::<u32>(DIGITS / WARP);
+    let staged_keys = smem.take::<T>(tile_elems);
+    let staged_values = smem.take::<u32>(if with_values { tile_elems } else { 0 });
+    smem.check();
+
+    let masks = staged_keys.cast::<u32>();
+    const { assert!(2 * (TH / WARP) * DIGITS * 4 <= TH * IT as u32 * core::mem::size_of::<T>() as u32) };
+    let mut k = t;
+    while k < warps * DIGITS {
+        warp_digits.set(k, 0);
+        k += TH;
+    }
+    if !BALLOT {
+        let mut k = t;
+        while k < 2 * warps * DIGITS / 4 {
+            masks.cast::<[u32; 4]>().set(k, [0; 4]);
+            k += TH;
+        }
+    }
+    let local = |r: usize| striped::<IT>(w, l, r);
+    let index = |tile: u32, r: usize| tile as u64 * tile_elems as u64 + local(r) as u64;
+    let (tile, (keys, all_one_digit)) = claim_tile(temp, counter_base, tile_slot, |tile| {
+        let mut keys = [T::zero(); IT];
+        for (r, key) in keys.iter_mut().enumerate() {
+            let i = index(tile, r);
+            if i < n {
+                *key = *keys_in.add(i as usize);
+            }
+        }
+        (keys, t < DIGITS && *counts.add(t as usize) as u64 == n)
+    });
+    let in_tile = (n - tile as u64 * tile_elems as u64).min(tile_elems as u64) as u32;
+    let valid = |r: usize| local(r) < in_tile;
+
+    if sync_threads_any(all_one_digit) {
+        return copy_tile::<T, IT>(keys_in, keys_out, values_in, values_out, tile as u64 * tile_elems as u64, in_tile);
+    }
+
+    // Each warp counts its digits (the barrier of `sync_threads_any` ordered the zeroing first).
+    let mine = warp_digits.offset(w * DIGITS);
+    let mine_at = shared_window(mine.at(0) as *const u8);
+    unrolled!(r < IT, {
+        if valid(r) {
+            red_add_shared_u32(mine_at + 4 * digit(keys[r], shift), 1);
+        }
+    });
+
+    let status = TileStatus { words: temp.add(COUNTER_BYTES), epoch, acq_rel: false };
+    let word = |k: u32| k * DIGITS + t;
+    let mut overall = None;
+    if tile == 0 {
+        let mut start = 0;
+        if t < DIGITS {
+            let (before, through) = warp::scan::<u32, Add>(*counts.add(t as usize));
+            if l == WARP - 1 {
+                start_warp_totals.set(w, through);
+            }
+            start = before.unwrap_or(0);
+        }
+        sync_threads();
+        if t < DIGITS {
+            for v in 0..w {
+                start += start_warp_totals.get(v);
+            }
+            overall = Some(start);
+        }
+    }
+    sync_threads();
+
+    // Thread d < 256: the tile's count of digit d, published at once, and each warp's first place
+    // of d in the tile (where the tile's run of d starts, plus the warps before).
+    let mut tile_count = 0;
+    if t < DIGITS {
+        for v in 0..warps {
+            let c = warp_digits.get(v * DIGITS + t);
+            warp_digits.set(v * DIGITS + t, tile_count);
+            tile_count += c;
+        }
+        match overall {
+            Some(start) => status.publish(word(0), FLAG_PREFIX, start + tile_count),
+            None => status.publish(word(tile), FLAG_AGGREGATE, tile_count),
+        }
+        let (before, through) = warp::scan::<u32, Add>(tile_count);
+        if l == WARP - 1 {
+            digit_warp_totals.set(w, through);
+        }
+        out_shift.set(t, before.unwrap_or(0));
+    }
+    sync_threads();
+    let mut tile_start = 0;
+    if t < DIGITS {
+        tile_start = out_shift.get(t);
+        for v in 0..w {
+            tile_start += digit_warp_totals.get(v);
+        }
+        for v in 0..warps {
+            let at = warp_digits.get(v * DIGITS + t);
+            warp_digits.set(v * DIGITS + t, at + tile_start);
+        }
+    }
+    sync_threads();
+
+    // Each key's place in the tile.
+    let mut rank = [0u32; IT];
+    unrolled!(r < IT, {
+        let label = if valid(r) { Some(digit(keys[r], shift)) } else { None };
+        rank[r] = if BALLOT {
+            warp::rank_by_ballot(label, RADIX_BITS, mine)
+        } else {
+            warp::rank_by_match(label, mine, masks.offset(((r as u32 % 2) * warps + w) * DIGITS))
+        };
+    });
+    sync_threads();
+
+    // Gather the tile in digit order while the first 256 threads look back.
+    for r in 0..IT {
+        if valid(r) {
+            staged_keys.set(rank[r], keys[r]);
+            if with_values {
+                staged_values.set(rank[r], *values_in.add(index(tile, r) as usize));
+            }
+        }
+    }
+    if t < DIGITS {
+        let before = if let Some(start) = overall {
+            start
+        } else {
+            let p = status.look_back_alone::<u32, Add, { tuning::SORT_LOOKBACK_WINDOW }>(tile, word);
+            status.publish(word(tile), FLAG_PREFIX, p + tile_count);
+            p
+        };
+        out_shift.set(t, before.wrapping_sub(tile_start));
+    }
+    sync_threads();
+
+    let mut i = t;
+    while i < in_tile {
+        let key = staged_keys.get(i);
+        let to = out_shift.get(digit(key, shift)).wrapping_add(i) as usize;
+        *keys_out.add(to) = key;
+        if with_values {
+            *values_out.add(to) = staged_values.get(i);
+        }
+        i += TH;
+    }
+}
+
 macro_rules! onesweep_kernels {
     ($($t:ident),*) => { paste::paste! { $(
         #[no_mangle]
@@ -371,6 +547,45 @@ macro_rules! onesweep_kernels {
             const SHAPE: scan_abi::tuning::TileShape =
                 scan_abi::tuning::sort(crate::kernels::ARCH, core::mem::size_of::<$t>());
             pass::<$t, { SHAPE.threads }, { SHAPE.items as usize }>(
+                keys_in, values_in, keys_out, values_out, n, shift, counts, temp, counter_base, epoch,
+            )
+        }
+
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn [<sort_pass_early_ $t>](
+            keys_in: *const $t, values_in: *const u32, keys_out: *mut $t, values_out: *mut u32, n: u64,
+            shift: u32, counts: *const u32, temp: *mut u8, counter_base: u32, epoch: u32,
+        ) {
+            const SHAPE: scan_abi::tuning::TileShape =
+                scan_abi::tuning::sort(crate::kernels::ARCH, core::mem::size_of::<$t>());
+            pass_early::<$t, { SHAPE.threads }, { SHAPE.items as usize }, false>(
+                keys_in, values_in, keys_out, values_out, n, shift, counts, temp, counter_base, epoch,
+            )
+        }
+
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn [<sort_pass_early20_ $t>](
+            keys_in: *const $t, values_in: *const u32, keys_out: *mut $t, values_out: *mut u32, n: u64,
+            shift: u32, counts: *const u32, temp: *mut u8, counter_base: u32, epoch: u32,
+        ) {
+            const SHAPE: scan_abi::tuning::TileShape =
+                scan_abi::tuning::sort_wide(crate::kernels::ARCH, core::mem::size_of::<$t>());
+            pass_early::<$t, { SHAPE.threads }, { SHAPE.items as usize }, false>(
+                keys_in, values_in, keys_out, values_out, n, shift, counts, temp, counter_base, epoch,
+            )
+        }
+
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn [<sort_pass_ballot_ $t>](
+            keys_in: *const $t, values_in: *const u32, keys_out: *mut $t, values_out: *mut u32, n: u64,
+            shift: u32, counts: *const u32, temp: *mut u8, counter_base: u32, epoch: u32,
+        ) {
+            const SHAPE: scan_abi::tuning::TileShape =
+                scan_abi::tuning::sort(crate::kernels::ARCH, core::mem::size_of::<$t>());
+            pass_early::<$t, { SHAPE.threads }, { SHAPE.items as usize }, true>(
                 keys_in, values_in, keys_out, values_out, n, shift, counts, temp, counter_base, epoch,
             )
         }
