@@ -5,12 +5,15 @@
 # 1. Down the columns: vector column tiles (GPU_SCAN_COLUMN_VEC=1) against the scalar ones (0),
 #    and the narrow-column pipelined kernel (GPU_SCAN_PIPELINED=1) against both; strip widths of
 #    the vector tiles for 256 columns (GPU_SCAN_COLUMN_STRIP).
+#    Then (part "window") the column tiles' look-back reading 4 earlier tiles at once
+#    (GPU_SCAN_COLUMN_WINDOW=4) against 1, scalar and vector.
 # 2. The radix sort's pass kernels (GPU_SCAN_SORT_PASS unset, early, early20, ballot) at 2^28,
 #    then each variant checked at awkward sizes, with values and 64-bit keys.
 # 3. memcheck, racecheck and synccheck on the vector column tiles and the sort variants at small
 #    sizes.
-# PARTS (default "columns sort checks sanitize") picks the parts; SORT_ROUNDS (default 1) the
-# sort's rounds.
+# PARTS (default "columns window sort checks sanitize") picks the parts; SORT_ROUNDS (default 1)
+# the sort's rounds, SORT_PASSES (default "late early early20 ballot") its variants, SORT_CASES
+# (';'-separated) its sizes and types.
 # Logs: $RESULTS_DIR/columns-sort.log.
 #   bash tools/gpu-columns-sort.sh
 # shellcheck source=tools/gpu-common.sh
@@ -23,7 +26,9 @@ run() { # LABEL ENV... -- ARGS...: one run of $host with the settings, its time 
   shift
   env "${envs[@]}" "$host" "$@" 2>&1 | grep -E '^(time|check|error)' | cut -c1-175 | sed "s|^|[$label] [$*] |" || status=1
 }
-parts=" ${PARTS:-columns sort checks sanitize} "
+parts=" ${PARTS:-columns window sort checks sanitize} "
+passes=${SORT_PASSES:-late early early20 ballot}
+IFS=';' read -r -a sort_cases <<< "${SORT_CASES:-2^28;2^28 --type u64;2^28 --type f32}"
 {
   for round in $(seq "${ROUNDS:-2}"); do
     [[ $parts == *" columns "* ]] || break
@@ -41,19 +46,30 @@ parts=" ${PARTS:-columns sort checks sanitize} "
     done
     for s in 16 32 64 128; do run "strip=$s" GPU_SCAN_COLUMN_STRIP=$s -- batched 1048576 256 --axis 0; done
   done
+  for round in $(seq "${ROUNDS:-2}"); do
+    [[ $parts == *" window "* ]] || break
+    echo "== look-back window, round $round"
+    for c in "1048576 256" "1048576 256 --type u32" "524288 256 --type f64" "262144 1024" "4194304 64 --type f64"; do
+      for v in 0 1; do
+        # shellcheck disable=SC2086
+        for w in 1 4; do run "vec=$v w=$w" GPU_SCAN_COLUMN_VEC=$v GPU_SCAN_COLUMN_WINDOW=$w -- batched $c --axis 0; done
+      done
+    done
+  done
   for round in $(seq "${SORT_ROUNDS:-1}"); do
     [[ $parts == *" sort "* ]] || break
     echo "== sort, round $round"
-    for c in "2^28" "2^28 --type u64" "2^28 --type f32"; do
-      for p in late early early20 ballot; do
+    for c in "${sort_cases[@]}"; do
+      for p in $passes; do
         # shellcheck disable=SC2086
         run "pass=$p" GPU_SCAN_SORT_PASS=$p -- sort $c --iters 10
       done
     done
   done
   [[ $parts == *" checks "* ]] && echo "== sort variants at awkward sizes"
-  for p in early early20 ballot; do
+  for p in $passes; do
     [[ $parts == *" checks "* ]] || break
+    [[ $p == late ]] && continue
     for n in 1 33 6911 7681 70001 1000003; do
       for c in "" "--type u64 --values" "--type f64" "--type i32 --values" "--key-bits 3"; do
         # shellcheck disable=SC2086
@@ -65,7 +81,11 @@ parts=" ${PARTS:-columns sort checks sanitize} "
   echo "== sanitizers"
   sanitize "memcheck racecheck synccheck" "$host" "batched 5003 256 --axis 0" "batched 3001 100 --axis 0 --type f64 --exclusive" \
     "batched 20001 4 --axis 0 --type u32 --op max"
-  for p in early early20 ballot; do
+  echo "-- GPU_SCAN_COLUMN_WINDOW=4"
+  GPU_SCAN_COLUMN_WINDOW=4 sanitize "memcheck racecheck synccheck" "$host" "batched 5003 256 --axis 0" \
+    "batched 3001 100 --axis 0 --type f64"
+  for p in $passes; do
+    [[ $p == late ]] && continue
     echo "-- GPU_SCAN_SORT_PASS=$p"
     export GPU_SCAN_SORT_PASS=$p
     sanitize "memcheck racecheck synccheck" "$host" "sort 70001" "sort 70001 --type u64 --values --key-bits 20"

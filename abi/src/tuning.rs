@@ -571,6 +571,8 @@ pub const BOUNDED: &[(BoundedTable, ShapeOf)] = &[
     (BOUNDED_COMPACT, compact),
     (BOUNDED_SORT, sort),
     (BOUNDED_SORT_WIDE, sort_wide),
+    (BOUNDED_COLUMNS_W4, columns),
+    (BOUNDED_COLUMNS_VEC_W4, columns_vec),
     (BOUNDED_SORT_COUNTS, sort_counts),
     (BOUNDED_SHORT_ROWS, short_rows),
     (BOUNDED_SEGMENTED, single_pass),
@@ -638,6 +640,18 @@ pub const BOUNDED_SORT: &[(&str, usize, u32)] = &[
     ("sort_pass_ballot_u64", 8, 2),
     ("sort_pass_ballot_i64", 8, 2),
     ("sort_pass_ballot_f64", 8, 2),
+];
+
+/// The column tiles with a look-back window of 4, bounded to their window-1 forms' blocks per SM
+/// (an experiment).
+pub const BOUNDED_COLUMNS_W4: &[(&str, usize, u32)] =
+    &[("batched_columns_w4_u32_add", 4, 4), ("batched_columns_w4_f32_add", 4, 4), ("batched_columns_w4_f64_add", 8, 3)];
+
+/// The vector column tiles with a look-back window of 4, as [`BOUNDED_COLUMNS_W4`].
+pub const BOUNDED_COLUMNS_VEC_W4: &[(&str, usize, u32)] = &[
+    ("batched_columns_vec_w4_u32_add", 4, 3),
+    ("batched_columns_vec_w4_f32_add", 4, 3),
+    ("batched_columns_vec_w4_f64_add", 8, 3),
 ];
 
 /// The wide-tile sort passes ([`sort_wide`]) with launch bounds, as [`BOUNDED_SORT`].
@@ -750,6 +764,12 @@ pub const MEASURED_SPILLS: &[(&str, u32)] = &[
     ("sort_pass_i32", 16),
     ("sort_pass_ballot_u32", 16),
     ("sort_pass_ballot_f32", 16),
+    ("batched_columns_w4_u32_add", 76),
+    ("batched_columns_w4_f64_add", 28),
+    ("batched_columns_w4_f32_add", 108),
+    ("batched_columns_vec_w4_u32_add", 16),
+    ("batched_columns_vec_w4_f64_add", 52),
+    ("batched_columns_vec_w4_f32_add", 8),
 ];
 
 /// The single-pass kernels with launch bounds: (kernel, element size, blocks per SM).

@@ -55,7 +55,7 @@ fn finish<T: Copy, O: ScanOp<T>, const IT: usize>(vals: &mut [T; IT], prefix: Op
 /// single-pass scan.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn scan_columns<T: StatusValue, O: ScanOp<T>, const TH: u32, const IT: usize>(
+pub unsafe fn scan_columns<T: StatusValue, O: ScanOp<T>, const TH: u32, const IT: usize, const W: usize>(
     inp: *const T,
     out: *mut T,
     rows: u64,
@@ -143,7 +143,7 @@ pub unsafe fn scan_columns<T: StatusValue, O: ScanOp<T>, const TH: u32, const IT
             status.publish(slot(0), FLAG_PREFIX, tile_total);
         } else {
             status.publish(slot(chunk), FLAG_AGGREGATE, tile_total);
-            let prefix = status.look_back_alone::<T, O, 1>(chunk as u32, |k| slot(k as u64));
+            let prefix = status.look_back_alone::<T, O, W>(chunk as u32, |k| slot(k as u64));
             status.publish(slot(chunk), FLAG_PREFIX, O::combine(prefix, tile_total));
             prefixes.set(c, prefix);
         }
@@ -171,7 +171,14 @@ pub unsafe fn scan_columns<T: StatusValue, O: ScanOp<T>, const TH: u32, const IT
 /// `counter_base` and `epoch` as in [`scan_columns`]; `cols` must be a multiple of `V`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn scan_columns_vec<T: StatusValue, O: ScanOp<T>, const TH: u32, const IT: usize, const V: usize>(
+pub unsafe fn scan_columns_vec<
+    T: StatusValue,
+    O: ScanOp<T>,
+    const TH: u32,
+    const IT: usize,
+    const V: usize,
+    const W: usize,
+>(
     inp: *const T,
     out: *mut T,
     rows: u64,
@@ -259,7 +266,7 @@ pub unsafe fn scan_columns_vec<T: StatusValue, O: ScanOp<T>, const TH: u32, cons
             status.publish(slot(0), FLAG_PREFIX, tile_total);
         } else {
             status.publish(slot(chunk), FLAG_AGGREGATE, tile_total);
-            let prefix = status.look_back_alone::<T, O, 1>(chunk as u32, |k| slot(k as u64));
+            let prefix = status.look_back_alone::<T, O, W>(chunk as u32, |k| slot(k as u64));
             status.publish(slot(chunk), FLAG_PREFIX, O::combine(prefix, tile_total));
             prefixes.set(t, prefix);
         }
@@ -521,7 +528,7 @@ macro_rules! batched_kernels {
             temp: *mut u8, counter_base: u32, epoch: u32,
         ) {
             const SHAPE: tuning::TileShape = tuning::columns(ARCH, core::mem::size_of::<$t>());
-            scan_columns::<$t, $op, { SHAPE.threads }, { SHAPE.items as usize }>(
+            scan_columns::<$t, $op, { SHAPE.threads }, { SHAPE.items as usize }, 1>(
                 inp, out, rows, cols, strip, flags, temp, counter_base, epoch,
             )
         }
@@ -534,7 +541,7 @@ macro_rules! batched_kernels {
         ) {
             const SIZE: usize = core::mem::size_of::<$t>();
             const SHAPE: tuning::TileShape = tuning::columns_vec(ARCH, SIZE);
-            scan_columns_vec::<$t, $op, { SHAPE.threads }, { SHAPE.items as usize }, { tuning::VECTOR_BYTES / SIZE }>(
+            scan_columns_vec::<$t, $op, { SHAPE.threads }, { SHAPE.items as usize }, { tuning::VECTOR_BYTES / SIZE }, 1>(
                 inp, out, rows, cols, tpr, flags, temp, counter_base, epoch,
             )
         }
@@ -597,3 +604,35 @@ macro_rules! batched_kernels {
     } };
 }
 batched_kernels!(u32, i32, u64, i64, f32, f64);
+
+/// The column tiles with a look-back window of 4 (`batched_columns_w4_<t>_add`,
+/// `batched_columns_vec_w4_<t>_add`; `GPU_SCAN_COLUMN_WINDOW=4`), to measure against 1.
+macro_rules! window_kernels {
+    ($($t:ident),*) => { paste::paste! { $(
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn [<batched_columns_w4_ $t _add>](
+            inp: *const $t, out: *mut $t, rows: u64, cols: u64, strip: u32, flags: u32,
+            temp: *mut u8, counter_base: u32, epoch: u32,
+        ) {
+            const SHAPE: tuning::TileShape = tuning::columns(ARCH, core::mem::size_of::<$t>());
+            scan_columns::<$t, Add, { SHAPE.threads }, { SHAPE.items as usize }, 4>(
+                inp, out, rows, cols, strip, flags, temp, counter_base, epoch,
+            )
+        }
+
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn [<batched_columns_vec_w4_ $t _add>](
+            inp: *const $t, out: *mut $t, rows: u64, cols: u64, tpr: u32, flags: u32,
+            temp: *mut u8, counter_base: u32, epoch: u32,
+        ) {
+            const SIZE: usize = core::mem::size_of::<$t>();
+            const SHAPE: tuning::TileShape = tuning::columns_vec(ARCH, SIZE);
+            scan_columns_vec::<$t, Add, { SHAPE.threads }, { SHAPE.items as usize }, { tuning::VECTOR_BYTES / SIZE }, 4>(
+                inp, out, rows, cols, tpr, flags, temp, counter_base, epoch,
+            )
+        }
+    )* } };
+}
+window_kernels!(u32, f32, f64);

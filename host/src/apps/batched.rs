@@ -232,7 +232,9 @@ impl Gpu {
         // Tiles that hold every row claim no tile index (see the kernels).
         let advance = if chunks == 1 { 0 } else { advance };
         let (base, epoch, counter_base) = temp.single_pass(self, stream, status::temp_bytes(slots, size), advance)?;
-        let name = format!("{}_{}_{}", tiles.name, T::TYPE.name(), op.name());
+        // GPU_SCAN_COLUMN_WINDOW=4: the look-back window experiment (add on u32, f32, f64 only).
+        let window = if std::env::var("GPU_SCAN_COLUMN_WINDOW").as_deref() == Ok("4") { "_w4" } else { "" };
+        let name = format!("{}{window}_{}_{}", tiles.name, T::TYPE.name(), op.name());
         let f = self.kernel(&name)?;
         let cfg = grid(count, tiles.threads, tiles.smem)?;
         let mut b = stream.launch_builder(&f);

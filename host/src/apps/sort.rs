@@ -112,7 +112,8 @@ impl Gpu {
         }
 
         // GPU_SCAN_SORT_PASS=early|early20|ballot picks an experimental pass kernel.
-        let variant = std::env::var("GPU_SCAN_SORT_PASS").ok().filter(|v| ["early", "early20", "ballot"].contains(&v.as_str()));
+        let variant =
+            std::env::var("GPU_SCAN_SORT_PASS").ok().filter(|v| ["early", "early20", "ballot"].contains(&v.as_str()));
         let shape = if variant.as_deref() == Some("early20") {
             tuning::sort_wide(tuning::DEFAULT_ARCH, size)
         } else {
