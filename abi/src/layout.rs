@@ -75,11 +75,7 @@ pub const fn columns_vec_smem(arch: u32, elem_size: usize) -> u32 {
 /// Radix sort pass: the tile index, per-warp digit counts, per-digit output shifts, two sets of
 /// per-warp digit totals, and the staged keys and (with values) u32 values.
 pub const fn sort_pass_smem(arch: u32, key_size: usize, values: bool) -> u32 {
-    sort_pass_smem_of(crate::tuning::sort(arch, key_size), key_size, values)
-}
-
-/// [`sort_pass_smem`] for tiles of `shape`.
-pub const fn sort_pass_smem_of(shape: crate::tuning::TileShape, key_size: usize, values: bool) -> u32 {
+    let shape = crate::tuning::sort(arch, key_size);
     let digits = 1 << crate::partition::RADIX_BITS;
     smem_window(1, 4)
         + smem_window(shape.threads / 32 * digits, 4)

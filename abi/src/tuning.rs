@@ -97,10 +97,30 @@ pub const fn columns(arch: u32, elem_size: usize) -> TileShape {
 
 /// Column tiles of 16-byte vectors (`batched_columns_vec`, rows on 16-byte boundaries): threads
 /// per block, and consecutive rows per thread, each one vector of adjacent columns. 8 rows of
-/// one vector hold as many elements as the scalar tiles' 32 rows of `f32`.
+/// one vector hold as many elements as the scalar tiles' 16 rows of `f64`.
 pub const fn columns_vec(arch: u32, elem_size: usize) -> TileShape {
     let _ = (arch, elem_size);
     TileShape { threads: 256, items: 8 }
+}
+
+/// Whether the scan down the columns of `elem_size`-byte elements takes the vector column tiles
+/// when its rows start on 16-byte boundaries: for 8-byte types. On the H200 at 2^28 elements
+/// (2^27 `f64`), against the scalar tiles in one run, twice (`docs/results/columns-sort-s20-h200.log`):
+/// 524288 x 256 `f64` 76.4-76.5% -> 79.4-79.5% of copy, 4194304 x 64 `f64` 67.5-68.0% ->
+/// 70.6-70.9%; `f32` no gain or a loss: 1048576 x 256 75.7-76.2% / 75.5-76.4%, 262144 x 1024
+/// 83.6-83.8% / 83.5-84.1%, 65536 x 4096 86.5-86.6% / 85.4-85.8%, 16777216 x 16 65.4-66.2% /
+/// 62.1-62.3%, 33554432 x 8 64.3% / 54.7-54.8% (the pipelined kernel takes these), `u32` max
+/// 256 columns 74.6-74.9% / 75.7-76.1%.
+pub const fn columns_vec_by_default(arch: u32, elem_size: usize) -> bool {
+    let _ = arch;
+    elem_size == 8
+}
+
+/// Nanoseconds a column tile's look-back thread sleeps before polling again a tile that has
+/// published nothing yet (0: at once).
+pub const fn column_backoff_ns(arch: u32) -> u32 {
+    let _ = arch;
+    0
 }
 
 /// Threads per row of strip in the vector column tiles for a matrix of `cols` columns (a power of
@@ -173,13 +193,6 @@ pub const ROW_KERNEL_MAX_BLOCKS: u64 = 1 << 20;
 pub const fn sort(arch: u32, key_size: usize) -> TileShape {
     let _ = arch;
     TileShape { threads: 384, items: if key_size > 4 { 12 } else { 18 } }
-}
-
-/// Radix sort pass with the tile's digits counted before the ranking (`sort_pass_early20`, an
-/// experiment): its ranking needs fewer registers, so tiles of more keys fit.
-pub const fn sort_wide(arch: u32, key_size: usize) -> TileShape {
-    let _ = arch;
-    TileShape { threads: 384, items: if key_size > 4 { 14 } else { 20 } }
 }
 
 /// Radix sort pass: how many earlier tiles a digit's look-back reads at once. Each digit walks
@@ -570,9 +583,6 @@ pub type ShapeOf = fn(u32, usize) -> TileShape;
 pub const BOUNDED: &[(BoundedTable, ShapeOf)] = &[
     (BOUNDED_COMPACT, compact),
     (BOUNDED_SORT, sort),
-    (BOUNDED_SORT_WIDE, sort_wide),
-    (BOUNDED_COLUMNS_W4, columns),
-    (BOUNDED_COLUMNS_VEC_W4, columns_vec),
     (BOUNDED_SORT_COUNTS, sort_counts),
     (BOUNDED_SHORT_ROWS, short_rows),
     (BOUNDED_SEGMENTED, single_pass),
@@ -628,40 +638,6 @@ pub const BOUNDED_SORT: &[(&str, usize, u32)] = &[
     ("sort_pass_u64", 8, 2),
     ("sort_pass_i64", 8, 2),
     ("sort_pass_f64", 8, 2),
-    ("sort_pass_early_u32", 4, 2),
-    ("sort_pass_early_i32", 4, 2),
-    ("sort_pass_early_f32", 4, 2),
-    ("sort_pass_early_u64", 8, 2),
-    ("sort_pass_early_i64", 8, 2),
-    ("sort_pass_early_f64", 8, 2),
-    ("sort_pass_ballot_u32", 4, 2),
-    ("sort_pass_ballot_i32", 4, 2),
-    ("sort_pass_ballot_f32", 4, 2),
-    ("sort_pass_ballot_u64", 8, 2),
-    ("sort_pass_ballot_i64", 8, 2),
-    ("sort_pass_ballot_f64", 8, 2),
-];
-
-/// The column tiles with a look-back window of 4, bounded to their window-1 forms' blocks per SM
-/// (an experiment).
-pub const BOUNDED_COLUMNS_W4: &[(&str, usize, u32)] =
-    &[("batched_columns_w4_u32_add", 4, 4), ("batched_columns_w4_f32_add", 4, 4), ("batched_columns_w4_f64_add", 8, 3)];
-
-/// The vector column tiles with a look-back window of 4, as [`BOUNDED_COLUMNS_W4`].
-pub const BOUNDED_COLUMNS_VEC_W4: &[(&str, usize, u32)] = &[
-    ("batched_columns_vec_w4_u32_add", 4, 3),
-    ("batched_columns_vec_w4_f32_add", 4, 3),
-    ("batched_columns_vec_w4_f64_add", 8, 3),
-];
-
-/// The wide-tile sort passes ([`sort_wide`]) with launch bounds, as [`BOUNDED_SORT`].
-pub const BOUNDED_SORT_WIDE: &[(&str, usize, u32)] = &[
-    ("sort_pass_early20_u32", 4, 2),
-    ("sort_pass_early20_i32", 4, 2),
-    ("sort_pass_early20_f32", 4, 2),
-    ("sort_pass_early20_u64", 8, 2),
-    ("sort_pass_early20_i64", 8, 2),
-    ("sort_pass_early20_f64", 8, 2),
 ];
 
 /// The radix sort digit counting with launch bounds: (kernel, key size, blocks per SM), as many
@@ -762,14 +738,6 @@ pub const MEASURED_SPILLS: &[(&str, u32)] = &[
     ("batched_columns_pipe_f32_max", 8),
     ("sort_pass_u32", 8),
     ("sort_pass_i32", 16),
-    ("sort_pass_ballot_u32", 16),
-    ("sort_pass_ballot_f32", 16),
-    ("batched_columns_w4_u32_add", 76),
-    ("batched_columns_w4_f64_add", 28),
-    ("batched_columns_w4_f32_add", 108),
-    ("batched_columns_vec_w4_u32_add", 16),
-    ("batched_columns_vec_w4_f64_add", 52),
-    ("batched_columns_vec_w4_f32_add", 8),
 ];
 
 /// The single-pass kernels with launch bounds: (kernel, element size, blocks per SM).

@@ -129,23 +129,3 @@ pub unsafe fn rank_by_match(label: Option<u32>, counts: Smem<u32>, masks: Smem<u
     }
     before + (peers & ((1u32 << l) - 1)).count_ones()
 }
-
-/// [`rank_by_match`] with the lanes of equal labels found by [`peers`] (one ballot per label bit,
-/// `bits` of them) instead of match words in shared memory.
-#[inline(always)]
-pub unsafe fn rank_by_ballot(label: Option<u32>, bits: u32, counts: Smem<u32>) -> u32 {
-    let l = lane();
-    let peers = peers(label.unwrap_or(0), bits, label.is_some());
-    sync_warp();
-    let before = match label {
-        Some(d) => counts.get(d),
-        None => 0,
-    };
-    sync_warp();
-    if let Some(d) = label {
-        if l == 31 - peers.leading_zeros() {
-            counts.set(d, before + peers.count_ones());
-        }
-    }
-    before + (peers & ((1u32 << l) - 1)).count_ones()
-}

@@ -54,12 +54,21 @@ pub fn column_vec_plan(rows: u64, cols: u64, elem_size: usize) -> (u32, u64) {
 }
 
 /// Whether the scan down the columns of a `rows × cols` matrix goes to the vector column tiles:
-/// rows on 16-byte boundaries in `input` and `output` (`aligned`), unless `GPU_SCAN_COLUMN_VEC=0`
-/// sends it to the scalar tiles (to measure both in one run).
+/// 8-byte elements (`tuning::columns_vec_by_default`) in rows on 16-byte boundaries in `input`
+/// and `output` (`aligned`), unless `GPU_SCAN_COLUMN_VEC=0` sends them to the scalar tiles (to
+/// measure both in one run).
 pub fn uses_columns_vec(cols: u64, elem_size: usize, aligned: bool) -> bool {
     aligned
         && (cols * elem_size as u64).is_multiple_of(tuning::VECTOR_BYTES as u64)
+        && tuning::columns_vec_by_default(tuning::DEFAULT_ARCH, elem_size)
         && switch("GPU_SCAN_COLUMN_VEC").unwrap_or(true)
+}
+
+/// How long a column tile's look-back sleeps between polls: `tuning::column_backoff_ns`, or
+/// `GPU_SCAN_COLUMN_BACKOFF` nanoseconds (to compare in one run).
+fn column_backoff_ns() -> u32 {
+    let tuned = std::env::var("GPU_SCAN_COLUMN_BACKOFF").ok().and_then(|v| v.parse().ok());
+    tuned.unwrap_or(tuning::column_backoff_ns(tuning::DEFAULT_ARCH))
 }
 
 /// Whether the scan down the columns of a `rows × cols` matrix runs as one pipelined scan of its
@@ -232,13 +241,13 @@ impl Gpu {
         // Tiles that hold every row claim no tile index (see the kernels).
         let advance = if chunks == 1 { 0 } else { advance };
         let (base, epoch, counter_base) = temp.single_pass(self, stream, status::temp_bytes(slots, size), advance)?;
-        // GPU_SCAN_COLUMN_WINDOW=4: the look-back window experiment (add on u32, f32, f64 only).
-        let window = if std::env::var("GPU_SCAN_COLUMN_WINDOW").as_deref() == Ok("4") { "_w4" } else { "" };
-        let name = format!("{}{window}_{}_{}", tiles.name, T::TYPE.name(), op.name());
+        let name = format!("{}_{}_{}", tiles.name, T::TYPE.name(), op.name());
         let f = self.kernel(&name)?;
         let cfg = grid(count, tiles.threads, tiles.smem)?;
         let mut b = stream.launch_builder(&f);
+        let backoff_ns = column_backoff_ns();
         b.arg(&i).arg(&o).arg(&rows).arg(&cols).arg(&tiles.arg).arg(&flags).arg(&base).arg(&counter_base).arg(&epoch);
+        b.arg(&backoff_ns);
         // SAFETY: matches batched_kernels! in gpu/; input and output hold rows × cols elements
         // (rows on 16-byte boundaries for the vector tiles), the tile state one status word per
         // (row block, column).

@@ -111,20 +111,10 @@ impl Gpu {
             unsafe { l.launch(grid(blocks, counting.threads, count_smem)?) }.map_err(|e| Error::kernel(&name, e))?;
         }
 
-        // GPU_SCAN_SORT_PASS=early|early20|ballot picks an experimental pass kernel.
-        let variant =
-            std::env::var("GPU_SCAN_SORT_PASS").ok().filter(|v| ["early", "early20", "ballot"].contains(&v.as_str()));
-        let shape = if variant.as_deref() == Some("early20") {
-            tuning::sort_wide(tuning::DEFAULT_ARCH, size)
-        } else {
-            tuning::sort(tuning::DEFAULT_ARCH, size)
-        };
+        let shape = tuning::sort(tuning::DEFAULT_ARCH, size);
         let tiles = n.div_ceil(shape.tile() as u64);
-        let smem = layout::sort_pass_smem_of(shape, size, va != 0);
-        let name = match &variant {
-            Some(v) => format!("{}_{v}_{}", names::SORT_PASS, T::TYPE.name()),
-            None => format!("{}_{}", names::SORT_PASS, T::TYPE.name()),
-        };
+        let smem = layout::sort_pass_smem(tuning::DEFAULT_ARCH, size, va != 0);
+        let name = format!("{}_{}", names::SORT_PASS, T::TYPE.name());
         let f = self.kernel(&name)?;
         allow_shared_memory(&f, smem).map_err(|e| Error::kernel(&name, e))?;
         let (c, _rc) = counts.device_ptr(stream);
