@@ -116,13 +116,6 @@ pub const fn columns_vec_by_default(arch: u32, elem_size: usize) -> bool {
     elem_size == 8
 }
 
-/// Nanoseconds a column tile's look-back thread sleeps before polling again a tile that has
-/// published nothing yet (0: at once).
-pub const fn column_backoff_ns(arch: u32) -> u32 {
-    let _ = arch;
-    0
-}
-
 /// Threads per row of strip in the vector column tiles for a matrix of `cols` columns (a power of
 /// two up to 32; the strip is this many 16-byte vectors): strips as wide as the scalar tiles'
 /// ([`column_strip`]), so as many look-back chains.

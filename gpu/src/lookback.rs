@@ -302,15 +302,12 @@ impl TileStatus {
     /// and reads again from the first entry that had published nothing yet. Used where every thread of a
     /// tile owns a chain of its own (a column, a radix digit), so the chains proceed
     /// independently; a wider window takes fewer memory round trips when the nearest published
-    /// prefix lies several entries back. When the nearest entry has published nothing, the
-    /// thread sleeps `backoff_ns` before reading again (0: at once), so that waiting chains do
-    /// not crowd L2 with polls.
+    /// prefix lies several entries back.
     #[inline(always)]
     pub unsafe fn look_back_alone<T: StatusValue, O: ScanOp<T>, const W: usize>(
         self,
         k: u32,
         word: impl Fn(u32) -> u32,
-        backoff_ns: u32,
     ) -> T {
         // Entries `end..k` are combined into `acc`.
         let mut end = k;
@@ -321,9 +318,6 @@ impl TileStatus {
                 if end > i as u32 {
                     *g = self.read::<T>(word(end - 1 - i as u32));
                 }
-            }
-            if got[0].0 == 0 && backoff_ns > 0 {
-                nanosleep(backoff_ns);
             }
             for &(flag, v) in &got {
                 if flag == 0 {

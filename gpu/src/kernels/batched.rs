@@ -52,7 +52,7 @@ fn finish<T: Copy, O: ScanOp<T>, const IT: usize>(vals: &mut [T; IT], prefix: Op
 /// The scan down every column of `inp` into `out`, in tiles of `groups * IT` rows by `strip`
 /// columns (`groups = min(TH / strip, scan_abi::tuning::COLUMN_GROUPS)`). `temp` holds the tile
 /// counter and one status word per (row block, column); `counter_base` and `epoch` as in the
-/// single-pass scan; `backoff_ns` as in [`TileStatus::look_back_alone`].
+/// single-pass scan.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn scan_columns<T: StatusValue, O: ScanOp<T>, const TH: u32, const IT: usize>(
@@ -65,7 +65,6 @@ pub unsafe fn scan_columns<T: StatusValue, O: ScanOp<T>, const TH: u32, const IT
     temp: *mut u8,
     counter_base: u32,
     epoch: u32,
-    backoff_ns: u32,
 ) {
     let mode = Mode::from_flags(flags);
     let t = thread_idx();
@@ -144,7 +143,7 @@ pub unsafe fn scan_columns<T: StatusValue, O: ScanOp<T>, const TH: u32, const IT
             status.publish(slot(0), FLAG_PREFIX, tile_total);
         } else {
             status.publish(slot(chunk), FLAG_AGGREGATE, tile_total);
-            let prefix = status.look_back_alone::<T, O, 1>(chunk as u32, |k| slot(k as u64), backoff_ns);
+            let prefix = status.look_back_alone::<T, O, 1>(chunk as u32, |k| slot(k as u64));
             status.publish(slot(chunk), FLAG_PREFIX, O::combine(prefix, tile_total));
             prefixes.set(c, prefix);
         }
@@ -169,7 +168,7 @@ pub unsafe fn scan_columns<T: StatusValue, O: ScanOp<T>, const TH: u32, const IT
 /// `TH / tpr` groups of rows are combined per column in two steps: a shuffle scan across the
 /// groups of a warp (lanes `tpr` apart own the same columns), then across the warps through
 /// shared memory. The strip's first `tpr * V` threads then look back, one column each. `temp`,
-/// `counter_base`, `epoch` and `backoff_ns` as in [`scan_columns`]; `cols` must be a multiple of `V`.
+/// `counter_base` and `epoch` as in [`scan_columns`]; `cols` must be a multiple of `V`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn scan_columns_vec<T: StatusValue, O: ScanOp<T>, const TH: u32, const IT: usize, const V: usize>(
@@ -182,7 +181,6 @@ pub unsafe fn scan_columns_vec<T: StatusValue, O: ScanOp<T>, const TH: u32, cons
     temp: *mut u8,
     counter_base: u32,
     epoch: u32,
-    backoff_ns: u32,
 ) {
     const { assert!(V * core::mem::size_of::<T>() == tuning::VECTOR_BYTES) };
     let mode = Mode::from_flags(flags);
@@ -261,7 +259,7 @@ pub unsafe fn scan_columns_vec<T: StatusValue, O: ScanOp<T>, const TH: u32, cons
             status.publish(slot(0), FLAG_PREFIX, tile_total);
         } else {
             status.publish(slot(chunk), FLAG_AGGREGATE, tile_total);
-            let prefix = status.look_back_alone::<T, O, 1>(chunk as u32, |k| slot(k as u64), backoff_ns);
+            let prefix = status.look_back_alone::<T, O, 1>(chunk as u32, |k| slot(k as u64));
             status.publish(slot(chunk), FLAG_PREFIX, O::combine(prefix, tile_total));
             prefixes.set(t, prefix);
         }
@@ -520,11 +518,11 @@ macro_rules! batched_kernels {
         #[allow(clippy::too_many_arguments)]
         pub unsafe extern "ptx-kernel" fn [<batched_columns_ $t _ $op:lower>](
             inp: *const $t, out: *mut $t, rows: u64, cols: u64, strip: u32, flags: u32,
-            temp: *mut u8, counter_base: u32, epoch: u32, backoff_ns: u32,
+            temp: *mut u8, counter_base: u32, epoch: u32,
         ) {
             const SHAPE: tuning::TileShape = tuning::columns(ARCH, core::mem::size_of::<$t>());
             scan_columns::<$t, $op, { SHAPE.threads }, { SHAPE.items as usize }>(
-                inp, out, rows, cols, strip, flags, temp, counter_base, epoch, backoff_ns,
+                inp, out, rows, cols, strip, flags, temp, counter_base, epoch,
             )
         }
 
@@ -588,7 +586,7 @@ macro_rules! batched_kernels {
 batched_kernels!(u32, i32, u64, i64, f32, f64);
 
 /// The vector column tiles, for 8-byte types: for 4-byte ones they measured no faster than the
-/// scalar tiles (see `tuning::columns_vec`).
+/// scalar tiles (see `tuning::columns_vec_by_default`).
 macro_rules! column_vec_kernels {
     ($($t:ident),*) => { paste::paste! { $(
         column_vec_kernels!(@one $t, Add);
@@ -601,12 +599,12 @@ macro_rules! column_vec_kernels {
         #[allow(clippy::too_many_arguments)]
         pub unsafe extern "ptx-kernel" fn [<batched_columns_vec_ $t _ $op:lower>](
             inp: *const $t, out: *mut $t, rows: u64, cols: u64, tpr: u32, flags: u32,
-            temp: *mut u8, counter_base: u32, epoch: u32, backoff_ns: u32,
+            temp: *mut u8, counter_base: u32, epoch: u32,
         ) {
             const SIZE: usize = core::mem::size_of::<$t>();
             const SHAPE: tuning::TileShape = tuning::columns_vec(ARCH, SIZE);
             scan_columns_vec::<$t, $op, { SHAPE.threads }, { SHAPE.items as usize }, { tuning::VECTOR_BYTES / SIZE }>(
-                inp, out, rows, cols, tpr, flags, temp, counter_base, epoch, backoff_ns,
+                inp, out, rows, cols, tpr, flags, temp, counter_base, epoch,
             )
         }
     } };

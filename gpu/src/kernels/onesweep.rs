@@ -333,7 +333,7 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize>(
         let before = if let Some(start) = overall {
             start
         } else {
-            let p = status.look_back_alone::<u32, Add, { tuning::SORT_LOOKBACK_WINDOW }>(tile, word, 0);
+            let p = status.look_back_alone::<u32, Add, { tuning::SORT_LOOKBACK_WINDOW }>(tile, word);
             status.publish(word(tile), FLAG_PREFIX, p + tile_count);
             p
         };

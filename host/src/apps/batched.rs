@@ -64,13 +64,6 @@ pub fn uses_columns_vec(cols: u64, elem_size: usize, aligned: bool) -> bool {
         && switch("GPU_SCAN_COLUMN_VEC").unwrap_or(true)
 }
 
-/// How long a column tile's look-back sleeps between polls: `tuning::column_backoff_ns`, or
-/// `GPU_SCAN_COLUMN_BACKOFF` nanoseconds (to compare in one run).
-fn column_backoff_ns() -> u32 {
-    let tuned = std::env::var("GPU_SCAN_COLUMN_BACKOFF").ok().and_then(|v| v.parse().ok());
-    tuned.unwrap_or(tuning::column_backoff_ns(tuning::DEFAULT_ARCH))
-}
-
 /// Whether the scan down the columns of a `rows × cols` matrix runs as one pipelined scan of its
 /// 32-byte rows (`tuning::columns_pipelined`); `GPU_SCAN_PIPELINED=0|1` decides for any matrix of
 /// 32-byte rows instead, to measure both kernels in one run.
@@ -245,9 +238,7 @@ impl Gpu {
         let f = self.kernel(&name)?;
         let cfg = grid(count, tiles.threads, tiles.smem)?;
         let mut b = stream.launch_builder(&f);
-        let backoff_ns = column_backoff_ns();
         b.arg(&i).arg(&o).arg(&rows).arg(&cols).arg(&tiles.arg).arg(&flags).arg(&base).arg(&counter_base).arg(&epoch);
-        b.arg(&backoff_ns);
         // SAFETY: matches batched_kernels! in gpu/; input and output hold rows × cols elements
         // (rows on 16-byte boundaries for the vector tiles), the tile state one status word per
         // (row block, column).
