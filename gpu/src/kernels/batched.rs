@@ -506,13 +506,20 @@ pub unsafe fn scan_short_rows<T: Copy, O: ScanOp<T>, const TH: u32, const V: usi
     }
 }
 
+/// Every batched kernel of each type and operator; the vector column tiles only for the types
+/// after `vectors:` (8-byte ones: for 4-byte ones they measured no faster than the scalar
+/// tiles, see `tuning::columns_vec_by_default`).
 macro_rules! batched_kernels {
-    ($($t:ident),*) => { paste::paste! { $(
-        batched_kernels!(@one $t, Add);
-        batched_kernels!(@one $t, Mul);
-        batched_kernels!(@one $t, Min);
-        batched_kernels!(@one $t, Max);
-    )* } };
+    ($($t:ident),* ; vectors: $($v:ident),*) => {
+        $( batched_kernels!(@ops one $t); )*
+        $( batched_kernels!(@ops vec $v); )*
+    };
+    (@ops $arm:ident $t:ident) => {
+        batched_kernels!(@$arm $t, Add);
+        batched_kernels!(@$arm $t, Mul);
+        batched_kernels!(@$arm $t, Min);
+        batched_kernels!(@$arm $t, Max);
+    };
     (@one $t:ident, $op:ident) => { paste::paste! {
         #[no_mangle]
         #[allow(clippy::too_many_arguments)]
@@ -582,19 +589,7 @@ macro_rules! batched_kernels {
             )
         }
     } };
-}
-batched_kernels!(u32, i32, u64, i64, f32, f64);
-
-/// The vector column tiles, for 8-byte types: for 4-byte ones they measured no faster than the
-/// scalar tiles (see `tuning::columns_vec_by_default`).
-macro_rules! column_vec_kernels {
-    ($($t:ident),*) => { paste::paste! { $(
-        column_vec_kernels!(@one $t, Add);
-        column_vec_kernels!(@one $t, Mul);
-        column_vec_kernels!(@one $t, Min);
-        column_vec_kernels!(@one $t, Max);
-    )* } };
-    (@one $t:ident, $op:ident) => { paste::paste! {
+    (@vec $t:ident, $op:ident) => { paste::paste! {
         #[no_mangle]
         #[allow(clippy::too_many_arguments)]
         pub unsafe extern "ptx-kernel" fn [<batched_columns_vec_ $t _ $op:lower>](
@@ -609,4 +604,4 @@ macro_rules! column_vec_kernels {
         }
     } };
 }
-column_vec_kernels!(u64, i64, f64);
+batched_kernels!(u32, i32, u64, i64, f32, f64; vectors: u64, i64, f64);

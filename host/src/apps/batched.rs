@@ -381,6 +381,21 @@ mod tests {
         }
     }
 
+    /// A column's look-back on the CPU: the sum of the entries before row block `chunk` in
+    /// `status` ((aggregate, inclusive prefix) per slot), walking aggregates back until it stops
+    /// at a prefix; where it stops stands for timing, picked by `stop`.
+    fn look_back(status: &[(u32, u32)], slot: impl Fn(u64) -> usize, chunk: u64, stop: u64) -> u32 {
+        let mut prefix = 0u32;
+        for k in (0..chunk).rev() {
+            let (aggregate, inclusive) = status[slot(k)];
+            if k == 0 || (k + stop).is_multiple_of(3) {
+                return prefix.wrapping_add(inclusive);
+            }
+            prefix = prefix.wrapping_add(aggregate);
+        }
+        prefix
+    }
+
     /// The column kernel's algorithm, thread by thread on the CPU, for wrapping u32 sums: tile
     /// numbering across strips, thread groups of consecutive rows, the groups' totals combined
     /// per column, and a per-column look-back that walks aggregates back to some published
@@ -426,18 +441,7 @@ mod tests {
                 let slot = |k: u64| (k * cols + col) as usize;
                 let mut prefix = 0u32;
                 if g == 0 {
-                    if chunk > 0 {
-                        let mut k = chunk - 1;
-                        loop {
-                            let (aggregate, inclusive) = status[slot(k)];
-                            if k == 0 || (k + stop).is_multiple_of(3) {
-                                prefix = prefix.wrapping_add(inclusive);
-                                break;
-                            }
-                            prefix = prefix.wrapping_add(aggregate);
-                            k -= 1;
-                        }
-                    }
+                    prefix = look_back(&status, slot, chunk, stop);
                     status[slot(chunk)] = (total, prefix.wrapping_add(total));
                 } else if chunk > 0 {
                     prefix = status[slot(chunk)].1.wrapping_sub(total);
@@ -507,19 +511,7 @@ mod tests {
                 }
                 let total = (0..threads / 32).fold(0u32, |a, w| a.wrapping_add(warp_total(w, j / 4)[(j % 4) as usize]));
                 let slot = |k: u64| (k * cols + col) as usize;
-                let mut prefix = 0u32;
-                if chunk > 0 {
-                    let mut k = chunk - 1;
-                    loop {
-                        let (aggregate, inclusive) = status[slot(k)];
-                        if k == 0 || (k + stop).is_multiple_of(3) {
-                            prefix = prefix.wrapping_add(inclusive);
-                            break;
-                        }
-                        prefix = prefix.wrapping_add(aggregate);
-                        k -= 1;
-                    }
-                }
+                let prefix = look_back(&status, slot, chunk, stop);
                 status[slot(chunk)] = (total, prefix.wrapping_add(total));
                 prefixes[j as usize] = prefix;
             }
@@ -572,33 +564,10 @@ mod tests {
         }
     }
 
-    #[test]
-    fn the_vector_column_kernels_algorithm_equals_the_scan_of_every_column() {
-        for (rows, cols) in
-            [(1u64, 4u64), (7, 4), (9, 12), (1025, 8), (300, 64), (129, 200), (5, 1000), (3000, 4), (600, 52)]
-        {
-            let x: Vec<u32> = (0..rows * cols).map(|i| crate::input::bits(rows ^ cols, i) as u32).collect();
-            for exclusive in [false, true] {
-                let mut want = vec![0u32; x.len()];
-                for c in 0..cols {
-                    let mut run = 0u32;
-                    for r in 0..rows {
-                        let i = (r * cols + c) as usize;
-                        want[i] = if exclusive { run } else { run.wrapping_add(x[i]) };
-                        run = run.wrapping_add(x[i]);
-                    }
-                }
-                for stop in 0..3 {
-                    let got = emulate_vec(&x, rows, cols, exclusive, stop);
-                    assert_eq!(got, want, "{rows}x{cols} exclusive={exclusive} stop={stop}");
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn the_column_kernels_algorithm_equals_the_scan_of_every_column() {
-        for (rows, cols) in [(1u64, 2u64), (7, 3), (1025, 8), (300, 65), (129, 200), (5, 1000), (2000, 2)] {
+    /// `emulate` (a column kernel's algorithm on the CPU) against the scan of every column of
+    /// each shape, inclusive and exclusive, for every place a look-back may stop.
+    fn check_emulation(shapes: &[(u64, u64)], emulate: fn(&[u32], u64, u64, bool, u64) -> Vec<u32>) {
+        for &(rows, cols) in shapes {
             let x: Vec<u32> = (0..rows * cols).map(|i| crate::input::bits(rows ^ cols, i) as u32).collect();
             for exclusive in [false, true] {
                 let mut want = vec![0u32; x.len()];
@@ -616,6 +585,17 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_vector_column_kernels_algorithm_equals_the_scan_of_every_column() {
+        let shapes = [(1, 4), (7, 4), (9, 12), (1025, 8), (300, 64), (129, 200), (5, 1000), (3000, 4), (600, 52)];
+        check_emulation(&shapes, emulate_vec);
+    }
+
+    #[test]
+    fn the_column_kernels_algorithm_equals_the_scan_of_every_column() {
+        check_emulation(&[(1, 2), (7, 3), (1025, 8), (300, 65), (129, 200), (5, 1000), (2000, 2)], emulate);
     }
 
     #[test]
