@@ -8,6 +8,8 @@
 //!   single-pass scan, one column per thread. Tiles are numbered row-block-major across strips,
 //!   so a tile's predecessor in its column was claimed `strips` tiles earlier and has usually
 //!   finished: the look-back rarely waits.
+//! - [`scan_columns_vec`] is [`scan_columns`] with each thread owning a 16-byte vector of
+//!   adjacent columns, for 8-byte elements in rows on 16-byte boundaries.
 //! - [`scan_column_vectors`] scans down the columns of a matrix with few rows: each thread owns a
 //!   vector of adjacent columns and walks down every row, so nothing is looked back for and every
 //!   access is a whole vector.

@@ -214,16 +214,24 @@ impl Gpu {
         let tiles = if uses_columns_vec(cols, size, aligned) {
             let (tpr, tile_rows) = column_vec_plan(rows, cols, size);
             let strip = tpr as u64 * (tuning::VECTOR_BYTES / size) as u64;
-            let (smem, threads) = (
-                layout::columns_vec_smem(tuning::DEFAULT_ARCH, size),
-                tuning::columns_vec(tuning::DEFAULT_ARCH, size).threads,
-            );
-            ColumnTiles { name: names::BATCHED_COLUMNS_VEC, strip, arg: tpr, tile_rows, smem, threads }
+            ColumnTiles {
+                name: names::BATCHED_COLUMNS_VEC,
+                strip,
+                arg: tpr,
+                tile_rows,
+                smem: layout::columns_vec_smem(tuning::DEFAULT_ARCH, size),
+                threads: tuning::columns_vec(tuning::DEFAULT_ARCH, size).threads,
+            }
         } else {
             let (strip, _, tile_rows) = column_plan(rows, cols, size);
-            let (smem, threads) =
-                (layout::columns_smem(tuning::DEFAULT_ARCH, size), tuning::columns(tuning::DEFAULT_ARCH, size).threads);
-            ColumnTiles { name: names::BATCHED_COLUMNS, strip: strip as u64, arg: strip, tile_rows, smem, threads }
+            ColumnTiles {
+                name: names::BATCHED_COLUMNS,
+                strip: strip as u64,
+                arg: strip,
+                tile_rows,
+                smem: layout::columns_smem(tuning::DEFAULT_ARCH, size),
+                threads: tuning::columns(tuning::DEFAULT_ARCH, size).threads,
+            }
         };
         let chunks = rows.div_ceil(tiles.tile_rows);
         let count = chunks * cols.div_ceil(tiles.strip);
@@ -460,38 +468,41 @@ mod tests {
     }
 
     /// The vector column kernel's algorithm, thread by thread on the CPU, for wrapping u32 sums
-    /// (vectors of 4 columns): each thread's run of rows, the shuffle scan across a warp's groups
+    /// laid out as the kernels of 8-byte types are (vectors of 2 columns): each thread's run of rows, the shuffle scan across a warp's groups
     /// (lanes `tpr` apart; a lane below `delta` keeps its own value), the warps' totals, and a
     /// per-column look-back by the strip's first threads that stops as `emulate`'s does.
     fn emulate_vec(x: &[u32], rows: u64, cols: u64, exclusive: bool, stop: u64) -> Vec<u32> {
-        type V4 = [u32; 4];
-        let add = |a: V4, b: V4| -> V4 { std::array::from_fn(|e| a[e].wrapping_add(b[e])) };
-        let shape = tuning::columns_vec(tuning::DEFAULT_ARCH, 4);
+        const V: usize = 2;
+        type Vector = [u32; V];
+        let add = |a: Vector, b: Vector| -> Vector { std::array::from_fn(|e| a[e].wrapping_add(b[e])) };
+        let size = tuning::VECTOR_BYTES / V;
+        let shape = tuning::columns_vec(tuning::DEFAULT_ARCH, size);
         let (threads, it) = (shape.threads as u64, shape.items as usize);
-        let (tpr, tile_rows) = column_vec_plan(rows, cols, 4);
-        let (tpr, strip) = (tpr as u64, 4 * tpr as u64);
+        let (tpr, tile_rows) = column_vec_plan(rows, cols, size);
+        let (tpr, v) = (tpr as u64, V as u64);
+        let strip = v * tpr;
         let (strips, chunks) = (cols.div_ceil(strip), rows.div_ceil(tile_rows));
         let mut status: Vec<(u32, u32)> = vec![(0, 0); (chunks * cols) as usize];
         let mut out = vec![u32::MAX; x.len()];
-        let place = |t: u64, chunk: u64, s: u64| (s * strip + (t % tpr) * 4, chunk * tile_rows + (t / tpr) * it as u64);
+        let place = |t: u64, chunk: u64, s: u64| (s * strip + (t % tpr) * v, chunk * tile_rows + (t / tpr) * it as u64);
         for tile in 0..chunks * strips {
             let (chunk, s) = (tile / strips, tile % strips);
-            let vals: Vec<Vec<V4>> = (0..threads)
+            let vals: Vec<Vec<Vector>> = (0..threads)
                 .map(|t| {
                     let (col, row0) = place(t, chunk, s);
-                    let mut run = [0u32; 4];
+                    let mut run = [0u32; V];
                     (0..it as u64)
                         .map(|k| {
                             if col < cols && row0 + k < rows {
                                 let i = ((row0 + k) * cols + col) as usize;
-                                run = add(run, x[i..i + 4].try_into().unwrap());
+                                run = add(run, x[i..i + V].try_into().unwrap());
                             }
                             run
                         })
                         .collect()
                 })
                 .collect();
-            let mut run: Vec<V4> = vals.iter().map(|v| v[it - 1]).collect();
+            let mut run: Vec<Vector> = vals.iter().map(|v| v[it - 1]).collect();
             let mut delta = tpr;
             while delta < 32 {
                 let up = run.clone();
@@ -509,7 +520,7 @@ mod tests {
                 if col >= cols || chunks == 1 {
                     continue;
                 }
-                let total = (0..threads / 32).fold(0u32, |a, w| a.wrapping_add(warp_total(w, j / 4)[(j % 4) as usize]));
+                let total = (0..threads / 32).fold(0u32, |a, w| a.wrapping_add(warp_total(w, j / v)[(j % v) as usize]));
                 let slot = |k: u64| (k * cols + col) as usize;
                 let prefix = look_back(&status, slot, chunk, stop);
                 status[slot(chunk)] = (total, prefix.wrapping_add(total));
@@ -521,10 +532,10 @@ mod tests {
                     continue;
                 }
                 let (w, c) = (t / 32, t % tpr);
-                let mut p: V4 =
-                    if chunk > 0 { std::array::from_fn(|e| prefixes[(c * 4) as usize + e]) } else { [0; 4] };
-                for v in 0..w {
-                    p = add(p, warp_total(v, c));
+                let mut p: Vector =
+                    if chunk > 0 { std::array::from_fn(|e| prefixes[(c * v) as usize + e]) } else { [0; V] };
+                for u in 0..w {
+                    p = add(p, warp_total(u, c));
                 }
                 if t % 32 >= tpr {
                     p = add(p, run[(t - tpr) as usize]);
@@ -533,9 +544,9 @@ mod tests {
                     let r = row0 + k as u64;
                     if r < rows {
                         let (previous, through) =
-                            (if k == 0 { [0; 4] } else { vals[t as usize][k - 1] }, vals[t as usize][k]);
+                            (if k == 0 { [0; V] } else { vals[t as usize][k - 1] }, vals[t as usize][k]);
                         let i = (r * cols + col) as usize;
-                        out[i..i + 4].copy_from_slice(&add(p, if exclusive { previous } else { through }));
+                        out[i..i + V].copy_from_slice(&add(p, if exclusive { previous } else { through }));
                     }
                 }
             }
