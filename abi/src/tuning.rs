@@ -90,17 +90,27 @@ pub const fn compact(arch: u32, elem_size: usize) -> TileShape {
 /// Column scan of a row-major matrix (`batched_columns`): `threads` per block, `items` rows per
 /// thread. A block splits into groups of `strip` threads, one per column of its strip; at most
 /// [`COLUMN_GROUPS`] groups, so combining the groups' totals stays a short loop.
+///
+/// Every tile looks back once per column, so taller tiles mean fewer look-backs per element. On
+/// the H200 at 2^28 `f32`, 64 rows a thread (126 registers, 2 blocks per SM) against 32 (3
+/// blocks), the two builds in one run (`docs/results/sort-columns-ab2-s21-h200.log`; `ab1` the
+/// same on the first shapes): 1048576 x 256 78.3% / 74.9% of copy, 262144 x 1024 85.2% / 84.0%,
+/// 256 x 1048576 91.8% / 83.8%, 16777216 x 16 67.1% / 65.9%; wide matrices lose some (65536 x
+/// 4096 82.9% / 86.3%, 16384 x 16384 82.5% / 86.1%: plenty of look-back chains, and fewer
+/// blocks in flight).
 pub const fn columns(arch: u32, elem_size: usize) -> TileShape {
     let _ = arch;
-    TileShape { threads: 256, items: if elem_size > 4 { 16 } else { 32 } }
+    TileShape { threads: 256, items: if elem_size > 4 { 16 } else { 64 } }
 }
 
 /// Column tiles of 16-byte vectors (`batched_columns_vec`, rows on 16-byte boundaries): threads
-/// per block, and consecutive rows per thread, each one vector of adjacent columns. 8 rows of
-/// one vector hold as many elements as the scalar tiles' 16 rows of `f64`.
+/// per block, and consecutive rows per thread, each one vector of adjacent columns. 16 rows
+/// against 8 (116 registers, 2 blocks per SM, against 3), the two builds in one run at 2^27
+/// `f64` (`docs/results/sort-columns-ab2-s21-h200.log`): 524288 x 256 85.8% / 79.5% of copy,
+/// 4194304 x 64 (2^28) 80.4% / 70.9%, 8388608 x 16 71.7% / 61.9% (half the look-backs).
 pub const fn columns_vec(arch: u32, elem_size: usize) -> TileShape {
     let _ = (arch, elem_size);
-    TileShape { threads: 256, items: 8 }
+    TileShape { threads: 256, items: 16 }
 }
 
 /// Whether the scan down the columns of `elem_size`-byte elements takes the vector column tiles

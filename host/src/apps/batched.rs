@@ -360,12 +360,13 @@ mod tests {
     #[test]
     fn strips_cover_the_columns_evenly() {
         let tall = 1 << 20;
-        assert_eq!(column_plan(tall, 8, 4), (8, 32, 32 * 32));
-        assert_eq!(column_plan(tall, 64, 4), (16, 16, 16 * 32));
-        assert_eq!(column_plan(tall, 65, 4), (13, 19, 19 * 32));
-        assert_eq!(column_plan(tall, 4096, 4), (32, 8, 8 * 32));
-        assert_eq!(column_plan(tall, 16384, 8), (64, 4, 4 * 16));
-        assert_eq!(column_plan(tall, 2, 4), (2, 32, 32 * 32));
+        let (it4, it8) = (rows_per_group(4), rows_per_group(8));
+        assert_eq!(column_plan(tall, 8, 4), (8, 32, 32 * it4));
+        assert_eq!(column_plan(tall, 64, 4), (16, 16, 16 * it4));
+        assert_eq!(column_plan(tall, 65, 4), (13, 19, 19 * it4));
+        assert_eq!(column_plan(tall, 4096, 4), (32, 8, 8 * it4));
+        assert_eq!(column_plan(tall, 16384, 8), (64, 4, 4 * it8));
+        assert_eq!(column_plan(tall, 2, 4), (2, 32, 32 * it4));
         for cols in 2..2000u64 {
             let (strip, groups, _) = column_plan(tall, cols, 4);
             assert!(strip <= tuning::column_strip(tuning::DEFAULT_ARCH, cols) && groups >= 1, "{cols}");
@@ -374,14 +375,20 @@ mod tests {
         }
     }
 
+    /// Rows each thread group of the scalar column tiles covers for `elem_size`-byte elements.
+    fn rows_per_group(elem_size: usize) -> u64 {
+        tuning::columns(tuning::DEFAULT_ARCH, elem_size).items as u64
+    }
+
     #[test]
     fn few_rows_widen_the_strips_so_no_group_idles() {
-        assert_eq!(column_plan(8, 1 << 25, 4), (256, 1, 32));
-        assert_eq!(column_plan(40, 1 << 20, 4), (128, 2, 64));
-        assert_eq!(column_plan(100, 1 << 20, 4), (64, 4, 128));
-        assert_eq!(column_plan(1000, 1 << 20, 4), (64, 4, 128));
-        assert_eq!(column_plan(1 << 20, 1 << 20, 4), (64, 4, 128));
-        assert_eq!(column_plan(8, 100, 4), (100, 2, 64));
+        let it = rows_per_group(4);
+        assert_eq!(column_plan(8, 1 << 25, 4), (256, 1, it));
+        assert_eq!(column_plan(it + 8, 1 << 20, 4), (128, 2, 2 * it));
+        assert_eq!(column_plan(4 * it - 1, 1 << 20, 4), (64, 4, 4 * it));
+        assert_eq!(column_plan(1000, 1 << 20, 4), (64, 4, 4 * it));
+        assert_eq!(column_plan(1 << 20, 1 << 20, 4), (64, 4, 4 * it));
+        assert_eq!(column_plan(8, 100, 4), (100, 2, 2 * it));
         for rows in 1..300u64 {
             let (strip, groups, tile_rows) = column_plan(rows, 1 << 20, 4);
             assert!(groups as u64 * tuning::columns(tuning::DEFAULT_ARCH, 4).items as u64 == tile_rows, "{rows}");
@@ -557,19 +564,20 @@ mod tests {
     #[test]
     fn the_vector_column_plan_keeps_strips_of_whole_warps_and_widens_them_for_few_rows() {
         let tall = 1 << 20;
-        assert_eq!(column_vec_plan(tall, 256, 4), (4, 64 * 8));
-        assert_eq!(column_vec_plan(tall, 256, 8), (8, 32 * 8));
-        assert_eq!(column_vec_plan(tall, 4096, 4), (8, 32 * 8));
-        assert_eq!(column_vec_plan(tall, 16384, 8), (32, 8 * 8));
-        assert_eq!(column_vec_plan(tall, 4, 4), (1, 256 * 8));
-        assert_eq!(column_vec_plan(tall, 12, 4), (4, 64 * 8), "three vectors: a strip of four, one idle");
-        assert_eq!(column_vec_plan(20, 1024, 4), (32, 8 * 8));
-        assert_eq!(column_vec_plan(100, 1024, 4), (16, 16 * 8));
+        let it = tuning::columns_vec(tuning::DEFAULT_ARCH, 8).items as u64;
+        assert_eq!(column_vec_plan(tall, 256, 4), (4, 64 * it));
+        assert_eq!(column_vec_plan(tall, 256, 8), (8, 32 * it));
+        assert_eq!(column_vec_plan(tall, 4096, 4), (8, 32 * it));
+        assert_eq!(column_vec_plan(tall, 16384, 8), (32, 8 * it));
+        assert_eq!(column_vec_plan(tall, 4, 4), (1, 256 * it));
+        assert_eq!(column_vec_plan(tall, 12, 4), (4, 64 * it), "three vectors: a strip of four, one idle");
+        assert_eq!(column_vec_plan(20, 1024, 4), (32, 8 * it));
+        assert_eq!(column_vec_plan(8 * it + 1, 1024, 4), (16, 16 * it));
         for rows in 1..3000u64 {
             for cols in [4u64, 8, 12, 64, 256, 1024, 1 << 20] {
                 let (tpr, tile_rows) = column_vec_plan(rows, cols, 4);
                 assert!(tpr.is_power_of_two() && tpr <= 32, "{rows} x {cols}");
-                assert_eq!(tile_rows, 256 / tpr as u64 * 8);
+                assert_eq!(tile_rows, 256 / tpr as u64 * it);
                 assert!(tpr == 32 || tile_rows / 2 < rows || tpr as u64 * 4 >= cols, "{rows} x {cols}: {tpr}");
             }
         }
