@@ -22,6 +22,19 @@ sanitize() {
   done
 }
 
+# sort_checks HOST N... prints the check line of HOST's sort of N keys, for each N, as u32 keys,
+# u64 keys, f64 and i32 keys with values, and 3-bit keys, each prefixed with "sort N ARGS: ".
+sort_checks() {
+  local host=$1 n c
+  shift
+  for n in "$@"; do
+    for c in "" "--type u64" "--type f64 --values" "--type i32 --values" "--key-bits 3"; do
+      # shellcheck disable=SC2086
+      "$host" sort "$n" $c --iters 1 2>&1 | grep -E '^check' | sed "s|^|sort $n $c: |" || status=1
+    done
+  done
+}
+
 # cub CSV ARGS... builds ../shared/bench/cub_baseline.cu (from the bundle) and runs it with ARGS
 # (--ops, --log2, --types), writing its CSV to CSV and printing it.
 cub() {

@@ -17,10 +17,7 @@
   done
   b=.gpu-bundle/bin/host
   for n in 0 1 33 6911 6912 6913 70001 1000003; do
-    for c in "" "--type u64" "--type f64 --values" "--type i32 --values" "--key-bits 3"; do
-      # shellcheck disable=SC2086
-      "$b" sort $n $c --iters 1 2>&1 | grep -E '^check' | sed "s|^|sort $n $c: |" || status=1
-    done
+    sort_checks "$b" "$n"
     for c in "--bins 256" "--bins 1000 --hi 5000 --type u32"; do
       # shellcheck disable=SC2086
       "$b" histogram $n $c --iters 1 2>&1 | grep -E '^check' | sed "s|^|histogram $n $c: |" || status=1

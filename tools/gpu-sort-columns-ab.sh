@@ -33,12 +33,7 @@ run() { # BINARY ARGS...: one run, its time and check lines
     done
   done
   echo "== checks"
-  for n in 0 1 33 6911 6912 6913 70001 1000003; do
-    for c in "" "--type u64" "--type f64 --values" "--type i32 --values" "--key-bits 3"; do
-      # shellcheck disable=SC2086
-      "$host" sort $n $c --iters 1 2>&1 | grep -E '^check' | sed "s|^|sort $n $c: |" || status=1
-    done
-  done
+  sort_checks "$host" 0 1 33 6911 6912 6913 70001 1000003
   sanitize "memcheck racecheck synccheck" "$host" "sort 70001" "batched 5003 256 --axis 0" \
     "batched 3001 100 --axis 0 --type f64 --exclusive"
   echo "== CUB"
