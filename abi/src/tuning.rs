@@ -92,8 +92,8 @@ pub const fn compact(arch: u32, elem_size: usize) -> TileShape {
 /// [`COLUMN_GROUPS`] groups, so combining the groups' totals stays a short loop.
 ///
 /// Every tile looks back once per column, so taller tiles mean fewer look-backs per element. On
-/// the H200 at 2^28 `f32`, 64 rows a thread (126 registers, 2 blocks per SM) against 32 (3
-/// blocks), the two builds in one run (`docs/results/sort-columns-ab2-s21-h200.log`; `ab1` the
+/// the H200 at 2^28 `f32`, 64 rows a thread (126 registers, 2 blocks per SM) against 32 (64
+/// registers, 4 blocks), the two builds in one run (`docs/results/sort-columns-ab2-s21-h200.log`; `ab1` the
 /// same on the first shapes): 1048576 x 256 78.3% / 74.9% of copy, 262144 x 1024 85.2% / 84.0%,
 /// 256 x 1048576 91.8% / 83.8%, 16777216 x 16 67.1% / 65.9%; wide matrices lose some (65536 x
 /// 4096 82.9% / 86.3%, 16384 x 16384 82.5% / 86.1%: plenty of look-back chains, and fewer
@@ -105,7 +105,7 @@ pub const fn columns(arch: u32, elem_size: usize) -> TileShape {
 
 /// Column tiles of 16-byte vectors (`batched_columns_vec`, rows on 16-byte boundaries): threads
 /// per block, and consecutive rows per thread, each one vector of adjacent columns. 16 rows
-/// against 8 (116 registers, 2 blocks per SM, against 3), the two builds in one run at 2^27
+/// against 8 (116 registers and 2 blocks per SM, against 69 and 3), the two builds in one run at 2^27
 /// `f64` (`docs/results/sort-columns-ab2-s21-h200.log`): 524288 x 256 85.8% / 79.5% of copy,
 /// 4194304 x 64 (2^28) 80.4% / 70.9%, 8388608 x 16 71.7% / 61.9% (half the look-backs).
 pub const fn columns_vec(arch: u32, elem_size: usize) -> TileShape {
