@@ -105,9 +105,9 @@ pub const fn columns(arch: u32, elem_size: usize) -> TileShape {
 
 /// Column tiles of 16-byte vectors (`batched_columns_vec`, rows on 16-byte boundaries): threads
 /// per block, and consecutive rows per thread, each one vector of adjacent columns. 16 rows
-/// against 8 (116 registers and 2 blocks per SM, against 69 and 3), the two builds in one run at 2^27
-/// `f64` (`docs/results/sort-columns-ab2-s21-h200.log`): 524288 x 256 85.8% / 79.5% of copy,
-/// 4194304 x 64 (2^28) 80.4% / 70.9%, 8388608 x 16 71.7% / 61.9% (half the look-backs).
+/// against 8 (116 registers and 2 blocks per SM, against 69 and 3), the two builds in one run
+/// at 2^27 `f64` (`docs/results/sort-columns-ab2-s21-h200.log`): 524288 x 256 85.8% / 79.5% of
+/// copy, 4194304 x 64 (2^28) 80.4% / 70.9%, 8388608 x 16 71.7% / 61.9% (half the look-backs).
 pub const fn columns_vec(arch: u32, elem_size: usize) -> TileShape {
     let _ = (arch, elem_size);
     TileShape { threads: 256, items: 16 }
