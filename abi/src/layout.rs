@@ -85,9 +85,22 @@ pub const fn sort_pass_smem(arch: u32, key_size: usize, values: bool) -> u32 {
         + smem_window(if values { shape.tile() } else { 0 }, 4)
 }
 
-/// Radix sort digit counts: every pass's 256 counters for each of the 32 lanes, 16 bits each.
-pub const fn sort_counts_smem(passes: u32) -> u32 {
-    smem_window(passes << crate::partition::RADIX_BITS, 32 * 2)
+/// Radix sort digit counting: counters per pass and digit, one for each lane for 4-byte keys and
+/// one for each pair of lanes `l` and `l + 16` for 8-byte keys (twice the passes), so that
+/// either way they fill 128 KB.
+pub const fn sort_count_parts(key_size: usize) -> u32 {
+    if key_size > 4 {
+        16
+    } else {
+        32
+    }
+}
+
+/// Radix sort digit counting: every pass's 256 counters of 32 bits for each of
+/// [`sort_count_parts`].
+pub const fn sort_counts_smem(key_size: usize) -> u32 {
+    let passes = key_size as u32 * 8 / crate::partition::RADIX_BITS;
+    smem_window((passes << crate::partition::RADIX_BITS) * sort_count_parts(key_size), 4)
 }
 
 /// Row scan: two sets of per-warp totals.

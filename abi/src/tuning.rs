@@ -207,18 +207,13 @@ pub const fn sort(arch: u32, key_size: usize) -> TileShape {
 pub const SORT_LOOKBACK_WINDOW: usize = 4;
 
 /// Radix sort digit counting (every pass's digits in one read): threads per block and keys each
-/// thread loads before counting them. Its shared memory (16 KB per pass: 64 KB for 4-byte keys,
-/// 128 KB for 8-byte) leaves 3 blocks per SM for 4-byte keys and 1 for 8-byte, so 8-byte keys
-/// take twice the threads to keep as many loads in flight. 16 `u32` keys a thread (8 bytes of
-/// spills) sorted 2^28 keys in 6.50 ms against 6.52 with 8, in one H200 run: not worth a spill.
+/// thread loads per tile. Its counters fill 128 KB of shared memory (`layout::sort_counts_smem`),
+/// so one block per SM, of 1024 threads to keep the SM's issue slots busy (the counting issues
+/// about 4 instructions per key and pass). 16-byte loads: 4 of them a tile for either key size.
 pub const fn sort_counts(arch: u32, key_size: usize) -> TileShape {
     let _ = arch;
-    TileShape { threads: if key_size > 4 { 1024 } else { 512 }, items: 8 }
+    TileShape { threads: 1024, items: if key_size > 4 { 8 } else { 16 } }
 }
-
-/// Radix sort digit counting: tiles a block counts before it adds its 16-bit per-lane counters to
-/// the global counts and zeroes them (a counter gains at most `threads / 32 * items` a tile).
-pub const SORT_COUNT_FLUSH_TILES: u32 = 64;
 
 /// Most thread groups (row blocks of one strip) in a column-scan tile.
 pub const COLUMN_GROUPS: u32 = 32;
@@ -643,13 +638,12 @@ pub const BOUNDED_SORT: &[(&str, usize, u32)] = &[
     ("sort_pass_f64", 8, 2),
 ];
 
-/// The radix sort digit counting with launch bounds: (kernel, key size, blocks per SM), as many
-/// blocks as its shared memory leaves room for (unbounded, ptxas gives it 90-96 registers: one
-/// block of 512 threads per SM, and none of 1024).
+/// The radix sort digit counting with launch bounds: (kernel, key size, blocks per SM), the one
+/// block of 1024 threads its shared memory leaves room for.
 pub const BOUNDED_SORT_COUNTS: &[(&str, usize, u32)] = &[
-    ("sort_counts_u32", 4, 3),
-    ("sort_counts_i32", 4, 3),
-    ("sort_counts_f32", 4, 3),
+    ("sort_counts_u32", 4, 1),
+    ("sort_counts_i32", 4, 1),
+    ("sort_counts_f32", 4, 1),
     ("sort_counts_u64", 8, 1),
     ("sort_counts_i64", 8, 1),
     ("sort_counts_f64", 8, 1),

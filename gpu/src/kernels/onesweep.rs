@@ -12,14 +12,15 @@
 //!    consecutive places within a digit's run.
 
 use crate::arch::{
-    atomic_add_u32, block_idx, grid_dim, lane, opaque_u32, red_add_shared_u32, shared_window, sync_threads,
-    sync_threads_any, thread_idx, warp_idx, WARP,
+    atomic_add_u32, block_idx, grid_dim, lane, load_vec16, opaque_u32, red_add_shared_u32, shared_window, shfl_xor,
+    sync_threads, sync_threads_any, thread_idx, warp_idx, WARP,
 };
 use crate::kernels::claim_tile;
 use crate::lookback::TileStatus;
 use crate::op::{Add, Element};
 use crate::smem::{Carver, Smem};
 use crate::warp;
+use scan_abi::layout;
 use scan_abi::partition::RADIX_BITS;
 use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
 use scan_abi::tuning;
@@ -54,89 +55,98 @@ fn digit_in(half: u32, shift: u32) -> u32 {
     (half >> (shift % 32)) & (DIGITS - 1)
 }
 
-/// Words of one pass's digit counters in [`digit_counts`]: 128 rows of 32, row `j` holding each
-/// lane's counts of digits `2j` (low half) and `2j + 1` (high half).
-const COUNT_WORDS: u32 = DIGITS / 2 * WARP;
-
 /// Adds the digit counts of `keys[..n]` for every pass (one per key byte) to `counts` (digit `d`
 /// of pass `p` at `p * 256 + d`).
 ///
-/// Each block counts a contiguous share of the tiles. Every lane has its own 16-bit counters, in
-/// its own shared-memory bank (word `p * 4096 + (d / 2) * 32 + lane`), so a warp's 32 counter
-/// updates never meet in a bank whatever its digits: one shared-memory atomic per key and pass
-/// without bank conflicts, and keys with few distinct digits do not serialize. On the H200, one
-/// 256-word histogram per pass counted 2^26 random `u32` keys in 176 us, these counters in 146
-/// us (Nsight Compute, `docs/results/sort-*-s12-h200.log`), and 2^28 keys with 8 random bits,
-/// whose upper digits are all equal, sorted in 6.93 ms with it and 4.19 ms with these. Warps
-/// share the lane counters, hence the atomics; after `tuning::SORT_COUNT_FLUSH_TILES` tiles,
-/// before a 16-bit counter could overflow, the block adds its counters to `counts` and starts
-/// them again at zero.
+/// Each block counts a contiguous share of the tiles. Lanes count into counters of their own
+/// (word `(p * 256 + d) * parts + l % parts`, `layout::sort_count_parts`), in their own
+/// shared-memory banks, so a warp's counter updates never meet in a bank whatever its digits:
+/// one shared-memory atomic per key and pass, without bank conflicts, and keys with few distinct
+/// digits do not serialize on one word (one 256-word histogram per pass sorted 2^28 keys with 8
+/// random bits in 6.93 ms, per-lane counters in 4.19 ms; H200, `docs/results/sort-*-s12-h200.log`).
+/// The counters are 32 bits wide, so a key's update is its digit shifted into an address and one
+/// atomic, and full tiles come in by 16-byte loads without bounds checks. The 16-bit counters
+/// before (two digits a word, flushed every 64 tiles) took twice the instructions a key and were
+/// issue-bound: 178 us for 2^26 `u32` keys where CUB's histogram took 91 (Nsight Compute,
+/// `sort-profile-s22-h200.log`); 2^28 `u32` keys sorted in 6.25 ms with these against 6.48 in
+/// one run (`sort-ab-s22-h200.log`). A counter counts at most a sixteenth of its block's keys,
+/// and the block adds them to `counts` once, at the end.
 #[inline(always)]
-pub unsafe fn digit_counts<T: Element, const TH: u32, const IT: usize>(keys: *const T, n: u64, counts: *mut u32) {
-    const { assert!((TH / WARP) * IT as u32 * tuning::SORT_COUNT_FLUSH_TILES < 1 << 16) };
+pub unsafe fn digit_counts<T: Element, const TH: u32, const VECS: usize, const V: usize>(
+    keys: *const T,
+    n: u64,
+    counts: *mut u32,
+) {
+    const { assert!(V * core::mem::size_of::<T>() == 16) };
     let passes = core::mem::size_of::<T>() as u32 * 8 / RADIX_BITS;
+    let parts = layout::sort_count_parts(core::mem::size_of::<T>());
     let mut smem = Carver::new();
-    let hist = smem.take::<u32>(passes * COUNT_WORDS);
+    let hist = smem.take::<u32>(passes * DIGITS * parts);
     smem.check();
     let (t, l) = (thread_idx(), lane());
     let mut k = t;
-    while k < passes * COUNT_WORDS / 4 {
+    while k < passes * DIGITS * parts / 4 {
         hist.cast::<[u32; 4]>().set(k, [0; 4]);
         k += TH;
     }
     // This lane's counter of digit 0 in pass 0, as a shared-window address.
-    let mine = shared_window(hist.at(l) as *const u8);
-    let tile_elems = (TH * IT as u32) as u64;
+    let mine = shared_window(hist.at(l % parts) as *const u8);
+    let count = |key: T| {
+        let k = key.order_key();
+        let (low, high) = (k as u32, if core::mem::size_of::<T>() > 4 { (k >> 32) as u32 } else { 0 });
+        for p in 0..passes {
+            let d = digit_in(if p >= 4 { high } else { low }, p * RADIX_BITS);
+            red_add_shared_u32(mine + 4 * (p * DIGITS + d) * parts, 1);
+        }
+    };
+    let tile_elems = (TH * (VECS * V) as u32) as u64;
     let per_block = n.div_ceil(tile_elems).div_ceil(grid_dim() as u64);
     let mut base = block_idx() as u64 * per_block * tile_elems;
     let end = n.min(base + per_block * tile_elems);
+    let aligned = keys as usize % 16 == 0;
+    sync_threads();
     while base < end {
-        sync_threads();
-        let flush_at = end.min(base + tuning::SORT_COUNT_FLUSH_TILES as u64 * tile_elems);
-        while base < flush_at {
-            let (tile, in_tile) = (keys.add(base as usize), (flush_at - base).min(tile_elems) as u32);
-            // The order key's two halves (the high one is 0 for 4-byte keys, and then takes no
-            // register).
-            let mut mine_keys = [(0u32, 0u32); IT];
-            for (r, key) in mine_keys.iter_mut().enumerate() {
-                if r as u32 * TH + t < in_tile {
-                    let k = (*tile.add((r as u32 * TH + t) as usize)).order_key();
-                    *key = (k as u32, if core::mem::size_of::<T>() > 4 { (k >> 32) as u32 } else { 0 });
+        let tile = keys.add(base as usize);
+        if aligned && end - base >= tile_elems {
+            let mut vecs = [[T::zero(); V]; VECS];
+            for (j, v) in vecs.iter_mut().enumerate() {
+                *v = load_vec16::<T, V>(tile.add((j * TH as usize + t as usize) * V));
+            }
+            // Indexed, not by value: LLVM leaves array iterators rolled, in local memory.
+            for j in 0..VECS {
+                for k in 0..V {
+                    count(vecs[j][k]);
                 }
             }
-            for (r, &(low, high)) in mine_keys.iter().enumerate() {
-                if r as u32 * TH + t < in_tile {
-                    for p in 0..passes {
-                        let d = digit_in(if p >= 4 { high } else { low }, p * RADIX_BITS);
-                        let at = mine + 4 * (p * COUNT_WORDS + (d >> 1) * WARP);
-                        red_add_shared_u32(at, 1 << ((d & 1) * 16));
-                    }
+        } else {
+            let in_tile = (end - base).min(tile_elems) as u32;
+            for r in 0..(VECS * V) as u32 {
+                if r * TH + t < in_tile {
+                    count(*tile.add((r * TH + t) as usize));
                 }
             }
-            base += tile_elems;
         }
-        sync_threads();
-        flush_counts::<TH>(hist, passes, counts);
+        base += tile_elems;
     }
+    sync_threads();
+    flush_counts::<TH>(hist, passes, parts, counts);
 }
 
-/// Adds a block's per-lane digit counters (see [`digit_counts`]) to `counts` and zeroes them: a
-/// warp per row of 32 lane counters (row `row` is pass `row / 128`, digits `2 * (row % 128)`
-/// and the next, counts words `2 * row` and `2 * row + 1`), summed by warp reductions.
+/// Adds a block's digit counters (see [`digit_counts`]) to `counts`: a warp per row of 32
+/// counters (`32 / parts` digits), each digit's `parts` counters summed by shuffles.
 #[inline(always)]
-unsafe fn flush_counts<const TH: u32>(hist: Smem<u32>, passes: u32, counts: *mut u32) {
+unsafe fn flush_counts<const TH: u32>(hist: Smem<u32>, passes: u32, parts: u32, counts: *mut u32) {
     let l = lane();
     let mut row = warp_idx();
-    while row < passes * DIGITS / 2 {
-        let w = hist.get(row * WARP + l);
-        hist.set(row * WARP + l, 0);
-        let low = warp::reduce::<u32, Add>(w & 0xFFFF);
-        let high = warp::reduce::<u32, Add>(w >> 16);
-        if l == 0 && low > 0 {
-            atomic_add_u32(counts.add(2 * row as usize), low);
+    while row < passes * DIGITS * parts / WARP {
+        let mut sum = hist.get(row * WARP + l);
+        let mut mask = 1;
+        while mask < parts {
+            sum += shfl_xor(sum, mask);
+            mask *= 2;
         }
-        if l == 0 && high > 0 {
-            atomic_add_u32(counts.add(2 * row as usize + 1), high);
+        if l % parts == 0 && sum > 0 {
+            atomic_add_u32(counts.add(((row * WARP + l) / parts) as usize), sum);
         }
         row += TH / WARP;
     }
@@ -359,7 +369,8 @@ macro_rules! onesweep_kernels {
         pub unsafe extern "ptx-kernel" fn [<sort_counts_ $t>](keys: *const $t, n: u64, counts: *mut u32) {
             const SHAPE: scan_abi::tuning::TileShape =
                 scan_abi::tuning::sort_counts(crate::kernels::ARCH, core::mem::size_of::<$t>());
-            digit_counts::<$t, { SHAPE.threads }, { SHAPE.items as usize }>(keys, n, counts)
+            const V: usize = 16 / core::mem::size_of::<$t>();
+            digit_counts::<$t, { SHAPE.threads }, { SHAPE.items as usize / V }, V>(keys, n, counts)
         }
 
         #[no_mangle]

@@ -97,7 +97,7 @@ impl Gpu {
         let (vb, _rvb) = alt_values.map(|v| v.device_ptr_mut(stream)).unzip();
         let (va, vb) = (va.unwrap_or(0), vb.unwrap_or(0));
         let counting = tuning::sort_counts(tuning::DEFAULT_ARCH, size);
-        let count_smem = layout::sort_counts_smem(passes);
+        let count_smem = layout::sort_counts_smem(size);
         // As many blocks as fit on the GPU at once (each counts a contiguous share of the tiles).
         let per_sm = blocks_per_sm(&f, self.info().ordinal, &name, counting.threads, count_smem)
             .map_err(|e| Error::kernel(&name, e))?
