@@ -4,7 +4,11 @@
 # checked against the CPU. Parts (PARTS, default "vec sanitize"):
 #   vec      the vector column tiles (GPU_SCAN_COLUMN_VEC=1, 8-byte types) against the scalar
 #            ones (0), interleaved ROUNDS times (default 2);
-#   sanitize memcheck, racecheck and synccheck on the column tiles at small sizes.
+#   sanitize memcheck, racecheck and synccheck on the column tiles at small sizes;
+#   pipe     the pipelined scans down 32-byte rows (4 8-byte columns) by every build in
+#            .gpu-bundle/bin/host* (other builds copied there by hand), interleaved ROUNDS times,
+#            then this build's at awkward sizes (GPU_SCAN_PIPELINED=1 forces the kernel on small
+#            matrices) and under memcheck and racecheck.
 # (Session 20's experiments ran from this script's earlier forms: the 4-byte vector tiles, the
 # look-back window of 4 and the sort pass variants at commit 237aba7, then named
 # tools/gpu-columns-sort.sh; the look-back backoff at commit 9809dff.)
@@ -30,6 +34,31 @@ parts=" ${PARTS:-vec sanitize} "
       for v in 0 1; do run "vec=$v" GPU_SCAN_COLUMN_VEC=$v -- batched $c --axis 0; done
     done
   done
+  for round in $(seq "${ROUNDS:-2}"); do
+    [[ $parts == *" pipe "* ]] || break
+    echo "== pipelined columns of 32-byte rows, round $round"
+    for c in "67108864 4 --type f64" "33554432 4 --type f64 --op max" "33554432 4 --type u64 --op max"; do
+      for b in "$host" .gpu-bundle/bin/host-*; do
+        # shellcheck disable=SC2086
+        "$b" batched $c --axis 0 2>&1 | grep -E '^(time|check|error)' | cut -c1-150 | sed "s|^|$(basename "$b") [$c] |" || status=1
+      done
+    done
+  done
+  if [[ $parts == *" pipe "* ]]; then
+    echo "== pipelined columns of 32-byte rows at awkward sizes"
+    for ty in "f64 add" "f64 max" "f64 mul" "u64 add" "i64 min"; do
+      for rows in 1 33 4097 100003 1000003; do
+        for x in "" "--exclusive"; do
+          # shellcheck disable=SC2086
+          r=$(GPU_SCAN_PIPELINED=1 "$host" batched $rows 4 --axis 0 --type ${ty% *} --op ${ty#* } $x --iters 1 2>&1 | grep -E '^check')
+          echo "$ty $rows x 4 $x: $r"
+          [[ $r == *PASS* ]] || status=1
+        done
+      done
+    done
+    GPU_SCAN_PIPELINED=1 sanitize "memcheck racecheck" "$host" "batched 100003 4 --axis 0 --type f64" \
+      "batched 4097 4 --axis 0 --type u64 --op max --exclusive"
+  fi
   [[ $parts == *" sanitize "* ]] || exit $status
   echo "== sanitizers"
   sanitize "memcheck racecheck synccheck" "$host" "batched 5003 256 --axis 0" \

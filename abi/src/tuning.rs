@@ -352,21 +352,18 @@ pub const fn pipeline_of(arch: u32, ty: crate::ElemType, op: crate::Op) -> Pipel
 /// stages (1 block per SM from 6) ran at 55.8%, 65.3%, 59.0-59.9%, 60.5-60.9%, 57.8-58.0%
 /// (`batched-stages-s19-h200.log`).
 ///
-/// 8-byte elements (4 columns) keep [`pipeline_split`]'s striped shares (16 KB tiles, two scanning
-/// warps, a warp scan per row of vectors): 33554432 x 4 `f64` 72.1-72.7% in the trial run against
-/// 73.5-73.7% blocked with spills, but 70.6-70.7% blocked with the running values in shared memory
-/// in the next run, and 72.7% striped again in the run after (`columns8-s17-h200.log`; 16777216 x
-/// 4: 70.0-70.3% blocked, 72.1-72.3% striped). 5 stages rather than [`pipeline_split`]'s 6:
-/// 72.3-72.4% -> 76.4-76.6% (4 stages 66.0%, 7 and 12 at one block per SM 57.5-57.7% and 54.2%;
-/// `batched-stages-s19-h200.log`); at 2^28 (67108864 x 4) 73.4% -> 76.9% against the build before
-/// (`rows-columns-final-s19-h200.log`).
+/// 8-byte elements (4 columns) take the same shape since session 22 (the same 20 KB tiles, 5
+/// matrix rows of 32 bytes a lane): against session 19's striped shares ([`pipeline_split`]'s 16
+/// KB tiles, two scanning warps, a warp scan per row of vectors, 5 stages) interleaved twice in
+/// one run (`docs/results/columns-pipe-s22-h200.log`), 67108864 x 4 `f64` add 77.0-77.2% ->
+/// 82.3% of copy, 33554432 x 4 `f64` max 51.6-51.8% -> 58.3%, `u64` max 62.6-62.7% ->
+/// 73.4-73.8%, though ptxas now spills (stores and loads of 16-32 bytes for `f64`, up to 188 for
+/// `u64` add, whose speed was not measured). In session 17, before stages were freed on read and before the rows'
+/// halves swapped by lane, blocked `f64` shares had measured slower than striped (70.6-70.7%
+/// against 72.7%, `columns8-s17-h200.log`).
 pub const fn pipeline_columns(arch: u32, elem_size: usize) -> Pipeline {
-    if elem_size == 4 {
-        let items = 10 * vector_elems(elem_size);
-        Pipeline { items, split: 1, stages: 5, blocked: true, ..pipeline(arch, elem_size) }
-    } else {
-        Pipeline { stages: 5, ..pipeline_split(arch, elem_size) }
-    }
+    let items = 10 * vector_elems(elem_size);
+    Pipeline { items, split: 1, stages: 5, blocked: true, ..pipeline(arch, elem_size) }
 }
 
 /// Whether the scan down the columns of a `rows x cols` matrix of `elem_size`-byte elements runs
@@ -733,6 +730,19 @@ pub const MEASURED_SPILLS: &[(&str, u32)] = &[
     ("batched_columns_pipe_f32_mul", 8),
     ("batched_columns_pipe_f32_min", 8),
     ("batched_columns_pipe_f32_max", 8),
+    // The 8-byte ones in the same blocked shape since session 22 (see `pipeline_columns`).
+    ("batched_columns_pipe_u64_add", 188),
+    ("batched_columns_pipe_u64_mul", 52),
+    ("batched_columns_pipe_u64_min", 20),
+    ("batched_columns_pipe_u64_max", 20),
+    ("batched_columns_pipe_i64_add", 188),
+    ("batched_columns_pipe_i64_mul", 52),
+    ("batched_columns_pipe_i64_min", 20),
+    ("batched_columns_pipe_i64_max", 20),
+    ("batched_columns_pipe_f64_add", 32),
+    ("batched_columns_pipe_f64_mul", 32),
+    ("batched_columns_pipe_f64_min", 20),
+    ("batched_columns_pipe_f64_max", 20),
     ("sort_pass_u32", 8),
     ("sort_pass_i32", 16),
 ];
@@ -814,9 +824,9 @@ pub const BOUNDED_PIPELINED_SPLIT: &[(&str, usize, u32)] =
 pub const BOUNDED_PIPELINED_SPLIT4: &[(&str, usize, u32)] =
     &[("single_pass_pipe_u8_add", 1, 2), ("single_pass_pipesplit4_u16_add", 2, 2)];
 
-/// The pipelined narrow-column scans ([`pipeline_columns`]), bounded to the 2 blocks per SM that
-/// their shared memory allows (320 threads for 4-byte elements, 118-168 registers unbounded;
-/// 448 for 8-byte ones, 90-104 unbounded; either way one block unbounded).
+/// The pipelined narrow-column scans ([`pipeline_columns`]), bounded to the 2 blocks of 320
+/// threads per SM that their shared memory allows (4-byte elements take 118-168 registers
+/// unbounded, one block per SM).
 pub const BOUNDED_COLUMNS_PIPELINED: &[(&str, usize, u32)] = &[
     ("batched_columns_pipe_u32_add", 4, 2),
     ("batched_columns_pipe_u32_mul", 4, 2),
