@@ -4,9 +4,11 @@
 # digit in every key), the histogram (the same digit ranking), and the sanitizers on the sort and
 # partition kernels. Every other build in .gpu-bundle/bin/host-* (copied there by hand) sorts the
 # plain 2^28 cases in the same run, for an A/B. Log in $RESULTS_DIR (default .gpu-bundle/results).
-#   bash tools/gpu-sort.sh [quick]
+#   bash tools/gpu-sort.sh [quick|cub]
 # quick: only 2^28 u32 and u64 against CUB, the skewed keys, Nsight Compute's stall reasons on one
 # pass (NCU=0 leaves them out), and the sanitizers on the sort.
+# cub: only 2^28 u32, f32 and u64 against CUB, the sanitizers on the sort (with values, 20-bit
+# u64 keys, 3-bit keys) and its awkward-size checks (sort_checks).
 # shellcheck source=tools/gpu-common.sh
 . "$(dirname "$0")/gpu-common.sh"
 quick=${1:-}
@@ -15,6 +17,9 @@ quick=${1:-}
   if [ "$quick" = quick ]; then
     cub "$out/cub-sort.csv" --ops sort --log2 28 --types u32,u64 || status=1
     cases=("2^28" "2^28 --type u64" "2^28 --key-bits 8" "2^28 --type u64 --key-bits 32")
+  elif [ "$quick" = cub ]; then
+    cub "$out/cub-sort.csv" --ops sort --log2 28 --types u32,f32,u64 --iters 10 || status=1
+    cases=("2^28 --iters 10" "2^28 --type f32 --iters 10" "2^28 --type u64 --iters 10")
   else
     cub "$out/cub-sort.csv" --ops sort --log2 24,28 --types u32,u64,f64 || status=1
     cases=("2^24" "2^28" "2^24 --type u64" "2^28 --type u64" "2^28 --type f64" "2^28 --values"
@@ -37,12 +42,16 @@ quick=${1:-}
     ncu -k regex:sort_pass_u32 --launch-skip 5 --launch-count 1 --section SpeedOfLight --section Occupancy \
       --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio,smsp__inst_executed.sum' \
       "$host" sort 2^24 --iters 1 2>&1 | grep -vE '^\s*$|OPT|WRN|----' | grep -E 'stalled|inst_executed|Throughput|Occupancy|Duration|Registers' || status=1
-  elif [ "$quick" != quick ]; then
+  elif [ -z "$quick" ]; then
     "$host" histogram 2^28 --bins 256 || status=1
   fi
   echo "== compute-sanitizer on the sort and the partition"
   if [ "$quick" = quick ]; then
     sanitize "memcheck racecheck synccheck" "$host" "sort 70001 --values" "sort 70001 --type u64 --key-bits 20"
+  elif [ "$quick" = cub ]; then
+    sanitize "memcheck racecheck synccheck" "$host" "sort 70001 --values" "sort 70001 --type u64 --key-bits 20" \
+      "sort 1000003 --key-bits 3"
+    sort_checks "$host" 0 1 33 6911 6912 6913 70001 16777259
   else
     sanitize "memcheck racecheck synccheck" "$host" "sort 70001 --values" "sort 70001 --type f64" \
       "sort 70001 --type i32" "sort 70001 --key-bits 12 --values" "sort 70001 --type u64 --key-bits 20" \
