@@ -114,16 +114,21 @@ pub const fn columns_vec(arch: u32, elem_size: usize) -> TileShape {
 }
 
 /// Whether the scan down the columns of `elem_size`-byte elements takes the vector column tiles
-/// when its rows start on 16-byte boundaries: for 8-byte types. On the H200 at 2^28 elements
-/// (2^27 `f64`), against the scalar tiles in one run, twice (`docs/results/columns-sort-s20-h200.log`):
-/// 524288 x 256 `f64` 76.4-76.5% -> 79.4-79.5% of copy, 4194304 x 64 `f64` 67.5-68.0% ->
-/// 70.6-70.9%; `f32` no gain or a loss: 1048576 x 256 75.7-76.2% / 75.5-76.4%, 262144 x 1024
-/// 83.6-83.8% / 83.5-84.1%, 65536 x 4096 86.5-86.6% / 85.4-85.8%, 16777216 x 16 65.4-66.2% /
-/// 62.1-62.3%, 33554432 x 8 64.3% / 54.7-54.8% (the pipelined kernel takes these), `u32` max
-/// 256 columns 74.6-74.9% / 75.7-76.1%.
+/// when its rows start on 16-byte boundaries: for 8-byte types since session 20, and for 4-byte
+/// types since session 23. 8-byte types at 2^28 elements (2^27 `f64`), against the scalar tiles
+/// in one run, twice (`docs/results/columns-sort-s20-h200.log`): 524288 x 256 `f64` 76.4-76.5% ->
+/// 79.4-79.5% of copy, 4194304 x 64 `f64` 67.5-68.0% -> 70.6-70.9%. 4-byte types then gained
+/// nothing (1048576 x 256 `f32` 75.7-76.2% / 75.5-76.4%), but since session 21's taller tiles
+/// (16 rows a thread) they do, at 2^28 against the scalar tiles in one run, twice
+/// (`docs/results/columns-vec4b-s23-h200.log`; `columns-vec4-s23-h200.log` the first three): 1048576
+/// x 256 `f32` 77.7-78.9% -> 80.4-80.8%, `u32` max 76.6-77.2% -> 81.0%, `i32` add 59.4-59.7% ->
+/// 80.7-81.0%, 262144 x 1024 84.8-84.9% -> 88.0%, 65536 x 4096 82.7-83.0% -> 88.9-89.0%, 16384 x
+/// 16384 82.2-82.3% -> 88.4-88.7%, 4194304 x 64 71.7% -> 73.9-74.8%, 16777216 x 16 67.3-67.7% ->
+/// 68.6-69.3%, 256 x 1048576 91.1-91.3% -> 92.3-92.4%, and at 2^24 (65536 x 256) 68.8-69.5% ->
+/// 73.2-74.6%.
 pub const fn columns_vec_by_default(arch: u32, elem_size: usize) -> bool {
     let _ = arch;
-    elem_size == 8
+    elem_size >= 4
 }
 
 /// Threads per row of strip in the vector column tiles for a matrix of `cols` columns (a power of
@@ -361,6 +366,12 @@ pub const fn pipeline_of(arch: u32, ty: crate::ElemType, op: crate::Op) -> Pipel
 /// `u64` add, whose speed was not measured). In session 17, before stages were freed on read and before the rows'
 /// halves swapped by lane, blocked `f64` shares had measured slower than striped (70.6-70.7%
 /// against 72.7%, `columns8-s17-h200.log`).
+///
+/// Since session 23 no narrow-column kernel spills under its launch bounds (2 blocks of 320
+/// threads, 96 registers): each row is loaded and turned back into column order by selects, where
+/// it had been put together half by half (8-188 bytes of spills before). Against the build before,
+/// interleaved twice in one run (`docs/results/columns-pipe64-s23-h200.log`): 33554432 x 8 `f32`
+/// add 81.3-81.4% -> 82.0-82.1% of copy, 67108864 x 4 `f64` add 82.3-82.4% -> 83.8-84.2%.
 pub const fn pipeline_columns(arch: u32, elem_size: usize) -> Pipeline {
     let items = 10 * vector_elems(elem_size);
     Pipeline { items, split: 1, stages: 5, blocked: true, ..pipeline(arch, elem_size) }
@@ -712,37 +723,6 @@ pub const MEASURED_SPILLS: &[(&str, u32)] = &[
     ("batched_long_rows_i32_add", 8),
     ("batched_long_rows_f32_add", 16),
     ("recurrence_staged_f64", 16),
-    // The 4-byte narrow-column kernels' blocked shares (`pipeline_columns`), bounded to 2 blocks
-    // of 320 threads; unbounded they take 118-168 registers, one block per SM. Their blocked shape
-    // measured faster than the striped one without spills (`f32` add and `u32` max with 88 and
-    // 112 bytes, `docs/results/trial-bulk-s17-h200.log`); rows' running values now wait in
-    // shared memory, and since the rows' halves swap by lane (session 19) an 8-byte frame is
-    // left (4 bytes of spill stores; 8-72 before).
-    ("batched_columns_pipe_u32_add", 8),
-    ("batched_columns_pipe_u32_mul", 8),
-    ("batched_columns_pipe_u32_min", 8),
-    ("batched_columns_pipe_u32_max", 8),
-    ("batched_columns_pipe_i32_add", 8),
-    ("batched_columns_pipe_i32_mul", 8),
-    ("batched_columns_pipe_i32_min", 8),
-    ("batched_columns_pipe_i32_max", 8),
-    ("batched_columns_pipe_f32_add", 8),
-    ("batched_columns_pipe_f32_mul", 8),
-    ("batched_columns_pipe_f32_min", 8),
-    ("batched_columns_pipe_f32_max", 8),
-    // The 8-byte ones in the same blocked shape since session 22 (see `pipeline_columns`).
-    ("batched_columns_pipe_u64_add", 188),
-    ("batched_columns_pipe_u64_mul", 52),
-    ("batched_columns_pipe_u64_min", 20),
-    ("batched_columns_pipe_u64_max", 20),
-    ("batched_columns_pipe_i64_add", 188),
-    ("batched_columns_pipe_i64_mul", 52),
-    ("batched_columns_pipe_i64_min", 20),
-    ("batched_columns_pipe_i64_max", 20),
-    ("batched_columns_pipe_f64_add", 32),
-    ("batched_columns_pipe_f64_mul", 32),
-    ("batched_columns_pipe_f64_min", 20),
-    ("batched_columns_pipe_f64_max", 20),
     ("sort_pass_u32", 8),
     ("sort_pass_i32", 16),
 ];

@@ -471,7 +471,7 @@ fn linear_recurrence_matches_the_loop() {
 /// Batched scans of a row-major matrix along either axis, against per-row and per-column CPU
 /// scans (exact operators, so bit for bit): every type and operator; shapes that take every path
 /// (one row or column, strips narrower and wider than a warp, uneven strips, strips widened for
-/// few rows, few rows to the column-vector kernel, 8-byte rows on 16-byte boundaries to the vector
+/// few rows, few rows to the column-vector kernel, rows on 16-byte boundaries to the vector
 /// column tiles (strips of one vector, partial last strips, widened for few rows), short rows to
 /// the short-row kernel with whole or partial last tiles, few long rows to one single-pass chain
 /// per row, many to the row kernel, rows that break 16-byte alignment).

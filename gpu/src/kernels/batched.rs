@@ -606,4 +606,4 @@ macro_rules! batched_kernels {
         }
     } };
 }
-batched_kernels!(u32, i32, u64, i64, f32, f64; vectors: u64, i64, f64);
+batched_kernels!(u32, i32, u64, i64, f32, f64; vectors: u32, i32, f32, u64, i64, f64);

@@ -284,15 +284,20 @@ impl<T: StatusValue + Vector16<O>, O: ScanOp<T>, const B: usize> Scan<T, O, B> {
     }
 }
 
-/// The scan down the columns of a row-major matrix whose rows are two 16-byte vectors (`C = 2V`
-/// columns: 8 of 4 bytes or 4 of 8 bytes), as one scan of its rows under [`Lanewise`] `O`: the
-/// narrow matrices that the column tiles of `batched.rs` give one look-back chain per column.
-/// In a warp's striped rows of vectors, lane `l` always holds half `l % 2` of a matrix row, so
-/// a row of vectors is 16 matrix rows and its scan is a warp scan in steps of two lanes. Tiles
-/// hold whole matrix rows; `O` must commute (the reduction takes lanes out of row order).
+/// The scan down the columns of a row-major matrix whose rows are `K = C / V` 16-byte vectors,
+/// as one scan of its rows under [`Lanewise`] `O`: the narrow matrices that the column tiles of
+/// `batched.rs` give one look-back chain per column. Tiles hold whole matrix rows; `O` must
+/// commute (the reduction takes lanes out of row order). Kernels exist for rows of 32 bytes
+/// (`K = 2`: 8 columns of 4 bytes, 4 of 8). Rows of 64 bytes (`K = 4`, blocked) and 128 bytes
+/// (`K = 8`, striped) scanned correctly but at 39-44% and 16% of copy on the H200
+/// (`docs/results/columns-pipe64-s23-h200.log`): their rows need 168-254 registers, and what
+/// spills goes to L2, as the stages leave an SM little L1.
 ///
-/// `B > 0`: blocked shares instead, each lane a run of `B` whole matrix rows (both vectors), the
-/// warp scanning its lanes' 32-byte totals once per share rather than a row of vectors at a time.
+/// `B = 0`: warp-striped shares. Lane `l` always holds part `l % K` of a matrix row, so a row of
+/// vectors is `32 / K` matrix rows and its scan is a warp scan in steps of `K` lanes.
+///
+/// `B > 0`: blocked shares, each lane a run of `B` whole matrix rows, the warp scanning its lanes'
+/// row totals once per share rather than a row of vectors at a time.
 #[derive(Clone, Copy)]
 pub struct Columns<T, O, const V: usize, const C: usize, const B: usize> {
     out: *mut T,
@@ -322,7 +327,7 @@ where
     }
     #[inline(always)]
     unsafe fn reduce(self, part: Smem<T>, rows: core::ops::Range<usize>, _first: u64) -> [T; C] {
-        const { assert!(O::COMMUTATIVE && C == 2 * V) };
+        const { assert!(O::COMMUTATIVE && C % V == 0 && (C / V).is_power_of_two() && C / V <= 8) };
         let l = lane();
         if B > 0 {
             let share = part.offset((rows.start * WARP as usize * V) as u32);
@@ -341,20 +346,26 @@ where
         for j in rows {
             acc = Lanewise::<O>::combine(acc, load_vec16::<T, V>(part.at(striped(j, l, V))));
         }
-        let mut mask = 2;
+        let mut mask = Self::K as u32;
         while mask < WARP {
             acc = Lanewise::<O>::combine(acc, shfl_xor(acc, mask));
             mask *= 2;
         }
-        let other = shfl_xor(acc, 1);
-        let (left, right) = if l % 2 == 0 { (acc, other) } else { (other, acc) };
-        core::array::from_fn(|k| if k < V { left[k] } else { right[k - V] })
+        // Lane `p < K` holds part `p` of the total now.
+        let mut total = [O::identity(); C];
+        for p in 0..Self::K {
+            let part = shfl_idx(acc, p as u32);
+            for k in 0..V {
+                total[p * V + k] = part[k];
+            }
+        }
+        total
     }
     #[inline(always)]
     unsafe fn finish(self, share: Smem<T>, rows: usize, before: Option<[T; C]>, first: u64, valid: u32) -> bool {
         let full = self.aligned && valid == WARP * (V * rows) as u32;
         if B > 0 {
-            debug_assert!(rows == 2 * B);
+            debug_assert!(rows == Self::K * B);
             return match (full, self.exclusive) {
                 (true, false) => self.scan_blocked::<true, false>(share, before, first, valid),
                 (true, true) => self.scan_blocked::<true, true>(share, before, first, valid),
@@ -375,46 +386,72 @@ where
 impl<T: Copy + Send + Sync + 'static, O: ScanOp<T>, const V: usize, const C: usize, const B: usize>
     Columns<T, O, V, C, B>
 {
-    /// Where lane `l`'s matrix row `i` of a blocked share lies: the element index of the vector
-    /// it accesses first, then of the other. A 16-byte access is served eight lanes at a time,
-    /// and rows of 32 bytes in runs of `B` (odd) put lanes `l` and `l + 4` of those eight in the
-    /// same four banks; lanes with bit 2 set take the row's second vector first, which puts all
-    /// eight in different banks (one wavefront per eight lanes instead of two).
+    /// Vectors per matrix row.
+    const K: usize = C / V;
+
+    /// How far lane `l` turns its rows of a blocked share: it accesses a row's vectors from vector
+    /// `rotation` on, round. A 16-byte access is served eight lanes at a time, and in runs of `B`
+    /// (odd) rows of `K` vectors, the rows of lanes `l` and `l + 8 / K` start in the same banks;
+    /// turning each group of `8 / K` lanes one vector further puts all eight lanes' accesses in
+    /// different banks: one wavefront per eight lanes instead of `K` (for `K = 2`, lanes with
+    /// bit 2 set take the second vector first).
     #[inline(always)]
-    fn row_halves(l: u32, i: usize) -> (u32, u32, bool) {
-        let at = blocked(i, l, B, C);
-        let swap = l & 4 != 0;
-        let other = at + V as u32;
-        if swap {
-            (other, at, true)
-        } else {
-            (at, other, false)
-        }
+    fn rotation(l: u32) -> usize {
+        (l as usize / (8 / Self::K)) % Self::K
     }
 
-    /// Lane `l`'s matrix row `i` of a blocked share.
+    /// `x` turned by `by` vectors: vector `s` of the result is vector `(s + by) % K` of `x`. One
+    /// select per element for each bit of `by`, not an index by `by`, which would put the row in
+    /// local memory.
+    #[inline(always)]
+    fn rotate(x: [T; C], by: usize) -> [T; C] {
+        let mut x = x;
+        let mut bit = 1;
+        while bit < Self::K {
+            let turn = by & bit != 0;
+            x = core::array::from_fn(|k| if turn { x[(k + bit * V) % C] } else { x[k] });
+            bit *= 2;
+        }
+        x
+    }
+
+    /// Where the `s`-th vector lane `l` accesses of its matrix row `i` of a blocked share lies (an
+    /// element index into the share), for the lane's `rotation`.
+    #[inline(always)]
+    fn vector_at(l: u32, i: usize, s: usize, rotation: usize) -> u32 {
+        blocked(i, l, B, C) + (((s + rotation) % Self::K) * V) as u32
+    }
+
+    /// Lane `l`'s matrix row `i` of a blocked share, in column order. (Turned back per row by
+    /// selects: rows kept in each lane's turned order, turning only the lane's total and prefix,
+    /// took the 32-byte rows' kernels from 0 to 96-176 bytes of spills.)
     #[inline(always)]
     unsafe fn row(share: Smem<T>, l: u32, i: usize) -> [T; C] {
-        let (first, second, swap) = Self::row_halves(l, i);
-        let (a, b) = (load_vec16::<T, V>(share.at(first)), load_vec16::<T, V>(share.at(second)));
-        // Selects, not an index by `swap`, which would put the row in local memory.
-        core::array::from_fn(|k| if (k < V) != swap { a[k % V] } else { b[k % V] })
+        let rot = Self::rotation(l);
+        let mut r = [O::identity(); C];
+        for s in 0..Self::K {
+            let v = load_vec16::<T, V>(share.at(Self::vector_at(l, i, s, rot)));
+            for k in 0..V {
+                r[s * V + k] = v[k];
+            }
+        }
+        Self::rotate(r, (Self::K - rot) % Self::K)
     }
 
     /// Stores `r` as lane `l`'s matrix row `i` of a blocked share.
     #[inline(always)]
     unsafe fn set_row(share: Smem<T>, l: u32, i: usize, r: [T; C]) {
-        let (first, second, swap) = Self::row_halves(l, i);
-        let lo: [T; V] = core::array::from_fn(|k| r[k]);
-        let hi: [T; V] = core::array::from_fn(|k| r[V + k]);
-        let (a, b) = if swap { (hi, lo) } else { (lo, hi) };
-        store_vec16::<T, V>(share.at(first), a);
-        store_vec16::<T, V>(share.at(second), b);
+        let rot = Self::rotation(l);
+        let r = Self::rotate(r, rot);
+        for s in 0..Self::K {
+            let v: [T; V] = core::array::from_fn(|k| r[s * V + k]);
+            store_vec16::<T, V>(share.at(Self::vector_at(l, i, s, rot)), v);
+        }
     }
 
     /// [`TileWork::finish`] for blocked shares (`B > 0`): each lane scans its `B` rows, leaving
-    /// each row's running value in its place (32 bytes a row in registers would spill), the warp
-    /// scans its lanes' totals, then each lane applies what comes before it to its rows; stored
+    /// each row's running value in its place (a row's running value in registers would spill), the
+    /// warp scans its lanes' totals, then each lane applies what comes before it to its rows; stored
     /// as [`Scan::scan_blocked`] stores.
     #[inline(always)]
     unsafe fn scan_blocked<const FULL: bool, const EXCLUSIVE: bool>(
@@ -455,8 +492,8 @@ impl<T: Copy + Send + Sync + 'static, O: ScanOp<T>, const V: usize, const C: usi
         FULL
     }
 
-    /// [`TileWork::finish`]'s rows: each lane keeps the running value of its half of the columns
-    /// and takes the row of vectors' total for it from the last two lanes.
+    /// [`TileWork::finish`]'s rows: each lane keeps the running value of its part of the columns
+    /// and takes the row of vectors' total for it from the last `K` lanes.
     #[inline(always)]
     unsafe fn scan_rows<const FULL: bool, const EXCLUSIVE: bool>(
         self,
@@ -467,16 +504,24 @@ impl<T: Copy + Send + Sync + 'static, O: ScanOp<T>, const V: usize, const C: usi
         valid: u32,
     ) {
         let l = lane();
-        let half = l % 2;
-        // A select, not an index by `half`, which would put the row in local memory.
-        let mut running: Option<[T; V]> =
-            before.map(|b| core::array::from_fn(|k| if half == 0 { b[k] } else { b[V + k] }));
+        let k_lanes = Self::K as u32;
+        let part = l % k_lanes;
+        // Selects, not an index by `part`, which would put the row in local memory.
+        let mut running: Option<[T; V]> = before.map(|b| {
+            let mut mine = [O::identity(); V];
+            for p in 0..Self::K {
+                if part as usize == p {
+                    mine = core::array::from_fn(|k| b[p * V + k]);
+                }
+            }
+            mine
+        });
         let dst = self.out.wrapping_add(first as usize);
         for j in 0..rows {
             let at = striped(j, l, V);
             let x = load_vec16::<T, V>(share.at(at));
             let mut through = x;
-            let mut delta = 2;
+            let mut delta = k_lanes;
             while delta < WARP {
                 let up = shfl_up(through, delta);
                 if O::IDEMPOTENT || l >= delta {
@@ -485,13 +530,13 @@ impl<T: Copy + Send + Sync + 'static, O: ScanOp<T>, const V: usize, const C: usi
                 delta *= 2;
             }
             let v = if EXCLUSIVE {
-                let up = shfl_up(through, 2);
-                combine_opt::<[T; V], Lanewise<O>>(running, if l >= 2 { Some(up) } else { None })
+                let up = shfl_up(through, k_lanes);
+                combine_opt::<[T; V], Lanewise<O>>(running, if l >= k_lanes { Some(up) } else { None })
                     .unwrap_or([O::identity(); V])
             } else {
                 combine_after::<[T; V], Lanewise<O>>(running, through)
             };
-            running = Some(combine_after::<[T; V], Lanewise<O>>(running, shfl_idx(through, WARP - 2 + half)));
+            running = Some(combine_after::<[T; V], Lanewise<O>>(running, shfl_idx(through, WARP - k_lanes + part)));
             if FULL {
                 store_vec16(dst.add(at as usize), v);
             } else {
@@ -951,9 +996,9 @@ macro_rules! columns_pipelined_kernels {
             const P: tuning::Pipeline = tuning::pipeline_columns(ARCH, SIZE);
             const V: usize = tuning::vector_elems(SIZE) as usize;
             const D: usize = tuning::lookback_depth(ARCH, 2 * tuning::VECTOR_BYTES);
-            // Blocked runs are of whole matrix rows, two vectors each.
-            const B: usize = P.blocked_run(V as u32) / 2;
-            const { assert!(P.blocked_run(V as u32) % 2 == 0) };
+            // Blocked runs are of whole matrix rows, `C / V` vectors each.
+            const B: usize = P.blocked_run(V as u32) / ($c / V);
+            const { assert!(P.blocked_run(V as u32) % ($c / V) == 0) };
             columns_pipelined::<$t, crate::op::$op, V, $c, { P.warps }, { P.split }, { P.items as usize / V }, D, B>(
                 inp, out, n, flags, temp, counter_base, epoch, backoff_ns, stages,
             )

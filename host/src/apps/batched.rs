@@ -54,14 +54,13 @@ pub fn column_vec_plan(rows: u64, cols: u64, elem_size: usize) -> (u32, u64) {
 }
 
 /// Whether the scan down the columns of a `rows × cols` matrix goes to the vector column tiles:
-/// 8-byte elements (`tuning::columns_vec_by_default`) in rows on 16-byte boundaries in `input`
-/// and `output` (`aligned`), unless `GPU_SCAN_COLUMN_VEC=0` sends them to the scalar tiles (to
-/// measure both in one run).
+/// rows on 16-byte boundaries in `input` and `output` (`aligned`), for the element sizes
+/// `tuning::columns_vec_by_default` names, or as `GPU_SCAN_COLUMN_VEC=0|1` says for any size (to
+/// measure both tiles in one run).
 pub fn uses_columns_vec(cols: u64, elem_size: usize, aligned: bool) -> bool {
     aligned
         && (cols * elem_size as u64).is_multiple_of(tuning::VECTOR_BYTES as u64)
-        && tuning::columns_vec_by_default(tuning::DEFAULT_ARCH, elem_size)
-        && switch("GPU_SCAN_COLUMN_VEC").unwrap_or(true)
+        && switch("GPU_SCAN_COLUMN_VEC").unwrap_or(tuning::columns_vec_by_default(tuning::DEFAULT_ARCH, elem_size))
 }
 
 /// Whether the scan down the columns of a `rows × cols` matrix runs as one pipelined scan of its
