@@ -2,10 +2,10 @@
 # Runs on the GPU machine, from the repository root, after ../shared/tools/gpu-bundle: the scans
 # down the columns, one binary, kernels and settings picked by environment switches, each run
 # checked against the CPU. Parts (PARTS, default "vec sanitize"):
-#   vec      the vector column tiles (GPU_SCAN_COLUMN_VEC=1, 8-byte types) against the scalar
-#            ones (0), interleaved ROUNDS times (default 2);
+#   vec      the vector column tiles (GPU_SCAN_COLUMN_VEC=1) against the scalar ones (0), 8- and
+#            4-byte types, interleaved ROUNDS times (default 2);
 #   sanitize memcheck, racecheck and synccheck on the column tiles at small sizes;
-#   pipe     the pipelined scans down 32-byte rows (4 8-byte columns) by every build in
+#   pipe     the pipelined scans down 32-byte rows (4 8-byte or 8 4-byte columns) by every build in
 #            .gpu-bundle/bin/host* (other builds copied there by hand), interleaved ROUNDS times,
 #            then this build's at awkward sizes (GPU_SCAN_PIPELINED=1 forces the kernel on small
 #            matrices) and under memcheck and racecheck.
@@ -29,7 +29,9 @@ parts=" ${PARTS:-vec sanitize} "
   for round in $(seq "${ROUNDS:-2}"); do
     [[ $parts == *" vec "* ]] || break
     echo "== vector column tiles, round $round"
-    for c in "524288 256 --type f64" "4194304 64 --type f64" "131072 1024 --type u64 --op max" "8388608 16 --type f64"; do
+    for c in "524288 256 --type f64" "4194304 64 --type f64" "131072 1024 --type u64 --op max" "8388608 16 --type f64" \
+      "1048576 256" "1048576 256 --type u32 --op max" "1048576 256 --type i32" "262144 1024" "65536 4096" \
+      "16384 16384" "4194304 64" "16777216 16" "256 1048576" "65536 256"; do
       # shellcheck disable=SC2086
       for v in 0 1; do run "vec=$v" GPU_SCAN_COLUMN_VEC=$v -- batched $c --axis 0; done
     done
@@ -37,7 +39,7 @@ parts=" ${PARTS:-vec sanitize} "
   for round in $(seq "${ROUNDS:-2}"); do
     [[ $parts == *" pipe "* ]] || break
     echo "== pipelined columns of 32-byte rows, round $round"
-    for c in "67108864 4 --type f64" "33554432 4 --type f64 --op max" "33554432 4 --type u64 --op max"; do
+    for c in "67108864 4 --type f64" "33554432 4 --type f64 --op max" "33554432 4 --type u64 --op max" "33554432 8"; do
       for b in "$host" .gpu-bundle/bin/host-*; do
         # shellcheck disable=SC2086
         "$b" batched $c --axis 0 2>&1 | grep -E '^(time|check|error)' | cut -c1-150 | sed "s|^|$(basename "$b") [$c] |" || status=1
