@@ -357,6 +357,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn aligned_rows_of_4_and_8_byte_elements_take_the_vector_column_tiles() {
+        if std::env::var_os("GPU_SCAN_COLUMN_VEC").is_some() {
+            return;
+        }
+        assert!(uses_columns_vec(256, 4, true) && uses_columns_vec(16, 4, true) && uses_columns_vec(2, 8, true));
+        assert!(!uses_columns_vec(256, 4, false), "input or output off 16-byte boundaries");
+        assert!(!uses_columns_vec(255, 4, true) && !uses_columns_vec(3, 8, true), "rows that break the alignment");
+    }
+
+    #[test]
     fn strips_cover_the_columns_evenly() {
         let tall = 1 << 20;
         let (it4, it8) = (rows_per_group(4), rows_per_group(8));
