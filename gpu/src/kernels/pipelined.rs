@@ -293,11 +293,9 @@ impl<T: StatusValue + Vector16<O>, O: ScanOp<T>, const B: usize> Scan<T, O, B> {
 /// (`docs/results/columns-pipe64-s23-h200.log`): their rows need 168-254 registers, and what
 /// spills goes to L2, as the stages leave an SM little L1.
 ///
-/// `B = 0`: warp-striped shares. Lane `l` always holds part `l % K` of a matrix row, so a row of
-/// vectors is `32 / K` matrix rows and its scan is a warp scan in steps of `K` lanes.
-///
-/// `B > 0`: blocked shares, each lane a run of `B` whole matrix rows, the warp scanning its lanes'
-/// row totals once per share rather than a row of vectors at a time.
+/// Shares are blocked: each lane a run of `B` whole matrix rows, the warp scanning its lanes' row
+/// totals once per share. (Warp-striped shares, a warp scan per row of vectors, measured slower
+/// for both element sizes: `tuning::pipeline_columns`.)
 #[derive(Clone, Copy)]
 pub struct Columns<T, O, const V: usize, const C: usize, const B: usize> {
     out: *mut T,
@@ -327,59 +325,30 @@ where
     }
     #[inline(always)]
     unsafe fn reduce(self, part: Smem<T>, rows: core::ops::Range<usize>, _first: u64) -> [T; C] {
-        const { assert!(O::COMMUTATIVE && C % V == 0 && (C / V).is_power_of_two() && C / V <= 8) };
+        const { assert!(O::COMMUTATIVE && C % V == 0 && (C / V).is_power_of_two() && C / V <= 8 && B > 0) };
         let l = lane();
-        if B > 0 {
-            let share = part.offset((rows.start * WARP as usize * V) as u32);
-            let mut acc = [O::identity(); C];
-            for i in 0..B {
-                acc = Lanewise::<O>::combine(acc, Self::row(share, l, i));
-            }
-            let mut mask = 1;
-            while mask < WARP {
-                acc = Lanewise::<O>::combine(acc, shfl_xor(acc, mask));
-                mask *= 2;
-            }
-            return acc;
+        let share = part.offset((rows.start * WARP as usize * V) as u32);
+        let mut acc = [O::identity(); C];
+        for i in 0..B {
+            acc = Lanewise::<O>::combine(acc, Self::row(share, l, i));
         }
-        let mut acc = [O::identity(); V];
-        for j in rows {
-            acc = Lanewise::<O>::combine(acc, load_vec16::<T, V>(part.at(striped(j, l, V))));
-        }
-        let mut mask = Self::K as u32;
+        let mut mask = 1;
         while mask < WARP {
             acc = Lanewise::<O>::combine(acc, shfl_xor(acc, mask));
             mask *= 2;
         }
-        // Lane `p < K` holds part `p` of the total now.
-        let mut total = [O::identity(); C];
-        for p in 0..Self::K {
-            let part = shfl_idx(acc, p as u32);
-            for k in 0..V {
-                total[p * V + k] = part[k];
-            }
-        }
-        total
+        acc
     }
     #[inline(always)]
     unsafe fn finish(self, share: Smem<T>, rows: usize, before: Option<[T; C]>, first: u64, valid: u32) -> bool {
         let full = self.aligned && valid == WARP * (V * rows) as u32;
-        if B > 0 {
-            debug_assert!(rows == Self::K * B);
-            return match (full, self.exclusive) {
-                (true, false) => self.scan_blocked::<true, false>(share, before, first, valid),
-                (true, true) => self.scan_blocked::<true, true>(share, before, first, valid),
-                (false, false) => self.scan_blocked::<false, false>(share, before, first, valid),
-                (false, true) => self.scan_blocked::<false, true>(share, before, first, valid),
-            };
-        }
+        debug_assert!(rows == Self::K * B);
         match (full, self.exclusive) {
-            (true, false) => self.scan_rows::<true, false>(share, rows, before, first, valid),
-            (true, true) => self.scan_rows::<true, true>(share, rows, before, first, valid),
-            (false, false) => self.scan_rows::<false, false>(share, rows, before, first, valid),
-            (false, true) => self.scan_rows::<false, true>(share, rows, before, first, valid),
+            (true, false) => self.scan_blocked::<true, false>(share, before, first, valid),
+            (true, true) => self.scan_blocked::<true, true>(share, before, first, valid),
+            (false, false) => self.scan_blocked::<false, false>(share, before, first, valid),
+            (false, true) => self.scan_blocked::<false, true>(share, before, first, valid),
         }
-        false
     }
 }
 
@@ -449,7 +418,7 @@ impl<T: Copy + Send + Sync + 'static, O: ScanOp<T>, const V: usize, const C: usi
         }
     }
 
-    /// [`TileWork::finish`] for blocked shares (`B > 0`): each lane scans its `B` rows, leaving
+    /// [`TileWork::finish`]: each lane scans its `B` rows, leaving
     /// each row's running value in its place (a row's running value in registers would spill), the
     /// warp scans its lanes' totals, then each lane applies what comes before it to its rows; stored
     /// as [`Scan::scan_blocked`] stores.
@@ -490,63 +459,6 @@ impl<T: Copy + Send + Sync + 'static, O: ScanOp<T>, const V: usize, const C: usi
             store_share(share, dst, valid)
         }
         FULL
-    }
-
-    /// [`TileWork::finish`]'s rows: each lane keeps the running value of its part of the columns
-    /// and takes the row of vectors' total for it from the last `K` lanes.
-    #[inline(always)]
-    unsafe fn scan_rows<const FULL: bool, const EXCLUSIVE: bool>(
-        self,
-        share: Smem<T>,
-        rows: usize,
-        before: Option<[T; C]>,
-        first: u64,
-        valid: u32,
-    ) {
-        let l = lane();
-        let k_lanes = Self::K as u32;
-        let part = l % k_lanes;
-        // Selects, not an index by `part`, which would put the row in local memory.
-        let mut running: Option<[T; V]> = before.map(|b| {
-            let mut mine = [O::identity(); V];
-            for p in 0..Self::K {
-                if part as usize == p {
-                    mine = core::array::from_fn(|k| b[p * V + k]);
-                }
-            }
-            mine
-        });
-        let dst = self.out.wrapping_add(first as usize);
-        for j in 0..rows {
-            let at = striped(j, l, V);
-            let x = load_vec16::<T, V>(share.at(at));
-            let mut through = x;
-            let mut delta = k_lanes;
-            while delta < WARP {
-                let up = shfl_up(through, delta);
-                if O::IDEMPOTENT || l >= delta {
-                    through = Lanewise::<O>::combine(up, through);
-                }
-                delta *= 2;
-            }
-            let v = if EXCLUSIVE {
-                let up = shfl_up(through, k_lanes);
-                combine_opt::<[T; V], Lanewise<O>>(running, if l >= k_lanes { Some(up) } else { None })
-                    .unwrap_or([O::identity(); V])
-            } else {
-                combine_after::<[T; V], Lanewise<O>>(running, through)
-            };
-            running = Some(combine_after::<[T; V], Lanewise<O>>(running, shfl_idx(through, WARP - k_lanes + part)));
-            if FULL {
-                store_vec16(dst.add(at as usize), v);
-            } else {
-                for (i, &e) in v.iter().enumerate() {
-                    if at + (i as u32) < valid {
-                        *dst.add(at as usize + i) = e;
-                    }
-                }
-            }
-        }
     }
 }
 
