@@ -23,9 +23,9 @@
 
 use crate::arch::{
     atomic_add_u32, bulk_commit, bulk_copy_to_global, bulk_copy_to_shared, bulk_wait_all, bulk_wait_read_all,
-    cp_async_16, cp_async_arrive, fence_proxy_async_shared, lane, load_vec16, mbar_arrive, mbar_arrive_expect_bytes,
-    mbar_init, mbar_init_fence, mbar_wait, shfl_idx, shfl_up, shfl_xor, store_vec16, sync_group, sync_threads,
-    sync_warp, thread_idx, warp_idx, WARP,
+    cp_async_16, cp_async_16_wide, cp_async_arrive, fence_proxy_async_shared, lane, load_vec16, mbar_arrive,
+    mbar_arrive_expect_bytes, mbar_init, mbar_init_fence, mbar_wait, shfl_idx, shfl_up, shfl_xor, store_vec16,
+    sync_group, sync_threads, sync_warp, thread_idx, warp_idx, WARP,
 };
 use crate::kernels::{Mode, ARCH};
 use crate::lookback::{StatusValue, TileStatus};
@@ -335,6 +335,7 @@ pub struct Columns<T, O, const V: usize, const C: usize, const B: usize, const I
     aligned: bool,
     pitch: u64,
     strip_len: u64,
+    wide: u32,
     op: core::marker::PhantomData<O>,
 }
 
@@ -397,7 +398,12 @@ where
             let (mut at, step) = self.lane_vectors(l);
             let mut j = l;
             while j < tile_elems / V as u32 {
-                cp_async_16(stage.at(j * V as u32) as *mut u8, src.add(at) as *const u8);
+                let (d, g) = (stage.at(j * V as u32) as *mut u8, src.add(at) as *const u8);
+                match self.wide {
+                    0 => cp_async_16(d, g),
+                    1 => cp_async_16_wide::<1>(d, g),
+                    _ => cp_async_16_wide::<2>(d, g),
+                }
                 (j, at) = (j + WARP, at + step);
             }
             cp_async_arrive(full);
@@ -616,6 +622,7 @@ pub unsafe fn columns_pipelined<
         aligned,
         pitch: cols,
         strip_len,
+        wide: (flags >> 8) & 3,
         op: core::marker::PhantomData,
     };
     pipeline::<Columns<T, O, V, C, B, IN_STRIPS>, R, S, VECS, D, IN_STRIPS>(

@@ -196,6 +196,7 @@ impl Gpu {
             let (i, _r) = input.device_ptr(stream);
             let (o, _w) = output.device_ptr_mut(stream);
             let mut b = stream.launch_builder(&plan.f);
+            let flags = flags | std::env::var("GPU_SCAN_STRIP_WIDE").ok().and_then(|w| w.parse::<u32>().ok()).unwrap_or(0) << 8;
             b.arg(&i).arg(&o).arg(&n).arg(&flags).arg(&plan.base).arg(&plan.counter_base).arg(&plan.epoch);
             b.arg(&backoff_ns).arg(&plan.stages);
             if strips {
