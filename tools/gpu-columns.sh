@@ -8,10 +8,7 @@
 #   pipe     the pipelined scans down 32-byte rows (4 8-byte or 8 4-byte columns) by every build in
 #            .gpu-bundle/bin/host* (other builds copied there by hand), interleaved ROUNDS times,
 #            then this build's at awkward sizes (GPU_SCAN_PIPELINED=1 forces the kernel on small
-#            matrices) and under memcheck and racecheck;
-#   strips   the narrow-column kernel in strips of 32 bytes (GPU_SCAN_PIPELINED=1) against the
-#            vector column tiles (0) on rows of 64 to 1024 bytes, interleaved ROUNDS times, then
-#            at awkward sizes and under memcheck, racecheck and synccheck.
+#            matrices) and under memcheck and racecheck.
 # (Session 20's experiments ran from this script's earlier forms: the 4-byte vector tiles, the
 # look-back window of 4 and the sort pass variants at commit 237aba7, then named
 # tools/gpu-columns-sort.sh; the look-back backoff at commit 9809dff.)
@@ -63,32 +60,6 @@ parts=" ${PARTS:-vec sanitize} "
     done
     GPU_SCAN_PIPELINED=1 sanitize "memcheck racecheck" "$host" "batched 100003 4 --axis 0 --type f64" \
       "batched 4097 4 --axis 0 --type u64 --op max --exclusive"
-  fi
-  for round in $(seq "${ROUNDS:-2}"); do
-    [[ $parts == *" strips "* ]] || break
-    echo "== strips of 32 bytes against the vector column tiles, round $round"
-    for c in "16777216 16" "33554432 8 --type f64" "8388608 32" "8388608 16 --type f64" "4194304 64" \
-      "4194304 32 --type f64" "2097152 128" "1048576 256" "16777216 16 --type u32 --op max" \
-      "4194304 64 --type i32 --op min" "2097152 64 --type f64 --op max"; do
-      # shellcheck disable=SC2086
-      for p in 0 1; do run "strips=$p" GPU_SCAN_PIPELINED=$p -- batched $c --axis 0; done
-    done
-  done
-  if [[ $parts == *" strips "* ]]; then
-    echo "== strips at awkward sizes"
-    for c in "16 --type f32 --op max" "8 --type f64 --op add" "64 --type u32 --op add" "32 --type i64 --op min" \
-      "12 --type u32 --op mul"; do
-      for rows in 1 33 641 4097 100003 1000003; do
-        for x in "" "--exclusive"; do
-          # shellcheck disable=SC2086
-          r=$(GPU_SCAN_PIPELINED=1 "$host" batched $rows $c --axis 0 $x --iters 1 2>&1 | grep -E '^(check|error)')
-          echo "$rows x $c $x: $r"
-          [[ $r == *PASS* ]] || status=1
-        done
-      done
-    done
-    GPU_SCAN_PIPELINED=1 sanitize "memcheck racecheck synccheck" "$host" "batched 100003 16 --axis 0" \
-      "batched 4097 8 --axis 0 --type f64 --op max --exclusive" "batched 1283 64 --axis 0 --type u32"
   fi
   [[ $parts == *" sanitize "* ]] || exit $status
   echo "== sanitizers"

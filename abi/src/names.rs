@@ -55,9 +55,6 @@ pub const BATCHED_COLUMNS: &str = "batched_columns";
 /// `batched_columns_pipe_<type>_<op>`: down the columns of matrices whose rows are 32 bytes, as
 /// one pipelined scan of the rows.
 pub const BATCHED_COLUMNS_PIPELINED: &str = "batched_columns_pipe";
-/// `batched_columns_strips_<type>_<op>`: down the columns of matrices whose rows are a multiple of
-/// 32 bytes, as strips of 32 bytes side by side in one pipelined launch.
-pub const BATCHED_COLUMNS_STRIPS: &str = "batched_columns_strips";
 /// `batched_columns_vec_<type>_<op>`: down the columns of matrices whose rows start on 16-byte
 /// boundaries, each thread owning a 16-byte vector of adjacent columns.
 pub const BATCHED_COLUMNS_VEC: &str = "batched_columns_vec";

@@ -395,28 +395,6 @@ pub const fn pipelined_column_rows(cols: u64, elem_size: usize) -> bool {
     cols * elem_size as u64 == 2 * VECTOR_BYTES as u64
 }
 
-/// Whether the narrow-column kernel can scan rows of `cols` elements of `elem_size` bytes as
-/// strips of 32 bytes side by side (`batched_columns_strips_<t>_<op>`): rows of a multiple of 32
-/// bytes, more than one strip.
-pub const fn strip_column_rows(cols: u64, elem_size: usize) -> bool {
-    let bytes = cols * elem_size as u64;
-    bytes > 2 * VECTOR_BYTES as u64 && bytes.is_multiple_of(2 * VECTOR_BYTES as u64)
-}
-
-/// Widest rows, in bytes, that the scan down the columns takes as strips of 32 bytes
-/// ([`columns_strips`]).
-pub const COLUMN_STRIPS_MAX_ROW_BYTES: u64 = 256;
-
-/// Whether the scan down the columns of a `rows x cols` matrix of `elem_size`-byte elements runs
-/// as the narrow-column kernel in strips of 32 bytes, one look-back chain per strip
-/// ([`strip_column_rows`]), rather than as the vector column tiles, one chain per 16 columns: for
-/// rows up to [`COLUMN_STRIPS_MAX_ROW_BYTES`] and from [`PIPELINED_MIN_BYTES`] in all.
-pub const fn columns_strips(arch: u32, rows: u64, cols: u64, elem_size: usize) -> bool {
-    let _ = arch;
-    let bytes = cols * elem_size as u64;
-    strip_column_rows(cols, elem_size) && bytes <= COLUMN_STRIPS_MAX_ROW_BYTES && rows * bytes >= PIPELINED_MIN_BYTES
-}
-
 /// Whether the batched scan along few long rows (`rows` of `cols` elements) runs as one launch of
 /// the pipelined kernel, each row a chain of its own tiles (`kernels::pipelined::pipeline` in
 /// gpu/), rather than one chain of one-tile-per-block tiles per row: from [`PIPELINED_MIN_BYTES`]
@@ -826,9 +804,9 @@ pub const BOUNDED_PIPELINED_SPLIT: &[(&str, usize, u32)] =
 pub const BOUNDED_PIPELINED_SPLIT4: &[(&str, usize, u32)] =
     &[("single_pass_pipe_u8_add", 1, 2), ("single_pass_pipesplit4_u16_add", 2, 2)];
 
-/// The pipelined narrow-column scans ([`pipeline_columns`]), 32-byte rows and strips, bounded to
-/// the 2 blocks of 320 threads per SM that their shared memory allows (4-byte elements take
-/// 118-168 registers unbounded, 254-255 as strips, one block per SM).
+/// The pipelined narrow-column scans ([`pipeline_columns`]), bounded to the 2 blocks of 320
+/// threads per SM that their shared memory allows (4-byte elements take 118-168 registers
+/// unbounded, one block per SM).
 pub const BOUNDED_COLUMNS_PIPELINED: &[(&str, usize, u32)] = &[
     ("batched_columns_pipe_u32_add", 4, 2),
     ("batched_columns_pipe_u32_mul", 4, 2),
@@ -854,30 +832,6 @@ pub const BOUNDED_COLUMNS_PIPELINED: &[(&str, usize, u32)] = &[
     ("batched_columns_pipe_f64_mul", 8, 2),
     ("batched_columns_pipe_f64_min", 8, 2),
     ("batched_columns_pipe_f64_max", 8, 2),
-    ("batched_columns_strips_u32_add", 4, 2),
-    ("batched_columns_strips_u32_mul", 4, 2),
-    ("batched_columns_strips_u32_min", 4, 2),
-    ("batched_columns_strips_u32_max", 4, 2),
-    ("batched_columns_strips_i32_add", 4, 2),
-    ("batched_columns_strips_i32_mul", 4, 2),
-    ("batched_columns_strips_i32_min", 4, 2),
-    ("batched_columns_strips_i32_max", 4, 2),
-    ("batched_columns_strips_f32_add", 4, 2),
-    ("batched_columns_strips_f32_mul", 4, 2),
-    ("batched_columns_strips_f32_min", 4, 2),
-    ("batched_columns_strips_f32_max", 4, 2),
-    ("batched_columns_strips_u64_add", 8, 2),
-    ("batched_columns_strips_u64_mul", 8, 2),
-    ("batched_columns_strips_u64_min", 8, 2),
-    ("batched_columns_strips_u64_max", 8, 2),
-    ("batched_columns_strips_i64_add", 8, 2),
-    ("batched_columns_strips_i64_mul", 8, 2),
-    ("batched_columns_strips_i64_min", 8, 2),
-    ("batched_columns_strips_i64_max", 8, 2),
-    ("batched_columns_strips_f64_add", 8, 2),
-    ("batched_columns_strips_f64_mul", 8, 2),
-    ("batched_columns_strips_f64_min", 8, 2),
-    ("batched_columns_strips_f64_max", 8, 2),
 ];
 
 /// Hierarchical (multi-kernel) strategy: every block algorithm scans `threads` partials.

@@ -424,37 +424,6 @@ pub unsafe fn cp_async_16(dst: *mut u8, src: *const u8) {
     );
 }
 
-/// [`cp_async_16`] asking L2 to fetch the whole 128-byte (`WIDE` = 1) or 256-byte (2) block
-/// around `src` from memory.
-#[inline(always)]
-pub unsafe fn cp_async_16_wide<const WIDE: u32>(dst: *mut u8, src: *const u8) {
-    if WIDE == 1 {
-        asm!(
-            "{{ .reg .u64 s; cvta.to.shared.u64 s, {d}; cp.async.cg.shared.global.L2::128B [s], [{g}], 16; }}",
-            d = in(reg64) dst,
-            g = in(reg64) src,
-        );
-    } else {
-        asm!(
-            "{{ .reg .u64 s; cvta.to.shared.u64 s, {d}; cp.async.cg.shared.global.L2::256B [s], [{g}], 16; }}",
-            d = in(reg64) dst,
-            g = in(reg64) src,
-        );
-    }
-}
-
-/// Has `bar` (shared memory) count one arrival once every [`cp_async_16`] this thread started
-/// has landed. The barrier's pending count goes up by one now (no `.noinc`), so its phase cannot
-/// complete before those copies, and a barrier expecting one arrival serves tiles that arrive by
-/// copies of any number of threads as well as by bulk copies.
-#[inline(always)]
-pub unsafe fn cp_async_arrive(bar: *mut u64) {
-    asm!(
-        "{{ .reg .u64 s; cvta.to.shared.u64 s, {b}; cp.async.mbarrier.arrive.shared::cta.b64 [s]; }}",
-        b = in(reg64) bar,
-    );
-}
-
 /// Asks for the 128-byte line holding `p` (global) to be brought into L2, holding no register
 /// for it: a later load then waits on L2 rather than on memory.
 #[inline(always)]

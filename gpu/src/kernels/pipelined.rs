@@ -23,9 +23,9 @@
 
 use crate::arch::{
     atomic_add_u32, bulk_commit, bulk_copy_to_global, bulk_copy_to_shared, bulk_wait_all, bulk_wait_read_all,
-    cp_async_16, cp_async_16_wide, cp_async_arrive, fence_proxy_async_shared, lane, load_vec16, mbar_arrive,
-    mbar_arrive_expect_bytes, mbar_init, mbar_init_fence, mbar_wait, shfl_idx, shfl_up, shfl_xor, store_vec16,
-    sync_group, sync_threads, sync_warp, thread_idx, warp_idx, WARP,
+    fence_proxy_async_shared, lane, load_vec16, mbar_arrive, mbar_arrive_expect_bytes, mbar_init, mbar_init_fence,
+    mbar_wait, shfl_idx, shfl_up, shfl_xor, store_vec16, sync_group, sync_threads, sync_warp, thread_idx, warp_idx,
+    WARP,
 };
 use crate::kernels::{Mode, ARCH};
 use crate::lookback::{StatusValue, TileStatus};
@@ -90,31 +90,6 @@ pub trait TileWork: Copy {
     #[inline(always)]
     unsafe fn prefix_known(self, tile: u32, tiles: u64, inclusive: Self::A) {
         let _ = (tile, tiles, inclusive);
-    }
-
-    /// Whether the rows of a `ROWS` launch are strips of one matrix side by side, each a run of
-    /// whole matrix rows' columns rather than a run of the input: the load warp then takes tiles
-    /// across the strips in turn (each strip's first tile, then each one's second, ...), so that
-    /// the strips read the same lines of memory at about the same time, and has [`gather`] bring
-    /// each tile in.
-    ///
-    /// [`gather`]: TileWork::gather
-    const STRIPS: bool = false;
-
-    /// Where [`TileWork::STRIPS`]: has the load warp bring tile elements `base .. base + len` (of
-    /// the strips one after another) from `inp` into `stage`, filling it past `len` up to
-    /// `tile_elems`, and arrive on `full` once they have landed.
-    #[inline(always)]
-    unsafe fn gather(
-        self,
-        stage: Smem<Self::T>,
-        inp: *const Self::T,
-        base: u64,
-        len: u32,
-        tile_elems: u32,
-        full: *mut u64,
-    ) {
-        let _ = (stage, inp, base, len, tile_elems, full);
     }
 }
 
@@ -321,26 +296,15 @@ impl<T: StatusValue + Vector16<O>, O: ScanOp<T>, const B: usize> Scan<T, O, B> {
 /// Shares are blocked: each lane a run of `B` whole matrix rows, the warp scanning its lanes' row
 /// totals once per share. (Warp-striped shares, a warp scan per row of vectors, measured slower
 /// for both element sizes: `tuning::pipeline_columns`.)
-///
-/// `IN_STRIPS`: a wider matrix (`pitch` columns, a multiple of `C`) scanned as strips of `C`
-/// columns side by side in one launch, each strip a chain of its own tiles ([`TileWork::STRIPS`]),
-/// so that rows of any multiple of 32 bytes take the 32-byte rows' kernel. Tile elements count
-/// the strips one after another, `strip_len` each; tiles come in by 16-byte asynchronous copies,
-/// 32-byte rows at `pitch` apart, and shares go out by the warp's 16-byte stores, two lanes to
-/// each 32-byte row (a bulk copy takes only a contiguous run).
 #[derive(Clone, Copy)]
-pub struct Columns<T, O, const V: usize, const C: usize, const B: usize, const IN_STRIPS: bool> {
+pub struct Columns<T, O, const V: usize, const C: usize, const B: usize> {
     out: *mut T,
     exclusive: bool,
     aligned: bool,
-    pitch: u64,
-    strip_len: u64,
-    wide: u32,
     op: core::marker::PhantomData<O>,
 }
 
-impl<T, O, const V: usize, const C: usize, const B: usize, const IN_STRIPS: bool> TileWork
-    for Columns<T, O, V, C, B, IN_STRIPS>
+impl<T, O, const V: usize, const C: usize, const B: usize> TileWork for Columns<T, O, V, C, B>
 where
     T: Copy + Send + Sync + 'static,
     O: ScanOp<T>,
@@ -377,8 +341,7 @@ where
     }
     #[inline(always)]
     unsafe fn finish(self, share: Smem<T>, rows: usize, before: Option<[T; C]>, first: u64, valid: u32) -> bool {
-        // Strips always finish in the stage: their shares are whole rows, copied out from there.
-        let full = IN_STRIPS || self.aligned && valid == WARP * (V * rows) as u32;
+        let full = self.aligned && valid == WARP * (V * rows) as u32;
         debug_assert!(rows == Self::K * B);
         match (full, self.exclusive) {
             (true, false) => self.scan_blocked::<true, false>(share, before, first, valid),
@@ -387,74 +350,13 @@ where
             (false, true) => self.scan_blocked::<false, true>(share, before, first, valid),
         }
     }
-
-    const STRIPS: bool = IN_STRIPS;
-
-    #[inline(always)]
-    unsafe fn gather(self, stage: Smem<T>, inp: *const T, base: u64, len: u32, tile_elems: u32, full: *mut u64) {
-        let l = lane();
-        let src = inp.wrapping_add(self.origin(base) as usize);
-        if self.aligned && len == tile_elems {
-            let (mut at, step) = self.lane_vectors(l);
-            let mut j = l;
-            while j < tile_elems / V as u32 {
-                let (d, g) = (stage.at(j * V as u32) as *mut u8, src.add(at) as *const u8);
-                match self.wide {
-                    0 => cp_async_16(d, g),
-                    1 => cp_async_16_wide::<1>(d, g),
-                    _ => cp_async_16_wide::<2>(d, g),
-                }
-                (j, at) = (j + WARP, at + step);
-            }
-            cp_async_arrive(full);
-        } else {
-            // A strip's last tile, or an unaligned matrix: each lane whole rows, element by element.
-            let (mut i, mut row) = (l * C as u32, src.wrapping_add(l as usize * self.pitch as usize));
-            while i < tile_elems {
-                for k in 0..C as u32 {
-                    stage.set(i + k, if i < len { *row.add(k as usize) } else { self.fill() });
-                }
-                (i, row) = (i + WARP * C as u32, row.wrapping_add(WARP as usize * self.pitch as usize));
-            }
-        }
-        sync_warp();
-        if l == 0 {
-            mbar_arrive(full);
-        }
-    }
 }
 
-impl<
-        T: Copy + Send + Sync + 'static,
-        O: ScanOp<T>,
-        const V: usize,
-        const C: usize,
-        const B: usize,
-        const IN_STRIPS: bool,
-    > Columns<T, O, V, C, B, IN_STRIPS>
+impl<T: Copy + Send + Sync + 'static, O: ScanOp<T>, const V: usize, const C: usize, const B: usize>
+    Columns<T, O, V, C, B>
 {
     /// Vectors per matrix row.
     const K: usize = C / V;
-
-    /// Where tile element `first` (the first of a matrix row of its strip) lies in the matrix.
-    #[inline(always)]
-    fn origin(self, first: u64) -> u64 {
-        if IN_STRIPS {
-            let (strip, at) = (first / self.strip_len, first % self.strip_len);
-            at / C as u64 * self.pitch + strip * C as u64
-        } else {
-            first
-        }
-    }
-
-    /// How far the run of whole strip rows' 16-byte vector `l` (a lane's first in a warp-wide
-    /// pass) lies in the matrix from the run's first element, and how far each further pass of the
-    /// warp steps: `WARP / K` rows.
-    #[inline(always)]
-    fn lane_vectors(self, l: u32) -> (usize, usize) {
-        let (row, part) = (l as usize / Self::K, l as usize % Self::K);
-        (row * self.pitch as usize + part * V, WARP as usize / Self::K * self.pitch as usize)
-    }
 
     /// How far lane `l` turns its rows of a blocked share: it accesses a row's vectors from vector
     /// `rotation` on, round. A 16-byte access is served eight lanes at a time, and in runs of `B`
@@ -536,7 +438,7 @@ impl<
         }
         let (before, _) = warp::scan::<[T; C], Lanewise<O>>(through);
         let prefix = combine_opt::<[T; C], Lanewise<O>>(running, before);
-        let dst = self.out.wrapping_add(self.origin(first) as usize);
+        let dst = self.out.wrapping_add(first as usize);
         let mut previous = prefix.unwrap_or([O::identity(); C]);
         for i in 0..B {
             let through = combine_after::<[T; C], Lanewise<O>>(prefix, Self::row(share, l, i));
@@ -553,26 +455,6 @@ impl<
                 }
             }
         }
-        if IN_STRIPS {
-            sync_warp();
-            if self.aligned {
-                let (mut at, step) = self.lane_vectors(l);
-                let mut j = l;
-                while j < valid / V as u32 {
-                    store_vec16::<T, V>(dst.add(at), load_vec16::<T, V>(share.at(j * V as u32)));
-                    (j, at) = (j + WARP, at + step);
-                }
-            } else {
-                let (mut i, mut row) = (l * C as u32, dst.add(l as usize * self.pitch as usize));
-                while i < valid {
-                    for k in 0..C as u32 {
-                        *row.add(k as usize) = share.get(i + k);
-                    }
-                    (i, row) = (i + WARP * C as u32, row.wrapping_add(WARP as usize * self.pitch as usize));
-                }
-            }
-            return false;
-        }
         if FULL {
             store_share(share, dst, valid)
         }
@@ -580,9 +462,8 @@ impl<
     }
 }
 
-/// The pipelined scan down the columns of the `n / cols` rows of `cols` columns at `inp` (see
-/// [`Columns`]): `cols` is `C`, or where `IN_STRIPS` any multiple of it, scanned as strips of `C`
-/// columns; other arguments as [`single_pass_pipelined`] (flags: exclusive only).
+/// The pipelined scan down the columns of the `n / C` rows of `C` columns at `inp` (see
+/// [`Columns`]); other arguments as [`single_pass_pipelined`] (flags: exclusive only).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn columns_pipelined<
@@ -595,12 +476,10 @@ pub unsafe fn columns_pipelined<
     const VECS: usize,
     const D: usize,
     const B: usize,
-    const IN_STRIPS: bool,
 >(
     inp: *const T,
     out: *mut T,
     n: u64,
-    cols: u64,
     flags: u32,
     temp: *mut u8,
     counter_base: u32,
@@ -614,22 +493,12 @@ pub unsafe fn columns_pipelined<
 {
     let aligned = (inp as usize | out as usize) % tuning::VECTOR_BYTES == 0;
     let exclusive = Mode::from_flags(flags).exclusive;
-    // Each strip is `n / cols` rows of `C` columns: a row of the `ROWS` pipeline.
-    let strip_len = if IN_STRIPS { n.checked_div(cols).unwrap_or(0) * C as u64 } else { n };
-    let work = Columns::<T, O, V, C, B, IN_STRIPS> {
-        out,
-        exclusive,
-        aligned,
-        pitch: cols,
-        strip_len,
-        wide: (flags >> 8) & 3,
-        op: core::marker::PhantomData,
-    };
-    pipeline::<Columns<T, O, V, C, B, IN_STRIPS>, R, S, VECS, D, IN_STRIPS>(
+    let work = Columns::<T, O, V, C, B> { out, exclusive, aligned, op: core::marker::PhantomData };
+    pipeline::<Columns<T, O, V, C, B>, R, S, VECS, D, false>(
         work,
         inp,
         n,
-        strip_len,
+        n,
         aligned,
         temp,
         counter_base,
@@ -777,12 +646,6 @@ pub unsafe fn pipeline<W: TileWork, const R: u32, const S: u32, const VECS: usiz
                 }
                 return;
             }
-            let tile = if W::STRIPS {
-                let strips = (tiles / row_tiles) as u32;
-                (tile % strips) * row_tiles as u32 + tile / strips
-            } else {
-                tile
-            };
             let (base, len) = if ROWS {
                 let (base, len, _) = place(tile);
                 (base, len)
@@ -793,9 +656,7 @@ pub unsafe fn pipeline<W: TileWork, const R: u32, const S: u32, const VECS: usiz
             if l == 0 {
                 tile_of.set(s, tile);
             }
-            if W::STRIPS {
-                work.gather(buf(s), inp, base, len, tile_elems, full(s));
-            } else if aligned && len == tile_elems {
+            if aligned && len == tile_elems {
                 if l == 0 {
                     fence_proxy_async_shared();
                     let bytes = tile_elems * size_of::<W::T>() as u32;
@@ -1020,25 +881,19 @@ macro_rules! rows_pipelined_kernels {
 }
 rows_pipelined_kernels!(u32, i32, u64, i64, f32, f64);
 
-/// `batched_columns_pipe_<t>_<op>`: [`columns_pipelined`] for 32-byte rows, and
-/// `batched_columns_strips_<t>_<op>` for rows of any multiple of 32 bytes (`cols` columns) as
-/// strips of 32 bytes; shape `tuning::pipeline_columns`; the status words carry rows of `C`
-/// columns.
+/// `batched_columns_pipe_<t>_<op>`: [`columns_pipelined`] for 32-byte rows, shape
+/// `tuning::pipeline_columns`; the status words carry rows of `C` columns.
 macro_rules! columns_pipelined_kernels {
     ($($t:ident: $c:literal),*) => { paste::paste! { $(
-        columns_pipelined_kernels!(@ops $t, $c, [<batched_columns_pipe_ $t>], false, []);
-        columns_pipelined_kernels!(@ops $t, $c, [<batched_columns_strips_ $t>], true, [cols: u64]);
+        columns_pipelined_kernels!(@one $t, $c, Add);
+        columns_pipelined_kernels!(@one $t, $c, Mul);
+        columns_pipelined_kernels!(@one $t, $c, Min);
+        columns_pipelined_kernels!(@one $t, $c, Max);
     )* } };
-    (@ops $t:ident, $c:literal, $stem:ident, $strips:literal, $cols:tt) => {
-        columns_pipelined_kernels!(@one $t, $c, $stem, Add, $strips, $cols);
-        columns_pipelined_kernels!(@one $t, $c, $stem, Mul, $strips, $cols);
-        columns_pipelined_kernels!(@one $t, $c, $stem, Min, $strips, $cols);
-        columns_pipelined_kernels!(@one $t, $c, $stem, Max, $strips, $cols);
-    };
-    (@one $t:ident, $c:literal, $stem:ident, $op:ident, $strips:literal, [$($cols:ident: $ct:ty)?]) => { paste::paste! {
+    (@one $t:ident, $c:literal, $op:ident) => { paste::paste! {
         #[no_mangle]
         #[allow(clippy::too_many_arguments)]
-        pub unsafe extern "ptx-kernel" fn [<$stem _ $op:lower>](
+        pub unsafe extern "ptx-kernel" fn [<batched_columns_pipe_ $t _ $op:lower>](
             inp: *const $t,
             out: *mut $t,
             n: u64,
@@ -1048,11 +903,7 @@ macro_rules! columns_pipelined_kernels {
             epoch: u32,
             backoff_ns: u32,
             stages: u32,
-            $($cols: $ct,)?
         ) {
-            // The row length: one 32-byte row unless the kernel takes strips.
-            let row = $c;
-            $(let row = $cols;)?
             const SIZE: usize = core::mem::size_of::<$t>();
             const P: tuning::Pipeline = tuning::pipeline_columns(ARCH, SIZE);
             const V: usize = tuning::vector_elems(SIZE) as usize;
@@ -1060,18 +911,9 @@ macro_rules! columns_pipelined_kernels {
             // Blocked runs are of whole matrix rows, `C / V` vectors each.
             const B: usize = P.blocked_run(V as u32) / ($c / V);
             const { assert!(P.blocked_run(V as u32) % ($c / V) == 0) };
-            columns_pipelined::<
-                $t,
-                crate::op::$op,
-                V,
-                $c,
-                { P.warps },
-                { P.split },
-                { P.items as usize / V },
-                D,
-                B,
-                $strips,
-            >(inp, out, n, row, flags, temp, counter_base, epoch, backoff_ns, stages)
+            columns_pipelined::<$t, crate::op::$op, V, $c, { P.warps }, { P.split }, { P.items as usize / V }, D, B>(
+                inp, out, n, flags, temp, counter_base, epoch, backoff_ns, stages,
+            )
         }
     } };
 }

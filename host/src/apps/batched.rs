@@ -64,15 +64,12 @@ pub fn uses_columns_vec(cols: u64, elem_size: usize, aligned: bool) -> bool {
 }
 
 /// Whether the scan down the columns of a `rows × cols` matrix runs as one pipelined scan of its
-/// 32-byte rows (`tuning::columns_pipelined`) or of strips of 32 bytes side by side
-/// (`tuning::columns_strips`); `GPU_SCAN_PIPELINED=0|1` decides for any matrix of rows of a
-/// multiple of 32 bytes instead, to measure both kernels in one run.
+/// 32-byte rows (`tuning::columns_pipelined`); `GPU_SCAN_PIPELINED=0|1` decides for any matrix of
+/// 32-byte rows instead, to measure both kernels in one run.
 pub fn uses_columns_pipelined(rows: u64, cols: u64, elem_size: usize) -> bool {
-    let arch = tuning::DEFAULT_ARCH;
-    switch("GPU_SCAN_PIPELINED").map_or(
-        tuning::columns_pipelined(arch, rows, cols, elem_size) || tuning::columns_strips(arch, rows, cols, elem_size),
-        |p| p && (tuning::pipelined_column_rows(cols, elem_size) || tuning::strip_column_rows(cols, elem_size)),
-    )
+    switch("GPU_SCAN_PIPELINED").map_or(tuning::columns_pipelined(tuning::DEFAULT_ARCH, rows, cols, elem_size), |p| {
+        p && tuning::pipelined_column_rows(cols, elem_size)
+    })
 }
 
 /// Whether the scan down the columns of a `rows × cols` matrix goes to the column-vector kernel
@@ -183,28 +180,18 @@ impl Gpu {
         let size = T::TYPE.size();
         let flags = if exclusive { scan_abi::flags::EXCLUSIVE } else { 0 };
         if uses_columns_pipelined(rows, cols, size) {
-            // 32-byte rows, or strips of them side by side: each strip a chain of `rows * width`
-            // elements for the kernel.
-            let strips = !tuning::pipelined_column_rows(cols, size);
-            let group = if strips { names::BATCHED_COLUMNS_STRIPS } else { names::BATCHED_COLUMNS_PIPELINED };
-            let name = format!("{group}_{}_{}", T::TYPE.name(), op.name());
+            let name = format!("{}_{}_{}", names::BATCHED_COLUMNS_PIPELINED, T::TYPE.name(), op.name());
             let p = tuning::pipeline_columns(tuning::DEFAULT_ARCH, size);
-            let strip_bytes = 2 * tuning::VECTOR_BYTES;
-            let strip_len = rows * (strip_bytes / size) as u64;
-            let plan = Persistent::plan(self, stream, &name, p, n, strip_len, size, strip_bytes, temp)?;
-            let backoff_ns = tuning::lookback_backoff_ns(tuning::DEFAULT_ARCH, strip_bytes);
+            let row_bytes = (cols as usize) * size;
+            let plan = Persistent::plan(self, stream, &name, p, n, n, size, row_bytes, temp)?;
+            let backoff_ns = tuning::lookback_backoff_ns(tuning::DEFAULT_ARCH, row_bytes);
             let (i, _r) = input.device_ptr(stream);
             let (o, _w) = output.device_ptr_mut(stream);
             let mut b = stream.launch_builder(&plan.f);
-            let flags = flags | std::env::var("GPU_SCAN_STRIP_WIDE").ok().and_then(|w| w.parse::<u32>().ok()).unwrap_or(0) << 8;
             b.arg(&i).arg(&o).arg(&n).arg(&flags).arg(&plan.base).arg(&plan.counter_base).arg(&plan.epoch);
             b.arg(&backoff_ns).arg(&plan.stages);
-            if strips {
-                b.arg(&cols);
-            }
-            // SAFETY: matches columns_pipelined_kernels! in gpu/ (the strips' kernels take the row
-            // length last); input and output hold rows × cols elements, the tile state one status
-            // word of 32 bytes per tile of each strip.
+            // SAFETY: matches columns_pipelined_kernels! in gpu/; input and output hold rows × cols
+            // elements, the tile state one status word per tile for 32-byte rows.
             return temp.poison_on_error(unsafe { b.launch(plan.cfg) }.map(drop).map_err(|e| Error::kernel(&name, e)));
         }
         if uses_column_vectors(rows, size) {
@@ -647,18 +634,18 @@ mod tests {
     }
 
     #[test]
-    fn large_matrices_of_32_byte_rows_or_strips_and_few_very_long_rows_go_to_the_pipelined_kernel() {
+    fn large_matrices_of_32_byte_rows_and_few_very_long_rows_go_to_the_pipelined_kernel() {
         if std::env::var_os("GPU_SCAN_PIPELINED").is_some() {
             return;
         }
         let (rows, cols) = ((64u64 << 20) / 32, 8);
         assert!(uses_columns_pipelined(rows, cols, 4) && uses_columns_pipelined(rows, 4, 8));
         assert!(!uses_columns_pipelined(rows - 1, cols, 4), "below 64 MiB the column tiles are faster");
-        assert!(!uses_columns_pipelined(rows, 7, 4) && !uses_columns_pipelined(rows, 12, 4));
-        assert!(uses_columns_pipelined(rows, 16, 4) && uses_columns_pipelined(rows / 8, 64, 4), "strips of 32 bytes");
-        assert!(!uses_columns_pipelined(rows / 2 - 1, 16, 4), "strips below 64 MiB");
-        let widest = tuning::COLUMN_STRIPS_MAX_ROW_BYTES / 8;
-        assert!(uses_columns_pipelined(rows, widest, 8) && !uses_columns_pipelined(rows, widest + 4, 8));
+        assert!(
+            !uses_columns_pipelined(rows, 7, 4)
+                && !uses_columns_pipelined(rows, 16, 4)
+                && !uses_columns_pipelined(rows, 8, 8)
+        );
         let (rows, long) = (8, (8u64 << 20) / 4);
         assert!(long_rows_pipelined(rows, long, ElemType::F32, Op::Add));
         assert!(!long_rows_pipelined(rows / 2, long, ElemType::F32, Op::Add), "under 64 MiB in all");
