@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine, from the repository root, with .gpu-bundle/bin/host: where the batched
 # shapes that stay under issue 5's 80% of copy spend their time.
-#   bash tools/gpu-batched-profile.sh [ncu] [stages]   (default: both)
+#   bash tools/gpu-batched-profile.sh [ncu] [stages] [l2]   (default: ncu stages)
 # ncu: Nsight Compute on one launch of each shape's kernel (throughput, occupancy, stall reasons,
 #   and warp-stall samples per SASS instruction as CSV): 33554432 x 8 f32 and 33554432 x 4 f64
 #   down the columns (the pipelined narrow-column kernel), 1048576 x 256 f32 down the columns
 #   (column tiles) and 8 x 33554432 f32 along the rows (one pipelined scan per row).
 # stages: the pipelined shapes with other stage counts and blocks per SM that fit
 #   (GPU_SCAN_PIPE_STAGES, GPU_SCAN_PIPE_BLOCKS), interleaved twice, each checked against the CPU.
-# Logs: $RESULTS_DIR/batched-profile.log, batched-stages.log, ncu-src-<kernel>.csv.
+# l2: L2 and L1 request and sector counts (Nsight Compute metrics, one launch each) of the vector
+#   column tiles on narrow and wide matrices at 2^27 and of the 32-byte pipelined kernel (session
+#   24, docs/results/columns-l2-requests-s24-h200.log).
+# Logs: $RESULTS_DIR/batched-profile.log, batched-stages.log, batched-l2.log, ncu-src-<kernel>.csv.
 # shellcheck source=tools/gpu-common.sh
 . "$(dirname "$0")/gpu-common.sh"
 set -o pipefail
@@ -35,5 +38,22 @@ if [[ " $steps " == *" stages "* ]]; then
       done
     done
   done 2>&1 | tee "$out/batched-stages.log"
+fi
+if [[ " $steps " == *" l2 "* ]]; then
+  m=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
+  m=$m,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_requests_srcunit_tex_op_read.sum
+  m=$m,lts__t_sectors_srcunit_tex_op_write.sum,lts__t_requests_srcunit_tex_op_write.sum
+  m=$m,lts__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__throughput.avg.pct_of_peak_sustained_elapsed
+  m=$m,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum
+  m=$m,lts__t_sector_hit_rate.pct,sm__warps_active.avg.pct_of_peak_sustained_active
+  for c in "batched_columns_vec_f32_add|batched 8388608 16 --axis 0" "batched_columns_vec_f32_add|batched 32768 4096 --axis 0" \
+    "batched_columns_vec_f32_add|batched 2097152 64 --axis 0" "batched_columns_vec_f64_add|batched 16777216 8 --axis 0 --type f64" \
+    "batched_columns_pipe_f32_add|batched 16777216 8 --axis 0"; do
+    k=${c%%|*} run=${c#*|}
+    echo "== $k ($run)"
+    # shellcheck disable=SC2086
+    ncu -k "regex:^$k\$" --launch-skip 2 --launch-count 1 --metrics "$m" "$host" $run --iters 3 2>&1 |
+      grep -E 'PASS|FAIL|error|^\s+[a-z_0-9]+__' || status=1
+  done 2>&1 | tee "$out/batched-l2.log"
 fi
 exit $status
