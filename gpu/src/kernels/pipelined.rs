@@ -462,6 +462,200 @@ impl<T: Copy + Send + Sync + 'static, O: ScanOp<T>, const V: usize, const C: usi
     }
 }
 
+/// The scan down the columns of a row-major matrix whose rows are `K = C / V` 16-byte vectors, as
+/// one scan of its rows under [`Lanewise`] `O` shaped like the vector column tiles of `batched.rs`:
+/// lane `l` of a warp owns column vector `l % K` of `RB` consecutive rows (its group `l / K`'s
+/// run), so a lane holds `RB` vectors, not whole rows ([`Columns`] at 64-byte rows needed 168-254
+/// registers). A share's rows are scanned down each lane's run, then across the warp's groups by
+/// shuffles between lanes `K` apart. `RB` odd keeps the eight lanes of a 16-byte access phase in
+/// eight bank groups. Kernels exist for 64-byte rows (16 columns of 4 bytes, 8 of 8).
+#[derive(Clone, Copy)]
+pub struct ColumnVectors<T, O, const V: usize, const C: usize, const RB: usize> {
+    out: *mut T,
+    exclusive: bool,
+    aligned: bool,
+    op: core::marker::PhantomData<O>,
+}
+
+impl<T, O, const V: usize, const C: usize, const RB: usize> TileWork for ColumnVectors<T, O, V, C, RB>
+where
+    T: Copy + Send + Sync + 'static,
+    O: ScanOp<T>,
+    [T; C]: StatusValue,
+{
+    type T = T;
+    type A = [T; C];
+    type O = Lanewise<O>;
+    const V: usize = V;
+
+    #[inline(always)]
+    fn start(self) -> Option<[T; C]> {
+        None
+    }
+    #[inline(always)]
+    fn fill(self) -> T {
+        O::identity()
+    }
+    #[inline(always)]
+    unsafe fn reduce(self, part: Smem<T>, rows: core::ops::Range<usize>, _first: u64) -> [T; C] {
+        const { assert!(O::COMMUTATIVE && C % V == 0 && Self::K.is_power_of_two() && Self::K <= 8 && RB % 2 == 1) };
+        debug_assert!(rows.len() * WARP as usize == RB * WARP as usize);
+        let l = lane();
+        let share = part.offset((rows.start * WARP as usize * V) as u32);
+        let mut acc = [O::identity(); V];
+        for i in 0..RB {
+            acc = Lanewise::<O>::combine(acc, load_vec16::<T, V>(share.at(Self::at(l, i))));
+        }
+        // Across the groups: lanes `K` apart own the same columns.
+        let mut mask = Self::K as u32;
+        while mask < WARP {
+            acc = Lanewise::<O>::combine(acc, shfl_xor(acc, mask));
+            mask *= 2;
+        }
+        let mut total = [O::identity(); C];
+        for c in 0..Self::K {
+            let v = shfl_idx(acc, c as u32);
+            total[c * V..(c + 1) * V].copy_from_slice(&v);
+        }
+        total
+    }
+    #[inline(always)]
+    unsafe fn finish(self, share: Smem<T>, rows: usize, before: Option<[T; C]>, first: u64, valid: u32) -> bool {
+        debug_assert!(rows == RB);
+        let full = self.aligned && valid == WARP * (V * rows) as u32;
+        match (full, self.exclusive) {
+            (true, false) => self.scan::<true, false>(share, before, first, valid),
+            (true, true) => self.scan::<true, true>(share, before, first, valid),
+            (false, false) => self.scan::<false, false>(share, before, first, valid),
+            (false, true) => self.scan::<false, true>(share, before, first, valid),
+        }
+    }
+}
+
+impl<T: Copy + Send + Sync + 'static, O: ScanOp<T>, const V: usize, const C: usize, const RB: usize>
+    ColumnVectors<T, O, V, C, RB>
+{
+    /// Vectors per matrix row.
+    const K: usize = C / V;
+
+    /// Where lane `l`'s vector of row `i` of its group's run lies in a share (an element index).
+    #[inline(always)]
+    fn at(l: u32, i: usize) -> u32 {
+        let (g, c) = (l as usize / Self::K, l as usize % Self::K);
+        (((g * RB + i) * Self::K + c) * V) as u32
+    }
+
+    /// [`TileWork::finish`]: each lane scans its run, the warp its groups' totals per column
+    /// vector; the share goes back into its place, and out by one bulk copy where full, else
+    /// element by element.
+    #[inline(always)]
+    unsafe fn scan<const FULL: bool, const EXCLUSIVE: bool>(
+        self,
+        share: Smem<T>,
+        running: Option<[T; C]>,
+        first: u64,
+        valid: u32,
+    ) -> bool {
+        let l = lane();
+        let c = l as usize % Self::K;
+        let mut vals = [[O::identity(); V]; RB];
+        for (i, v) in vals.iter_mut().enumerate() {
+            *v = load_vec16::<T, V>(share.at(Self::at(l, i)));
+        }
+        for i in 1..RB {
+            vals[i] = Lanewise::<O>::combine(vals[i - 1], vals[i]);
+        }
+        let mut run = vals[RB - 1];
+        let mut delta = Self::K as u32;
+        while delta < WARP {
+            let up = shfl_up(run, delta);
+            if l >= delta {
+                run = Lanewise::<O>::combine(up, run);
+            }
+            delta *= 2;
+        }
+        let up = shfl_up(run, Self::K as u32);
+        let in_warp = if l >= Self::K as u32 { Some(up) } else { None };
+        // This lane's columns of what comes before the share, by selects (an index by `c` would
+        // put the row in local memory).
+        let column = running.map(|r| {
+            let mut v: [T; V] = core::array::from_fn(|e| r[e]);
+            for k in 1..Self::K {
+                if c == k {
+                    v = core::array::from_fn(|e| r[k * V + e]);
+                }
+            }
+            v
+        });
+        let prefix = combine_opt::<[T; V], Lanewise<O>>(column, in_warp);
+        let dst = self.out.wrapping_add(first as usize);
+        let mut previous = prefix.unwrap_or([O::identity(); V]);
+        for (i, &v) in vals.iter().enumerate() {
+            let through = combine_after::<[T; V], Lanewise<O>>(prefix, v);
+            let x = if EXCLUSIVE { previous } else { through };
+            previous = through;
+            store_vec16::<T, V>(share.at(Self::at(l, i)), x);
+        }
+        if FULL {
+            store_share(share, dst, valid)
+        } else {
+            // A partial share leaves from its place element by element, the warp's lanes side by
+            // side (addresses of each lane's own elements, kept across tiles, would spill).
+            sync_warp();
+            let mut i = l;
+            while i < valid {
+                *dst.add(i as usize) = share.get(i);
+                i += WARP;
+            }
+        }
+        FULL
+    }
+}
+
+/// The pipelined scan down the columns of the `n / C` rows of `C` columns at `inp` by
+/// [`ColumnVectors`]; other arguments as [`single_pass_pipelined`] (flags: exclusive only).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn column_vectors_pipelined<
+    T,
+    O,
+    const V: usize,
+    const C: usize,
+    const R: u32,
+    const VECS: usize,
+    const D: usize,
+>(
+    inp: *const T,
+    out: *mut T,
+    n: u64,
+    flags: u32,
+    temp: *mut u8,
+    counter_base: u32,
+    epoch: u32,
+    backoff_ns: u32,
+    stages: u32,
+) where
+    T: Copy + Send + Sync + 'static,
+    O: ScanOp<T>,
+    [T; C]: StatusValue,
+{
+    let aligned = (inp as usize | out as usize) % tuning::VECTOR_BYTES == 0;
+    let exclusive = Mode::from_flags(flags).exclusive;
+    let work = ColumnVectors::<T, O, V, C, VECS> { out, exclusive, aligned, op: core::marker::PhantomData };
+    pipeline::<ColumnVectors<T, O, V, C, VECS>, R, 1, VECS, D, false>(
+        work,
+        inp,
+        n,
+        n,
+        aligned,
+        temp,
+        counter_base,
+        epoch,
+        backoff_ns,
+        stages,
+    )
+}
+
 /// The pipelined scan down the columns of the `n / C` rows of `C` columns at `inp` (see
 /// [`Columns`]); other arguments as [`single_pass_pipelined`] (flags: exclusive only).
 #[inline(always)]
@@ -918,6 +1112,41 @@ macro_rules! columns_pipelined_kernels {
     } };
 }
 columns_pipelined_kernels!(u32: 8, i32: 8, f32: 8, u64: 4, i64: 4, f64: 4);
+
+/// `batched_columns_pipev_<t>_<op>`: [`column_vectors_pipelined`] for 64-byte rows, shape
+/// `tuning::pipeline_column_vectors`; the status words carry rows of `C` columns.
+macro_rules! column_vectors_pipelined_kernels {
+    ($($t:ident: $c:literal),*) => { $(
+        column_vectors_pipelined_kernels!(@one $t, $c, Add);
+        column_vectors_pipelined_kernels!(@one $t, $c, Mul);
+        column_vectors_pipelined_kernels!(@one $t, $c, Min);
+        column_vectors_pipelined_kernels!(@one $t, $c, Max);
+    )* };
+    (@one $t:ident, $c:literal, $op:ident) => { paste::paste! {
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn [<batched_columns_pipev_ $t _ $op:lower>](
+            inp: *const $t,
+            out: *mut $t,
+            n: u64,
+            flags: u32,
+            temp: *mut u8,
+            counter_base: u32,
+            epoch: u32,
+            backoff_ns: u32,
+            stages: u32,
+        ) {
+            const SIZE: usize = core::mem::size_of::<$t>();
+            const P: tuning::Pipeline = tuning::pipeline_column_vectors(ARCH, SIZE);
+            const V: usize = tuning::vector_elems(SIZE) as usize;
+            const D: usize = tuning::lookback_depth(ARCH, 4 * tuning::VECTOR_BYTES);
+            column_vectors_pipelined::<$t, crate::op::$op, V, $c, { P.warps }, { P.items as usize / V }, D>(
+                inp, out, n, flags, temp, counter_base, epoch, backoff_ns, stages,
+            )
+        }
+    } };
+}
+column_vectors_pipelined_kernels!(u32: 16, i32: 16, f32: 16, u64: 8, i64: 8, f64: 8);
 
 // The linear recurrence's scans of affine maps (see `single_pass::recurrence_f32`).
 pipelined_kernel!(recurrence_pipe_f32, u64, AffineF32, tuning::pipeline_recurrence(ARCH, 8));
