@@ -9,9 +9,6 @@
 #            .gpu-bundle/bin/host* (other builds copied there by hand), interleaved ROUNDS times,
 #            then this build's at awkward sizes (GPU_SCAN_PIPELINED=1 forces the kernel on small
 #            matrices) and under memcheck and racecheck;
-#   pipev    the pipelined scan of 64-byte rows by column vectors (GPU_SCAN_PIPELINED=1) against
-#            the vector column tiles (0), interleaved ROUNDS times, then at awkward sizes and under
-#            memcheck, racecheck and synccheck;
 #   builds   the vector column tiles' shapes at 2^27 by every build in .gpu-bundle/bin/host*,
 #            interleaved ROUNDS times (a tiling of another build against this one).
 # (Session 20's experiments ran from this script's earlier forms: the 4-byte vector tiles, the
@@ -51,31 +48,6 @@ parts=" ${PARTS:-vec sanitize} "
       done
     done
   done
-  for round in $(seq "${ROUNDS:-2}"); do
-    [[ $parts == *" pipev "* ]] || break
-    echo "== 64-byte rows by column vectors against the vector column tiles, round $round"
-    for c in "8388608 16" "16777216 8 --type f64" "8388608 16 --type u32 --op max" "16777216 8 --type u64 --op min" \
-      "16777216 16" "33554432 8 --type f64"; do
-      # shellcheck disable=SC2086
-      for p in 0 1; do run "pipev=$p" GPU_SCAN_PIPELINED=$p -- batched $c --axis 0; done
-    done
-  done
-  if [[ $parts == *" pipev "* ]]; then
-    echo "== 64-byte rows by column vectors at awkward sizes"
-    for c in "16 --type f32 --op add" "16 --type f32 --op max" "8 --type f64 --op min" "16 --type u32 --op mul" \
-      "8 --type i64 --op max" "8 --type u64 --op add"; do
-      for rows in 1 33 577 4097 100003 1000003; do
-        for x in "" "--exclusive"; do
-          # shellcheck disable=SC2086
-          r=$(GPU_SCAN_PIPELINED=1 "$host" batched $rows $c --axis 0 $x --iters 1 2>&1 | grep -E '^(check|error)')
-          echo "$rows x $c $x: $r"
-          [[ $r == *PASS* ]] || status=1
-        done
-      done
-    done
-    GPU_SCAN_PIPELINED=1 sanitize "memcheck racecheck synccheck" "$host" "batched 100003 16 --axis 0" \
-      "batched 4097 8 --axis 0 --type f64 --op max --exclusive"
-  fi
   for round in $(seq "${ROUNDS:-2}"); do
     [[ $parts == *" builds "* ]] || break
     echo "== vector column tiles by build, round $round"

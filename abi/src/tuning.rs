@@ -377,13 +377,6 @@ pub const fn pipeline_columns(arch: u32, elem_size: usize) -> Pipeline {
     Pipeline { items, split: 1, stages: 5, blocked: true, ..pipeline(arch, elem_size) }
 }
 
-/// The pipelined scan down 64-byte rows by column vectors (`batched_columns_pipev_<t>_<op>`):
-/// [`pipeline_columns`]'s block and stages, 9 vectors a lane (an odd run: eight lanes of a
-/// 16-byte access phase in eight bank groups), 18 KB tiles.
-pub const fn pipeline_column_vectors(arch: u32, elem_size: usize) -> Pipeline {
-    Pipeline { items: 9 * vector_elems(elem_size), blocked: false, ..pipeline_columns(arch, elem_size) }
-}
-
 /// Whether the scan down the columns of a `rows x cols` matrix of `elem_size`-byte elements runs
 /// as the pipelined narrow-column kernel ([`pipeline_columns`]): rows of exactly two 16-byte
 /// vectors (8 columns of 4 bytes, 4 of 8) and at least [`PIPELINED_MIN_BYTES`] in all, where
@@ -399,13 +392,7 @@ pub const fn columns_pipelined(arch: u32, rows: u64, cols: u64, elem_size: usize
 /// Whether rows of `cols` elements of `elem_size` bytes are what the narrow-column kernel scans:
 /// two 16-byte vectors.
 pub const fn pipelined_column_rows(cols: u64, elem_size: usize) -> bool {
-    cols * elem_size as u64 == 2 * VECTOR_BYTES as u64 || column_vector_rows(cols, elem_size)
-}
-
-/// Whether rows of `cols` elements of `elem_size` bytes are what the pipelined scan by column
-/// vectors takes (`batched_columns_pipev_<t>_<op>`): four 16-byte vectors.
-pub const fn column_vector_rows(cols: u64, elem_size: usize) -> bool {
-    cols * elem_size as u64 == 4 * VECTOR_BYTES as u64
+    cols * elem_size as u64 == 2 * VECTOR_BYTES as u64
 }
 
 /// Whether the batched scan along few long rows (`rows` of `cols` elements) runs as one launch of
@@ -845,30 +832,6 @@ pub const BOUNDED_COLUMNS_PIPELINED: &[(&str, usize, u32)] = &[
     ("batched_columns_pipe_f64_mul", 8, 2),
     ("batched_columns_pipe_f64_min", 8, 2),
     ("batched_columns_pipe_f64_max", 8, 2),
-    ("batched_columns_pipev_u32_add", 4, 2),
-    ("batched_columns_pipev_u32_mul", 4, 2),
-    ("batched_columns_pipev_u32_min", 4, 2),
-    ("batched_columns_pipev_u32_max", 4, 2),
-    ("batched_columns_pipev_i32_add", 4, 2),
-    ("batched_columns_pipev_i32_mul", 4, 2),
-    ("batched_columns_pipev_i32_min", 4, 2),
-    ("batched_columns_pipev_i32_max", 4, 2),
-    ("batched_columns_pipev_f32_add", 4, 2),
-    ("batched_columns_pipev_f32_mul", 4, 2),
-    ("batched_columns_pipev_f32_min", 4, 2),
-    ("batched_columns_pipev_f32_max", 4, 2),
-    ("batched_columns_pipev_u64_add", 8, 2),
-    ("batched_columns_pipev_u64_mul", 8, 2),
-    ("batched_columns_pipev_u64_min", 8, 2),
-    ("batched_columns_pipev_u64_max", 8, 2),
-    ("batched_columns_pipev_i64_add", 8, 2),
-    ("batched_columns_pipev_i64_mul", 8, 2),
-    ("batched_columns_pipev_i64_min", 8, 2),
-    ("batched_columns_pipev_i64_max", 8, 2),
-    ("batched_columns_pipev_f64_add", 8, 2),
-    ("batched_columns_pipev_f64_mul", 8, 2),
-    ("batched_columns_pipev_f64_min", 8, 2),
-    ("batched_columns_pipev_f64_max", 8, 2),
 ];
 
 /// Hierarchical (multi-kernel) strategy: every block algorithm scans `threads` partials.

@@ -180,12 +180,8 @@ impl Gpu {
         let size = T::TYPE.size();
         let flags = if exclusive { scan_abi::flags::EXCLUSIVE } else { 0 };
         if uses_columns_pipelined(rows, cols, size) {
-            let (group, p) = if tuning::column_vector_rows(cols, size) {
-                (names::BATCHED_COLUMNS_PIPELINED_VECTORS, tuning::pipeline_column_vectors(tuning::DEFAULT_ARCH, size))
-            } else {
-                (names::BATCHED_COLUMNS_PIPELINED, tuning::pipeline_columns(tuning::DEFAULT_ARCH, size))
-            };
-            let name = format!("{group}_{}_{}", T::TYPE.name(), op.name());
+            let name = format!("{}_{}_{}", names::BATCHED_COLUMNS_PIPELINED, T::TYPE.name(), op.name());
+            let p = tuning::pipeline_columns(tuning::DEFAULT_ARCH, size);
             let row_bytes = (cols as usize) * size;
             let plan = Persistent::plan(self, stream, &name, p, n, n, size, row_bytes, temp)?;
             let backoff_ns = tuning::lookback_backoff_ns(tuning::DEFAULT_ARCH, row_bytes);
