@@ -46,14 +46,9 @@ if [[ " $steps " == *" l2 "* ]]; then
   m=$m,lts__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__throughput.avg.pct_of_peak_sustained_elapsed
   m=$m,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum
   m=$m,lts__t_sector_hit_rate.pct,sm__warps_active.avg.pct_of_peak_sustained_active
-  for c in "batched_columns_vec_f32_add|batched 8388608 16 --axis 0" "batched_columns_vec_f32_add|batched 32768 4096 --axis 0" \
-    "batched_columns_vec_f32_add|batched 2097152 64 --axis 0" "batched_columns_vec_f64_add|batched 16777216 8 --axis 0 --type f64" \
-    "batched_columns_pipe_f32_add|batched 16777216 8 --axis 0"; do
-    k=${c%%|*} run=${c#*|}
-    echo "== $k ($run)"
-    # shellcheck disable=SC2086
-    ncu -k "regex:^$k\$" --launch-skip 2 --launch-count 1 --metrics "$m" "$host" $run --iters 3 2>&1 |
-      grep -E 'PASS|FAIL|error|^\s+[a-z_0-9]+__' || status=1
-  done 2>&1 | tee "$out/batched-l2.log"
+  ncu_metrics "$m" "$host" "batched_columns_vec_f32_add|batched 8388608 16 --axis 0" \
+    "batched_columns_vec_f32_add|batched 32768 4096 --axis 0" "batched_columns_vec_f32_add|batched 2097152 64 --axis 0" \
+    "batched_columns_vec_f64_add|batched 16777216 8 --axis 0 --type f64" \
+    "batched_columns_pipe_f32_add|batched 16777216 8 --axis 0" 2>&1 | tee "$out/batched-l2.log"
 fi
 exit $status

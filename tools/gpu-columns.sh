@@ -10,7 +10,7 @@
 #            then this build's at awkward sizes (GPU_SCAN_PIPELINED=1 forces the kernel on small
 #            matrices) and under memcheck and racecheck;
 #   builds   the vector column tiles' shapes at 2^27 by every build in .gpu-bundle/bin/host*,
-#            interleaved ROUNDS times (a tiling of another build against this one).
+#            interleaved ROUNDS times (another build's tile shape against this one's).
 # (Session 20's experiments ran from this script's earlier forms: the 4-byte vector tiles, the
 # look-back window of 4 and the sort pass variants at commit 237aba7, then named
 # tools/gpu-columns-sort.sh; the look-back backoff at commit 9809dff.)
@@ -25,6 +25,13 @@ run() { # LABEL ENV... -- ARGS...: one run of $host with the settings, its time 
   while [[ $1 != -- ]]; do envs+=("$1"); shift; done
   shift
   env "${envs[@]}" "$host" "$@" 2>&1 | grep -E '^(time|check|error)' | cut -c1-175 | sed "s|^|[$label] [$*] |" || status=1
+}
+by_build() { # ARGS: `batched ARGS --axis 0` by this build and every other in .gpu-bundle/bin/host-*
+  local b
+  for b in "$host" .gpu-bundle/bin/host-*; do
+    # shellcheck disable=SC2086
+    "$b" batched $1 --axis 0 2>&1 | grep -E '^(time|check|error)' | cut -c1-150 | sed "s|^|$(basename "$b") [$1] |" || status=1
+  done
 }
 parts=" ${PARTS:-vec sanitize} "
 {
@@ -42,10 +49,7 @@ parts=" ${PARTS:-vec sanitize} "
     [[ $parts == *" pipe "* ]] || break
     echo "== pipelined columns of 32-byte rows, round $round"
     for c in "67108864 4 --type f64" "33554432 4 --type f64 --op max" "33554432 4 --type u64 --op max" "33554432 8"; do
-      for b in "$host" .gpu-bundle/bin/host-*; do
-        # shellcheck disable=SC2086
-        "$b" batched $c --axis 0 2>&1 | grep -E '^(time|check|error)' | cut -c1-150 | sed "s|^|$(basename "$b") [$c] |" || status=1
-      done
+      by_build "$c"
     done
   done
   for round in $(seq "${ROUNDS:-2}"); do
@@ -53,10 +57,7 @@ parts=" ${PARTS:-vec sanitize} "
     echo "== vector column tiles by build, round $round"
     for c in "8388608 16" "16777216 8 --type f64" "8388608 16 --type f64" "2097152 64" "524288 256" \
       "32768 4096" "524288 256 --type f64" "4194304 32 --type f64" "8388608 16 --type u32 --op max"; do
-      for b in "$host" .gpu-bundle/bin/host-*; do
-        # shellcheck disable=SC2086
-        "$b" batched $c --axis 0 2>&1 | grep -E '^(time|check|error)' | cut -c1-150 | sed "s|^|$(basename "$b") [$c] |" || status=1
-      done
+      by_build "$c"
     done
   done
   if [[ $parts == *" pipe "* ]]; then

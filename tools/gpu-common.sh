@@ -82,6 +82,20 @@ recurrence_check() {
   done
 }
 
+# ncu_metrics METRICS HOST CASE... prints Nsight Compute's METRICS (comma-separated) for one launch
+# of each case ("kernel|host subcommand and arguments"), with the case's CPU check line.
+ncu_metrics() {
+  local metrics=$1 host=$2 c k run
+  shift 2
+  for c in "$@"; do
+    k=${c%%|*} run=${c#*|}
+    echo "== $k ($run)"
+    # shellcheck disable=SC2086
+    ncu -k "regex:^$k\$" --launch-skip 2 --launch-count 1 --metrics "$metrics" "$host" $run --iters 3 2>&1 |
+      grep -E 'PASS|FAIL|error|^\s+[a-z_0-9]+__' || status=1
+  done
+}
+
 # ncu_cases HOST CASE... runs Nsight Compute on one launch of each case ("kernel|host subcommand
 # and arguments"): throughput, occupancy, stall reasons and scheduler statistics printed, and the
 # warp-stall samples per SASS instruction written to $out/ncu-src-<kernel>.csv.
