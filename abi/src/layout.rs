@@ -73,7 +73,8 @@ pub const fn columns_vec_smem(arch: u32, elem_size: usize) -> u32 {
 }
 
 /// Radix sort pass: the tile index, per-warp digit counts, per-digit output shifts, two sets of
-/// per-warp digit totals, and the staged keys and (with values) u32 values.
+/// per-warp digit totals, the ranking's two windows of match words per warp and digit, and the
+/// staged keys and (with values) u32 values.
 pub const fn sort_pass_smem(arch: u32, key_size: usize, values: bool) -> u32 {
     let shape = crate::tuning::sort(arch, key_size);
     let digits = 1 << crate::partition::RADIX_BITS;
@@ -81,6 +82,7 @@ pub const fn sort_pass_smem(arch: u32, key_size: usize, values: bool) -> u32 {
         + smem_window(shape.threads / 32 * digits, 4)
         + smem_window(digits, 4)
         + 2 * smem_window(digits / 32, 4)
+        + smem_window(2 * shape.threads / 32 * digits, 4)
         + smem_window(shape.tile(), key_size as u32)
         + smem_window(if values { shape.tile() } else { 0 }, 4)
 }

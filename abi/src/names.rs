@@ -23,9 +23,10 @@ pub const COMPACT_PIPELINED: &str = "compact_pipe";
 pub const PARTITION_COUNT: &str = "partition_count";
 pub const PARTITION_SCATTER: &str = "partition_scatter";
 /// Radix sort in one sweep per pass: `sort_counts_<type>` (every pass's digit counts in one
-/// read), `sort_pass_<type>`.
+/// read), `sort_pass_<type>` (keys only) and `sort_pass_values_<type>` (keys with u32 values).
 pub const SORT_COUNTS: &str = "sort_counts";
 pub const SORT_PASS: &str = "sort_pass";
+pub const SORT_PASS_VALUES: &str = "sort_pass_values";
 /// COO/CSR conversions: `csr_count_u32`, `csr_heads_u32`.
 pub const CSR_COUNT: &str = "csr_count";
 pub const CSR_HEADS: &str = "csr_heads";

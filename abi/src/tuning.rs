@@ -635,15 +635,27 @@ pub const BOUNDED_COMPACT: &[(&str, usize, u32)] = &[
     ("compact_f64", 8, 4),
 ];
 
-/// The radix sort passes with launch bounds: (kernel, key size, blocks per SM). 2 blocks of 384
-/// threads: 80 registers (unbounded they take 80-96; `u32` spills 8 bytes, `i32` 12 with a 16-byte frame).
+/// The radix sort passes with launch bounds: (kernel, key size, blocks per SM). Keys only: 3
+/// blocks of 384 threads (56 registers; unbounded they take 71-80), with some spills
+/// ([`MEASURED_SPILLS`]): since the keys are staged as they are ranked, no ranks stay in
+/// registers. On the H200 in one run against the same kernel at 2 blocks (73 registers, no
+/// spills), 2^28 keys: `u32` 6.24 against 6.47 ms, `f32` 6.53 against 7.29; 16 keys a thread at 3
+/// blocks were slower (`u32` 6.94, `f32` 6.76; `docs/results/sort-early-ab-s25-h200.log`). With
+/// values: 2 blocks (70-79 registers, the ranks kept for the values), as their staged values
+/// leave shared memory for no more.
 pub const BOUNDED_SORT: &[(&str, usize, u32)] = &[
-    ("sort_pass_u32", 4, 2),
-    ("sort_pass_i32", 4, 2),
-    ("sort_pass_f32", 4, 2),
-    ("sort_pass_u64", 8, 2),
-    ("sort_pass_i64", 8, 2),
-    ("sort_pass_f64", 8, 2),
+    ("sort_pass_u32", 4, 3),
+    ("sort_pass_i32", 4, 3),
+    ("sort_pass_f32", 4, 3),
+    ("sort_pass_u64", 8, 3),
+    ("sort_pass_i64", 8, 3),
+    ("sort_pass_f64", 8, 3),
+    ("sort_pass_values_u32", 4, 2),
+    ("sort_pass_values_i32", 4, 2),
+    ("sort_pass_values_f32", 4, 2),
+    ("sort_pass_values_u64", 8, 2),
+    ("sort_pass_values_i64", 8, 2),
+    ("sort_pass_values_f64", 8, 2),
 ];
 
 /// The radix sort digit counting with launch bounds: (kernel, key size, blocks per SM), the one
@@ -723,8 +735,13 @@ pub const MEASURED_SPILLS: &[(&str, u32)] = &[
     ("batched_long_rows_i32_add", 8),
     ("batched_long_rows_f32_add", 16),
     ("recurrence_staged_f64", 16),
-    ("sort_pass_u32", 8),
-    ("sort_pass_i32", 16),
+    // Keys-only sort passes at 3 blocks per SM (`BOUNDED_SORT`): the ranking's keys, reloaded.
+    ("sort_pass_u32", 40),
+    ("sort_pass_i32", 80),
+    ("sort_pass_f32", 60),
+    ("sort_pass_u64", 8),
+    ("sort_pass_i64", 8),
+    ("sort_pass_f64", 36),
 ];
 
 /// The single-pass kernels with launch bounds: (kernel, element size, blocks per SM).

@@ -56,6 +56,7 @@ fn expected_kernels() -> Vec<String> {
         names.push(format!("partition_scatter_{}", ty.name()));
         names.push(format!("sort_counts_{}", ty.name()));
         names.push(format!("sort_pass_{}", ty.name()));
+        names.push(format!("sort_pass_values_{}", ty.name()));
     }
     for ty in ElemType::ALL {
         names.push(format!("compact_{}", ty.name()));

@@ -3,13 +3,14 @@
 //!
 //! 1. [`digit_counts`] counts every pass's digits over all keys in one read (per block in shared
 //!    memory, each lane with its own counters, then added to the global counts).
-//! 2. [`pass`], once per digit: each tile ranks its keys by digit (per warp, lanes with equal
-//!    digits finding each other by an atomic OR into a shared word per digit, then across the
-//!    warps: stable), publishes its digit counts, and looks back per digit for how many keys of
-//!    that digit earlier tiles hold: the single-pass scan's decoupled look-back, one digit per
-//!    thread, seeded by tile 0 with where each digit starts overall. The tile then gathers its
-//!    keys in shared memory in digit order and writes them out: consecutive threads write
-//!    consecutive places within a digit's run.
+//! 2. [`pass`], once per digit: each warp counts its keys' digits, the tile publishes its digit
+//!    counts and gives each warp its first place per digit, then ranks its keys (per warp, lanes
+//!    with equal digits finding each other by an atomic OR into a shared word per digit: stable)
+//!    straight into their places in shared memory in digit order (CUB's onesweep order), and
+//!    looks back per digit for how many keys of that digit earlier tiles hold: the single-pass
+//!    scan's decoupled look-back, one digit per thread, seeded by tile 0 with where each digit
+//!    starts overall. The tile is then written out: consecutive threads write consecutive places
+//!    within a digit's run. Holding no ranks lets the keys-only pass run 3 blocks per SM.
 
 use crate::arch::{
     atomic_add_u32, block_idx, grid_dim, lane, load_vec16, opaque_u32, red_add_shared_u32, shared_window, shfl_xor,
@@ -191,7 +192,7 @@ unsafe fn copy_tile<T: Element, const IT: usize>(
 /// single-pass scan, with 256 status words per tile.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn pass<T: Element, const TH: u32, const IT: usize>(
+pub unsafe fn pass<T: Element, const TH: u32, const IT: usize, const VALUES: bool>(
     keys_in: *const T,
     values_in: *const u32,
     keys_out: *mut T,
@@ -206,27 +207,26 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize>(
     let (t, w, l) = (thread_idx(), warp_idx(), lane());
     let warps = TH / WARP;
     let tile_elems = TH * IT as u32;
-    let with_values = !values_out.is_null();
+    let with_values = VALUES && !values_out.is_null();
 
     let mut smem = Carver::new();
     let tile_slot = smem.take::<u32>(1);
-    // Per warp and digit: the warp's count, then its first place among the tile's keys.
+    // Per warp and digit: the warp's count of the digit, then where its keys of the digit start
+    // among the tile's keys in digit order, advanced by the ranking.
     let warp_digits = smem.take::<u32>(warps * DIGITS);
     // Per digit: where the tile's run of it starts in the output, less where it starts in the tile.
     let out_shift = smem.take::<u32>(DIGITS);
     let digit_warp_totals = smem.take::<u32>(DIGITS / WARP);
     let start_warp_totals = smem.take::<u32>(DIGITS / WARP);
+    // The ranking's match words: two windows of one word per warp and digit.
+    let masks = smem.take::<u32>(2 * warps * DIGITS);
     let staged_keys = smem.take::<T>(tile_elems);
     let staged_values = smem.take::<u32>(if with_values { tile_elems } else { 0 });
     smem.check();
 
-    // The ranking's match words live where the keys are staged later (two windows of one word
-    // per warp and digit), zeroed here, 16 bytes a store.
-    let masks = staged_keys.cast::<u32>();
-    const { assert!(2 * (TH / WARP) * DIGITS * 4 <= TH * IT as u32 * core::mem::size_of::<T>() as u32) };
     let mut k = t;
-    while k < warps * DIGITS {
-        warp_digits.set(k, 0);
+    while k < warps * DIGITS / 4 {
+        warp_digits.cast::<[u32; 4]>().set(k, [0; 4]);
         k += TH;
     }
     let mut k = t;
@@ -257,6 +257,18 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize>(
         return copy_tile::<T, IT>(keys_in, keys_out, values_in, values_out, tile as u64 * tile_elems as u64, in_tile);
     }
 
+    // Each warp counts its keys' digits (one shared-memory atomic a key), so that the tile can
+    // publish its counts and give each warp its first place per digit before the ranking, which
+    // then yields every key's place in the tile: keys go to the stage as they are ranked, and
+    // neither keys nor ranks stay in registers across the tile's barriers.
+    let mine = warp_digits.offset(w * DIGITS);
+    let mine_window = shared_window(mine.at(0) as *const u8);
+    for r in 0..IT {
+        if valid(r) {
+            red_add_shared_u32(mine_window + 4 * digit(keys[r], shift), 1);
+        }
+    }
+
     // Tile 0 starts every digit's chain at where the digit starts among all keys (an exclusive
     // scan of `counts`).
     let status = TileStatus { words: temp.add(COUNTER_BYTES), epoch, acq_rel: false };
@@ -279,24 +291,10 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize>(
             overall = Some(start);
         }
     }
-
-    // Rank among the warp's keys of the same digit, in index order (lanes past the end take no
-    // part), matching equal digits through shared-memory words (`warp::rank_by_match`).
-    let mine = warp_digits.offset(w * DIGITS);
-    let mut rank = [0u32; IT];
-    // Unrolled by hand: as a loop LLVM leaves it rolled, and the keys and ranks it indexes would
-    // live in local memory.
-    unrolled!(r < IT, {
-        let label = if valid(r) { Some(digit(keys[r], shift)) } else { None };
-        rank[r] = warp::rank_by_match(label, mine, masks.offset(((r as u32 % 2) * warps + w) * DIGITS));
-    });
     sync_threads();
 
-    // Thread d < 256: the tile's count of digit d, published at once (the ranking counted it. A
-    // count of its own before the ranking, with a shared-memory atomic per key, published earlier
-    // but cost more: u32 2^28 8.00 ms with it, 7.36 ms without, on the H200 in one run), each
-    // warp's first place among its keys, and where the tile's run of d starts (an exclusive scan
-    // over the digits).
+    // Thread d < 256: the tile's count of digit d, published at once, each warp's first place
+    // among its keys, and where the tile's run of d starts (an exclusive scan over the digits).
     let mut tile_count = 0;
     if t < DIGITS {
         for v in 0..warps {
@@ -328,13 +326,24 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize>(
     }
     sync_threads();
 
-    // Gather the tile in digit order while the first 256 threads look back.
-    for r in 0..IT {
-        if valid(r) {
-            let d = digit(keys[r], shift);
-            let at = mine.get(d) + rank[r];
+    // Rank among the warp's keys of the same digit, in index order (lanes past the end take no
+    // part), matching equal digits through shared-memory words (`warp::rank_by_match`): the
+    // rank is the key's place in the tile's digit order, where it is staged at once. Values
+    // follow from their ranks, kept for it (the kernels with values only: 18 more registers).
+    let mut rank = [0u32; IT];
+    unrolled!(r < IT, {
+        let label = if valid(r) { Some(digit(keys[r], shift)) } else { None };
+        let at = warp::rank_by_match(label, mine, masks.offset(((r as u32 % 2) * warps + w) * DIGITS));
+        if label.is_some() {
             staged_keys.set(at, keys[r]);
-            if with_values {
+        }
+        if VALUES {
+            rank[r] = at;
+        }
+    });
+    if with_values {
+        for (r, &at) in rank.iter().enumerate() {
+            if valid(r) {
                 staged_values.set(at, *values_in.add(index(tile, r) as usize));
             }
         }
@@ -381,7 +390,20 @@ macro_rules! onesweep_kernels {
         ) {
             const SHAPE: scan_abi::tuning::TileShape =
                 scan_abi::tuning::sort(crate::kernels::ARCH, core::mem::size_of::<$t>());
-            pass::<$t, { SHAPE.threads }, { SHAPE.items as usize }>(
+            pass::<$t, { SHAPE.threads }, { SHAPE.items as usize }, false>(
+                keys_in, values_in, keys_out, values_out, n, shift, counts, temp, counter_base, epoch,
+            )
+        }
+
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn [<sort_pass_values_ $t>](
+            keys_in: *const $t, values_in: *const u32, keys_out: *mut $t, values_out: *mut u32, n: u64,
+            shift: u32, counts: *const u32, temp: *mut u8, counter_base: u32, epoch: u32,
+        ) {
+            const SHAPE: scan_abi::tuning::TileShape =
+                scan_abi::tuning::sort(crate::kernels::ARCH, core::mem::size_of::<$t>());
+            pass::<$t, { SHAPE.threads }, { SHAPE.items as usize }, true>(
                 keys_in, values_in, keys_out, values_out, n, shift, counts, temp, counter_base, epoch,
             )
         }

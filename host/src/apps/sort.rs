@@ -114,7 +114,8 @@ impl Gpu {
         let shape = tuning::sort(tuning::DEFAULT_ARCH, size);
         let tiles = n.div_ceil(shape.tile() as u64);
         let smem = layout::sort_pass_smem(tuning::DEFAULT_ARCH, size, va != 0);
-        let name = format!("{}_{}", names::SORT_PASS, T::TYPE.name());
+        let pass = if va != 0 { names::SORT_PASS_VALUES } else { names::SORT_PASS };
+        let name = format!("{}_{}", pass, T::TYPE.name());
         let f = self.kernel(&name)?;
         allow_shared_memory(&f, smem).map_err(|e| Error::kernel(&name, e))?;
         let (c, _rc) = counts.device_ptr(stream);
