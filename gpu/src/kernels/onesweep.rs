@@ -372,6 +372,41 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize, const VALUES: boo
     }
 }
 
+/// One pass kernel for key type `$t`: keys only (`false`) or with u32 values (`true`).
+macro_rules! sort_pass_kernel {
+    ($name:ident, $t:ident, $values:literal) => {
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn $name(
+            keys_in: *const $t,
+            values_in: *const u32,
+            keys_out: *mut $t,
+            values_out: *mut u32,
+            n: u64,
+            shift: u32,
+            counts: *const u32,
+            temp: *mut u8,
+            counter_base: u32,
+            epoch: u32,
+        ) {
+            const SHAPE: scan_abi::tuning::TileShape =
+                scan_abi::tuning::sort(crate::kernels::ARCH, core::mem::size_of::<$t>());
+            pass::<$t, { SHAPE.threads }, { SHAPE.items as usize }, $values>(
+                keys_in,
+                values_in,
+                keys_out,
+                values_out,
+                n,
+                shift,
+                counts,
+                temp,
+                counter_base,
+                epoch,
+            )
+        }
+    };
+}
+
 macro_rules! onesweep_kernels {
     ($($t:ident),*) => { paste::paste! { $(
         #[no_mangle]
@@ -382,31 +417,8 @@ macro_rules! onesweep_kernels {
             digit_counts::<$t, { SHAPE.threads }, { SHAPE.items as usize / V }, V>(keys, n, counts)
         }
 
-        #[no_mangle]
-        #[allow(clippy::too_many_arguments)]
-        pub unsafe extern "ptx-kernel" fn [<sort_pass_ $t>](
-            keys_in: *const $t, values_in: *const u32, keys_out: *mut $t, values_out: *mut u32, n: u64,
-            shift: u32, counts: *const u32, temp: *mut u8, counter_base: u32, epoch: u32,
-        ) {
-            const SHAPE: scan_abi::tuning::TileShape =
-                scan_abi::tuning::sort(crate::kernels::ARCH, core::mem::size_of::<$t>());
-            pass::<$t, { SHAPE.threads }, { SHAPE.items as usize }, false>(
-                keys_in, values_in, keys_out, values_out, n, shift, counts, temp, counter_base, epoch,
-            )
-        }
-
-        #[no_mangle]
-        #[allow(clippy::too_many_arguments)]
-        pub unsafe extern "ptx-kernel" fn [<sort_pass_values_ $t>](
-            keys_in: *const $t, values_in: *const u32, keys_out: *mut $t, values_out: *mut u32, n: u64,
-            shift: u32, counts: *const u32, temp: *mut u8, counter_base: u32, epoch: u32,
-        ) {
-            const SHAPE: scan_abi::tuning::TileShape =
-                scan_abi::tuning::sort(crate::kernels::ARCH, core::mem::size_of::<$t>());
-            pass::<$t, { SHAPE.threads }, { SHAPE.items as usize }, true>(
-                keys_in, values_in, keys_out, values_out, n, shift, counts, temp, counter_base, epoch,
-            )
-        }
+        sort_pass_kernel!([<sort_pass_ $t>], $t, false);
+        sort_pass_kernel!([<sort_pass_values_ $t>], $t, true);
     )* } };
 }
 onesweep_kernels!(u32, i32, u64, i64, f32, f64);
