@@ -331,26 +331,16 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize, const VALUES: boo
     // rank is the key's place in the tile's digit order, where it is staged at once. Values
     // follow from their ranks, kept for it (the kernels with values only: 18 more registers).
     let mut rank = [0u32; IT];
-    macro_rules! rank_keys {
-        ($r:ident, $label:expr) => {
-            unrolled!($r < IT, {
-                let label = $label;
-                let at = warp::rank_by_match(label, mine, masks.offset((($r as u32 % 2) * warps + w) * DIGITS));
-                if label.is_some() {
-                    staged_keys.set(at, keys[$r]);
-                }
-                if VALUES {
-                    rank[$r] = at;
-                }
-            })
-        };
-    }
-    // Full tiles (all but the last) rank without the bound, so no key carries its branches.
-    if in_tile == tile_elems {
-        rank_keys!(r, Some(digit(keys[r], shift)));
-    } else {
-        rank_keys!(r, if valid(r) { Some(digit(keys[r], shift)) } else { None });
-    }
+    unrolled!(r < IT, {
+        let label = if valid(r) { Some(digit(keys[r], shift)) } else { None };
+        let at = warp::rank_by_match(label, mine, masks.offset(((r as u32 % 2) * warps + w) * DIGITS));
+        if label.is_some() {
+            staged_keys.set(at, keys[r]);
+        }
+        if VALUES {
+            rank[r] = at;
+        }
+    });
     if with_values {
         for (r, &at) in rank.iter().enumerate() {
             if valid(r) {
