@@ -644,6 +644,7 @@ pub const BOUNDED_COMPACT: &[(&str, usize, u32)] = &[
 /// values: 2 blocks (70-79 registers, the ranks kept for the values), as their staged values
 /// leave shared memory for no more.
 pub const BOUNDED_SORT: &[(&str, usize, u32)] = &[
+    // (Checked below: the keys-only pass's shared memory leaves room for its blocks.)
     ("sort_pass_u32", 4, 3),
     ("sort_pass_i32", 4, 3),
     ("sort_pass_f32", 4, 3),
@@ -657,6 +658,39 @@ pub const BOUNDED_SORT: &[(&str, usize, u32)] = &[
     ("sort_pass_values_i64", 8, 2),
     ("sort_pass_values_f64", 8, 2),
 ];
+
+/// Whether `s` begins with `prefix` (for the checks made at compile time).
+const fn starts_with(s: &str, prefix: &str) -> bool {
+    let (s, p) = (s.as_bytes(), prefix.as_bytes());
+    if s.len() < p.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < p.len() {
+        if s[i] != p[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Shared memory an SM of compute capability 9.0 offers its blocks, and what it keeps back for each.
+pub const SM90_SHARED_BYTES: u32 = 228 * 1024;
+pub const SM90_SHARED_RESERVED_PER_BLOCK: u32 = 1024;
+
+// The keys-only sort passes' bounds ask for blocks that their shared memory must also leave room
+// for (8-byte keys take about 219 KB at 3 blocks), or the bound would only cost registers.
+const _: () = {
+    let mut k = 0;
+    while k < BOUNDED_SORT.len() {
+        let (name, size, blocks) = BOUNDED_SORT[k];
+        let values = starts_with(name, crate::names::SORT_PASS_VALUES);
+        let smem = crate::layout::sort_pass_smem(DEFAULT_ARCH, size, values);
+        assert!(blocks * (smem + SM90_SHARED_RESERVED_PER_BLOCK) <= SM90_SHARED_BYTES);
+        k += 1;
+    }
+};
 
 /// The radix sort digit counting with launch bounds: (kernel, key size, blocks per SM), the one
 /// block of 1024 threads its shared memory leaves room for.
