@@ -372,36 +372,21 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize, const VALUES: boo
     }
 }
 
-/// One pass kernel for key type `$t`: keys only (`false`) or with u32 values (`true`).
+/// One pass kernel for key type `$t`: keys only (`false`) or with u32 values (`true`). Its
+/// arguments on two lines, as the other kernels' (`rustfmt` would list them one a line).
+#[rustfmt::skip]
 macro_rules! sort_pass_kernel {
     ($name:ident, $t:ident, $values:literal) => {
         #[no_mangle]
         #[allow(clippy::too_many_arguments)]
         pub unsafe extern "ptx-kernel" fn $name(
-            keys_in: *const $t,
-            values_in: *const u32,
-            keys_out: *mut $t,
-            values_out: *mut u32,
-            n: u64,
-            shift: u32,
-            counts: *const u32,
-            temp: *mut u8,
-            counter_base: u32,
-            epoch: u32,
+            keys_in: *const $t, values_in: *const u32, keys_out: *mut $t, values_out: *mut u32, n: u64,
+            shift: u32, counts: *const u32, temp: *mut u8, counter_base: u32, epoch: u32,
         ) {
             const SHAPE: scan_abi::tuning::TileShape =
                 scan_abi::tuning::sort(crate::kernels::ARCH, core::mem::size_of::<$t>());
             pass::<$t, { SHAPE.threads }, { SHAPE.items as usize }, $values>(
-                keys_in,
-                values_in,
-                keys_out,
-                values_out,
-                n,
-                shift,
-                counts,
-                temp,
-                counter_base,
-                epoch,
+                keys_in, values_in, keys_out, values_out, n, shift, counts, temp, counter_base, epoch,
             )
         }
     };
