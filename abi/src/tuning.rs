@@ -644,7 +644,6 @@ pub const BOUNDED_COMPACT: &[(&str, usize, u32)] = &[
 /// values: 2 blocks (70-79 registers, the ranks kept for the values), as their staged values
 /// leave shared memory for no more.
 pub const BOUNDED_SORT: &[(&str, usize, u32)] = &[
-    // (Checked below: the keys-only pass's shared memory leaves room for its blocks.)
     ("sort_pass_u32", 4, 3),
     ("sort_pass_i32", 4, 3),
     ("sort_pass_f32", 4, 3),
@@ -679,8 +678,9 @@ const fn starts_with(s: &str, prefix: &str) -> bool {
 pub const SM90_SHARED_BYTES: u32 = 228 * 1024;
 pub const SM90_SHARED_RESERVED_PER_BLOCK: u32 = 1024;
 
-// The keys-only sort passes' bounds ask for blocks that their shared memory must also leave room
-// for (8-byte keys take about 219 KB at 3 blocks), or the bound would only cost registers.
+// Every sort pass's bound asks for blocks that its shared memory must also leave room for (the
+// keys-only pass of 8-byte keys takes about 219 KB at 3 blocks), or the bound would only cost
+// registers.
 const _: () = {
     let mut k = 0;
     while k < BOUNDED_SORT.len() {
