@@ -10,7 +10,10 @@
 #            then this build's at awkward sizes (GPU_SCAN_PIPELINED=1 forces the kernel on small
 #            matrices) and under memcheck and racecheck;
 #   builds   the vector column tiles' shapes at 2^27 by every build in .gpu-bundle/bin/host*,
-#            interleaved ROUNDS times (another build's tile shape against this one's).
+#            interleaved ROUNDS times (another build's tile shape against this one's);
+#   narrow   issue 5's narrow matrices down the columns at 2^28 (and 64 columns of f64, 16 of
+#            u32 max) by every build in .gpu-bundle/bin/host*, interleaved ROUNDS times, then
+#            this build's at awkward sizes, inclusive and exclusive.
 # (Session 20's experiments ran from this script's earlier forms: the 4-byte vector tiles, the
 # look-back window of 4 and the sort pass variants at commit 237aba7, then named
 # tools/gpu-columns-sort.sh; the look-back backoff at commit 9809dff.)
@@ -60,6 +63,27 @@ parts=" ${PARTS:-vec sanitize} "
       by_build "$c"
     done
   done
+  for round in $(seq "${ROUNDS:-2}"); do
+    [[ $parts == *" narrow "* ]] || break
+    echo "== narrow matrices down the columns by build, round $round"
+    for c in "33554432 8 --type f64" "16777216 16" "8388608 16 --type f64" "4194304 64" "4194304 64 --type f64" \
+      "16777216 16 --type u32 --op max"; do
+      by_build "$c"
+    done
+  done
+  if [[ $parts == *" narrow "* ]]; then
+    echo "== narrow matrices at awkward sizes"
+    for c in "8 --type f64" "16" "16 --type f64" "64" "48 --type u32 --op max"; do
+      for rows in 1 1023 1025 4097 100003 1000003; do
+        for x in "" "--exclusive"; do
+          # shellcheck disable=SC2086
+          r=$("$host" batched $rows $c --axis 0 $x --iters 1 2>&1 | grep -E '^check')
+          echo "$rows x $c $x: $r"
+          [[ $r == *PASS* ]] || status=1
+        done
+      done
+    done
+  fi
   if [[ $parts == *" pipe "* ]]; then
     echo "== pipelined columns of 32-byte rows at awkward sizes"
     for ty in "f64 add" "f64 max" "f64 mul" "u64 add" "i64 min"; do
@@ -78,6 +102,7 @@ parts=" ${PARTS:-vec sanitize} "
   [[ $parts == *" sanitize "* ]] || exit $status
   echo "== sanitizers"
   sanitize "memcheck racecheck synccheck" "$host" "batched 5003 256 --axis 0" \
-    "batched 3001 100 --axis 0 --type f64 --exclusive" "batched 20001 4 --axis 0 --type u64 --op max"
+    "batched 3001 100 --axis 0 --type f64 --exclusive" "batched 20001 4 --axis 0 --type u64 --op max" \
+    "batched 20003 16 --axis 0" "batched 20003 64 --axis 0 --type f64"
   exit $status
 } 2>&1 | tee "$out/columns.log"
