@@ -73,8 +73,8 @@ pub const fn columns_vec_smem(arch: u32, elem_size: usize) -> u32 {
 }
 
 /// Radix sort pass: the tile index, per-warp digit counts, per-digit output shifts, two sets of
-/// per-warp digit totals, the ranking's two windows of match words per warp and digit, and the
-/// staged keys and (with values) u32 values.
+/// per-warp digit totals, the match-word ranking's two windows of one word per warp and digit
+/// (unless the pass ranks by ballots), and the staged keys and (with values) u32 values.
 pub const fn sort_pass_smem(arch: u32, key_size: usize, values: bool) -> u32 {
     let shape = crate::tuning::sort(arch, key_size);
     let digits = 1 << crate::partition::RADIX_BITS;
@@ -82,7 +82,10 @@ pub const fn sort_pass_smem(arch: u32, key_size: usize, values: bool) -> u32 {
         + smem_window(shape.threads / 32 * digits, 4)
         + smem_window(digits, 4)
         + 2 * smem_window(digits / 32, 4)
-        + smem_window(2 * shape.threads / 32 * digits, 4)
+        + smem_window(
+            if crate::tuning::sort_rank_by_ballot(key_size, values) { 0 } else { 2 * shape.threads / 32 * digits },
+            4,
+        )
         + smem_window(shape.tile(), key_size as u32)
         + smem_window(if values { shape.tile() } else { 0 }, 4)
 }

@@ -203,6 +203,20 @@ pub const fn sort(arch: u32, key_size: usize) -> TileShape {
     TileShape { threads: 384, items: if key_size > 4 { 12 } else { 18 } }
 }
 
+/// Whether a radix sort pass finds the lanes of equal digit by ballots (`warp::rank_by_ballot` in
+/// gpu/: eight ballots a key, one shared-memory atomic per distinct digit) rather than by match
+/// words (`warp::rank_by_match`: five shared-memory accesses a key). Nsight Compute on the match
+/// words (one `u32` pass at 2^26, `docs/results/sort-profile-s26-h200.log`): L1 at 91% of its
+/// throughput, 63 M shared-memory wavefronts (56% of them bank conflicts) against 22 M in CUB's
+/// pass, and 215 M warp instructions against 178 M. The ballots against the match words in one
+/// H200 run at 2^28 (`sort-ballot-s26-h200.log`): `u64` keys 15.59 against 16.51 ms, `u32` keys
+/// with values 8.88 against 9.17, but `u32` keys alone 6.54 against 5.63 and `f32` 7.28 against
+/// 6.08 (not profiled; the 4-byte keys-only passes, 18 keys a thread at 56 registers, then spill
+/// 84 bytes against 40).
+pub const fn sort_rank_by_ballot(key_size: usize, values: bool) -> bool {
+    values || key_size > 4
+}
+
 /// Radix sort pass: how many earlier tiles a digit's look-back reads at once. Each digit walks
 /// its own chain back to the nearest tile that has published its running count; reading one tile
 /// per memory round trip made that walk a chain of round trips. On the H200 in one run, sorting
@@ -753,8 +767,8 @@ pub const BOUNDED_SEGMENTED: &[(&str, usize, u32)] = &[
 ];
 
 /// Kernels whose launch bounds cost local memory, measured faster anyway (see [`launch_bounds`]):
-/// (kernel, most bytes of stack frame, and of spill stores, ptxas 13.0 may report). Every other
-/// kernel must need none (`tests/tests/ptx.rs`).
+/// (kernel, most bytes of stack frame, spill stores or spill loads ptxas 13.0 may report). Every
+/// other kernel must need none (`tests/tests/ptx.rs`).
 pub const MEASURED_SPILLS: &[(&str, u32)] = &[
     ("single_pass_f32_add", 16),
     ("single_pass_f32_mul", 16),
@@ -769,13 +783,14 @@ pub const MEASURED_SPILLS: &[(&str, u32)] = &[
     ("batched_long_rows_i32_add", 8),
     ("batched_long_rows_f32_add", 16),
     ("recurrence_staged_f64", 16),
-    // Keys-only sort passes at 3 blocks per SM (`BOUNDED_SORT`): the ranking's keys, reloaded.
+    // Keys-only sort passes at 3 blocks per SM (`BOUNDED_SORT`): the ranking's keys, reloaded
+    // (8-byte keys: 32 since their ballot ranking, session 26).
     ("sort_pass_u32", 40),
     ("sort_pass_i32", 80),
     ("sort_pass_f32", 60),
-    ("sort_pass_u64", 8),
-    ("sort_pass_i64", 8),
-    ("sort_pass_f64", 36),
+    ("sort_pass_u64", 32),
+    ("sort_pass_i64", 32),
+    ("sort_pass_f64", 32),
 ];
 
 /// The single-pass kernels with launch bounds: (kernel, element size, blocks per SM).

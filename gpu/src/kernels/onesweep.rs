@@ -5,7 +5,8 @@
 //!    memory, each lane with its own counters, then added to the global counts).
 //! 2. [`pass`], once per digit: each warp counts its keys' digits, the tile publishes its digit
 //!    counts and gives each warp its first place per digit, then ranks its keys (per warp, lanes
-//!    with equal digits finding each other by an atomic OR into a shared word per digit: stable)
+//!    with equal digits finding each other by ballots, or for 4-byte keys alone by an atomic OR
+//!    into a shared word per digit: stable)
 //!    straight into their places in shared memory in digit order (CUB's onesweep order), and
 //!    looks back per digit for how many keys of that digit earlier tiles hold: the single-pass
 //!    scan's decoupled look-back, one digit per thread, seeded by tile 0 with where each digit
@@ -218,8 +219,9 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize, const VALUES: boo
     let out_shift = smem.take::<u32>(DIGITS);
     let digit_warp_totals = smem.take::<u32>(DIGITS / WARP);
     let start_warp_totals = smem.take::<u32>(DIGITS / WARP);
-    // The ranking's match words: two windows of one word per warp and digit.
-    let masks = smem.take::<u32>(2 * warps * DIGITS);
+    // The match-word ranking's two windows of one word per warp and digit.
+    let by_ballot = tuning::sort_rank_by_ballot(core::mem::size_of::<T>(), VALUES);
+    let masks = smem.take::<u32>(if by_ballot { 0 } else { 2 * warps * DIGITS });
     let staged_keys = smem.take::<T>(tile_elems);
     let staged_values = smem.take::<u32>(if with_values { tile_elems } else { 0 });
     smem.check();
@@ -230,7 +232,7 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize, const VALUES: boo
         k += TH;
     }
     let mut k = t;
-    while k < 2 * warps * DIGITS / 4 {
+    while !by_ballot && k < 2 * warps * DIGITS / 4 {
         masks.cast::<[u32; 4]>().set(k, [0; 4]);
         k += TH;
     }
@@ -327,13 +329,18 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize, const VALUES: boo
     sync_threads();
 
     // Rank among the warp's keys of the same digit, in index order (lanes past the end take no
-    // part), matching equal digits through shared-memory words (`warp::rank_by_match`): the
-    // rank is the key's place in the tile's digit order, where it is staged at once. Values
+    // part), matching equal digits by ballots or through shared-memory words
+    // (`tuning::sort_rank_by_ballot`): the rank is the key's place in the tile's digit order,
+    // where it is staged at once. Values
     // follow from their ranks, kept for it (the kernels with values only: 18 more registers).
     let mut rank = [0u32; IT];
     unrolled!(r < IT, {
         let label = if valid(r) { Some(digit(keys[r], shift)) } else { None };
-        let at = warp::rank_by_match(label, mine, masks.offset(((r as u32 % 2) * warps + w) * DIGITS));
+        let at = if by_ballot {
+            warp::rank_by_ballot(label, RADIX_BITS, mine)
+        } else {
+            warp::rank_by_match(label, mine, masks.offset(((r as u32 % 2) * warps + w) * DIGITS))
+        };
         if label.is_some() {
             staged_keys.set(at, keys[r]);
         }
