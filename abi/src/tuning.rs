@@ -211,8 +211,8 @@ pub const fn sort(arch: u32, key_size: usize) -> TileShape {
 /// pass, and 215 M warp instructions against 178 M. The ballots against the match words in one
 /// H200 run at 2^28 (`sort-ballot-s26-h200.log`): `u64` keys 15.59 against 16.51 ms, `u32` keys
 /// with values 8.88 against 9.17, but `u32` keys alone 6.54 against 5.63 and `f32` 7.28 against
-/// 6.08 (not profiled; the 4-byte keys-only passes, 18 keys a thread at 56 registers, then spill
-/// 84 bytes against 40).
+/// 6.08 (not profiled; the `u32` keys-only pass, 18 keys a thread at 56 registers, then spills
+/// 84/92 bytes stored/loaded against 32/40, but `f32` 48/56 against 52/60).
 pub const fn sort_rank_by_ballot(key_size: usize, values: bool) -> bool {
     values || key_size > 4
 }
