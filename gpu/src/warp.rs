@@ -107,7 +107,7 @@ pub unsafe fn rank_by_ballot(label: Option<u32>, bits: u32, counts: Smem<u32>) -
     let l = lane();
     let d = label.unwrap_or(0);
     let peers = peers(d, bits, label.is_some());
-    // Lanes without a label may have no peers; they take lane 31's count and drop it.
+    // Lanes without a label may have no peers; they read lane 0's count and drop it.
     let leader = 31 - peers.leading_zeros().min(31);
     let mut base = 0;
     if label.is_some() && l == leader {
