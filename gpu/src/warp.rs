@@ -1,7 +1,10 @@
 //! Warp-level scan and reduction with shuffles. All 32 lanes of the warp must call these
 //! together. Lane order is index order: lane `i` holds the `i`-th operand.
 
-use crate::arch::{atomic_add_shared_u32, atomic_or_shared_u32, ballot, ballot_agree, lane, shfl_down, shfl_idx, shfl_up, sync_warp, WARP};
+use crate::arch::{
+    atomic_add_shared_u32, atomic_or_shared_u32, ballot, ballot_agree, lane, shfl_down, shfl_idx, shfl_up, sync_warp,
+    WARP,
+};
 use crate::op::{ScanOp, Seg};
 use crate::smem::Smem;
 

@@ -331,8 +331,8 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize, const VALUES: boo
     // Rank among the warp's keys of the same digit, in index order (lanes past the end take no
     // part), matching equal digits by ballots or through shared-memory words
     // (`tuning::sort_rank_by_ballot`): the rank is the key's place in the tile's digit order,
-    // where it is staged at once. Values
-    // follow from their ranks, kept for it (the kernels with values only: 18 more registers).
+    // where it is staged at once. Values follow from their ranks, kept for it (the kernels with
+    // values only: 18 more registers).
     let mut rank = [0u32; IT];
     unrolled!(r < IT, {
         let label = if valid(r) { Some(digit(keys[r], shift)) } else { None };
