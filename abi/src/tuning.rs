@@ -655,8 +655,8 @@ pub const BOUNDED_COMPACT: &[(&str, usize, u32)] = &[
 /// registers. On the H200 in one run against the same kernel at 2 blocks (73 registers, no
 /// spills), 2^28 keys: `u32` 6.24 against 6.47 ms, `f32` 6.53 against 7.29; 16 keys a thread at 3
 /// blocks were slower (`u32` 6.94, `f32` 6.76; `docs/results/sort-early-ab-s25-h200.log`). With
-/// values: 2 blocks (70-79 registers, the ranks kept for the values), as their staged values
-/// leave shared memory for no more.
+/// values: 2 blocks (70-72 registers since their ballot ranking, the ranks kept for the values;
+/// 3 blocks would allow 56).
 pub const BOUNDED_SORT: &[(&str, usize, u32)] = &[
     ("sort_pass_u32", 4, 3),
     ("sort_pass_i32", 4, 3),
@@ -693,8 +693,8 @@ pub const SM90_SHARED_BYTES: u32 = 228 * 1024;
 pub const SM90_SHARED_RESERVED_PER_BLOCK: u32 = 1024;
 
 // Every sort pass's bound asks for blocks that its shared memory must also leave room for (the
-// keys-only pass of 8-byte keys takes about 219 KB at 3 blocks), or the bound would only cost
-// registers.
+// keys-only pass of 4-byte keys, with its match words, takes about 200 KB at 3 blocks), or the
+// bound would only cost registers.
 const _: () = {
     let mut k = 0;
     while k < BOUNDED_SORT.len() {

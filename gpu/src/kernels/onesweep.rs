@@ -6,12 +6,12 @@
 //! 2. [`pass`], once per digit: each warp counts its keys' digits, the tile publishes its digit
 //!    counts and gives each warp its first place per digit, then ranks its keys (per warp, lanes
 //!    with equal digits finding each other by ballots, or for 4-byte keys alone by an atomic OR
-//!    into a shared word per digit: stable)
-//!    straight into their places in shared memory in digit order (CUB's onesweep order), and
-//!    looks back per digit for how many keys of that digit earlier tiles hold: the single-pass
-//!    scan's decoupled look-back, one digit per thread, seeded by tile 0 with where each digit
-//!    starts overall. The tile is then written out: consecutive threads write consecutive places
-//!    within a digit's run. Holding no ranks lets the keys-only pass run 3 blocks per SM.
+//!    into a shared word per digit: stable) straight into their places in shared memory in
+//!    digit order (CUB's onesweep order), and looks back per digit for how many keys of that
+//!    digit earlier tiles hold: the single-pass scan's decoupled look-back, one digit per
+//!    thread, seeded by tile 0 with where each digit starts overall. The tile is then written
+//!    out: consecutive threads write consecutive places within a digit's run. Holding no ranks
+//!    lets the keys-only pass run 3 blocks per SM.
 
 use crate::arch::{
     atomic_add_u32, block_idx, grid_dim, lane, load_vec16, opaque_u32, red_add_shared_u32, shared_window, shfl_xor,
