@@ -36,6 +36,16 @@ by_build() { # ARGS: `batched ARGS --axis 0` by this build and every other in .g
     "$b" batched $1 --axis 0 2>&1 | grep -E '^(time|check|error)' | cut -c1-150 | sed "s|^|$(basename "$b") [$1] |" || status=1
   done
 }
+check_both() { # LABEL ARGS...: `batched ARGS --axis 0`, inclusive then exclusive, each check line labelled
+  local label=$1 x r
+  shift
+  for x in "" "--exclusive"; do
+    # shellcheck disable=SC2086
+    r=$("$host" batched "$@" --axis 0 $x --iters 1 2>&1 | grep -E '^check')
+    echo "$label $x: $r"
+    [[ $r == *PASS* ]] || status=1
+  done
+}
 parts=" ${PARTS:-vec sanitize} "
 {
   for round in $(seq "${ROUNDS:-2}"); do
@@ -75,12 +85,8 @@ parts=" ${PARTS:-vec sanitize} "
     echo "== narrow matrices at awkward sizes"
     for c in "8 --type f64" "16" "16 --type f64" "64" "48 --type u32 --op max"; do
       for rows in 1 1023 1025 4097 100003 1000003; do
-        for x in "" "--exclusive"; do
-          # shellcheck disable=SC2086
-          r=$("$host" batched $rows $c --axis 0 $x --iters 1 2>&1 | grep -E '^check')
-          echo "$rows x $c $x: $r"
-          [[ $r == *PASS* ]] || status=1
-        done
+        # shellcheck disable=SC2086
+        check_both "$rows x $c" $rows $c
       done
     done
   fi
@@ -88,12 +94,7 @@ parts=" ${PARTS:-vec sanitize} "
     echo "== pipelined columns of 32-byte rows at awkward sizes"
     for ty in "f64 add" "f64 max" "f64 mul" "u64 add" "i64 min"; do
       for rows in 1 33 4097 100003 1000003; do
-        for x in "" "--exclusive"; do
-          # shellcheck disable=SC2086
-          r=$(GPU_SCAN_PIPELINED=1 "$host" batched $rows 4 --axis 0 --type ${ty% *} --op ${ty#* } $x --iters 1 2>&1 | grep -E '^check')
-          echo "$ty $rows x 4 $x: $r"
-          [[ $r == *PASS* ]] || status=1
-        done
+        GPU_SCAN_PIPELINED=1 check_both "$ty $rows x 4" "$rows" 4 --type "${ty% *}" --op "${ty#* }"
       done
     done
     GPU_SCAN_PIPELINED=1 sanitize "memcheck racecheck" "$host" "batched 100003 4 --axis 0 --type f64" \
