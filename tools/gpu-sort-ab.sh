@@ -5,14 +5,18 @@
 # 1), and the 2^28 histogram by every build unless HIST=0; then every build's sort but
 # host-base's checked against the CPU at awkward sizes, types and with values, and
 # .gpu-bundle/bin/host's sort (and histogram) checked and run under compute-sanitizer; then CUB's
-# sort in the same run. Logs: $RESULTS_DIR/sort-ab.log, cub-sort.csv.
+# sort in the same run. CASES (sort arguments, ';'-separated) replaces the timed cases; CHECKS=0
+# leaves out the checks and the sanitizers, for timings alone within one device call. Logs:
+# $RESULTS_DIR/sort-ab.log, cub-sort.csv.
 #   bash tools/gpu-sort-ab.sh
+#   CASES="2^28;2^28 --type f32" CHECKS=0 HIST=0 bash tools/gpu-sort-ab.sh
 # shellcheck source=tools/gpu-common.sh
 . "$(dirname "$0")/gpu-common.sh"
 hist=${HIST:-1}
+IFS=';' read -r -a cases <<< "${CASES:-2^28;2^28 --type f32;2^28 --type u64;2^28 --values;2^28 --key-bits 8}"
 {
   for round in $(seq "${ROUNDS:-1}"); do
-    for c in "2^28" "2^28 --type f32" "2^28 --type u64" "2^28 --values" "2^28 --key-bits 8"; do
+    for c in "${cases[@]}"; do
       for b in .gpu-bundle/bin/host .gpu-bundle/bin/host-*; do
         # shellcheck disable=SC2086
         "$b" sort $c --iters 10 2>&1 | grep -E '^(time|check)' | sed "s|^|$(basename "$b") r$round [$c]: |" || status=1
@@ -24,22 +28,22 @@ hist=${HIST:-1}
     done
   done
   for b in .gpu-bundle/bin/host .gpu-bundle/bin/host-*; do
-    [[ $b == *host-base ]] && continue
+    [[ $b == *host-base || ${CHECKS:-1} == 0 ]] && continue
     echo "== checks: $(basename "$b")"
     sort_checks "$b" 0 1 33 6911 6912 6913 70001 1000003 16777259
   done
   b=.gpu-bundle/bin/host
-  cases=("sort 70001 --values" "sort 70001 --type u64 --values --key-bits 20" "sort 1000003 --key-bits 3")
-  if [[ $hist == 1 ]]; then
+  checked=("sort 70001 --values" "sort 70001 --type u64 --values --key-bits 20" "sort 1000003 --key-bits 3")
+  if [[ $hist == 1 && ${CHECKS:-1} != 0 ]]; then
     for n in 0 1 33 70001 1000003; do
       for c in "--bins 256" "--bins 1000 --hi 5000 --type u32"; do
         # shellcheck disable=SC2086
         "$b" histogram $n $c --iters 1 2>&1 | grep -E '^check' | sed "s|^|histogram $n $c: |" || status=1
       done
     done
-    cases+=("histogram 70001 --bins 1000")
+    checked+=("histogram 70001 --bins 1000")
   fi
-  sanitize "memcheck racecheck synccheck" "$b" "${cases[@]}"
+  [[ ${CHECKS:-1} == 0 ]] || sanitize "memcheck racecheck synccheck" "$b" "${checked[@]}"
   echo "== CUB"
   cub "$out/cub-sort.csv" --ops sort --log2 28 --types u32,f32,u64 --iters 10 || status=1
 } 2>&1 | tee "$out/sort-ab.log"

@@ -649,18 +649,16 @@ pub const BOUNDED_COMPACT: &[(&str, usize, u32)] = &[
     ("compact_f64", 8, 4),
 ];
 
-/// The radix sort passes with launch bounds: (kernel, key size, blocks per SM). Keys only: 3
-/// blocks of 384 threads (56 registers; unbounded they take 71-80), with some spills
+/// The radix sort passes with launch bounds: (kernel, key size, blocks per SM). 8-byte keys
+/// only: 3 blocks of 384 threads (56 registers; unbounded they take 64-72), with some spills
 /// ([`MEASURED_SPILLS`]): since the keys are staged as they are ranked, no ranks stay in
 /// registers. On the H200 in one run against the same kernel at 2 blocks (73 registers, no
 /// spills), 2^28 keys: `u32` 6.24 against 6.47 ms, `f32` 6.53 against 7.29; 16 keys a thread at 3
-/// blocks were slower (`u32` 6.94, `f32` 6.76; `docs/results/sort-early-ab-s25-h200.log`). With
-/// values: 2 blocks (70-72 registers since their ballot ranking, the ranks kept for the values;
-/// 3 blocks would allow 56).
+/// blocks were slower (`u32` 6.94, `f32` 6.76; `docs/results/sort-early-ab-s25-h200.log`). The
+/// 4-byte keys-only passes run 3 blocks without bounds ([`UNBOUNDED_SORT`]). With values: 2
+/// blocks (70-72 registers since their ballot ranking, the ranks kept for the values; 3 blocks
+/// would allow 56).
 pub const BOUNDED_SORT: &[(&str, usize, u32)] = &[
-    ("sort_pass_u32", 4, 3),
-    ("sort_pass_i32", 4, 3),
-    ("sort_pass_f32", 4, 3),
     ("sort_pass_u64", 8, 3),
     ("sort_pass_i64", 8, 3),
     ("sort_pass_f64", 8, 3),
@@ -671,6 +669,24 @@ pub const BOUNDED_SORT: &[(&str, usize, u32)] = &[
     ("sort_pass_values_i64", 8, 2),
     ("sort_pass_values_f64", 8, 2),
 ];
+
+/// Radix sort passes left without launch bounds that must still fit 3 blocks of 384 threads per
+/// SM (56 registers or fewer, checked by ptxas in `tests/tests/ptx.rs`): (kernel, key size,
+/// blocks per SM). ptxas assembles the 4-byte keys-only passes in 46-48 registers without spills
+/// when left free, but at 56 registers with 32-80 bytes of spills under the bound of 3 blocks
+/// (the same with `.maxnreg 56`; a cap of 50 spilled too). `i32` and `f32` fit so only since
+/// their digits are taken from the raw key bits (`onesweep::digit`). On the H200 in one run at
+/// 2^28 against main (`docs/results/sort-keys4-s27-h200.log`): `u32` 5.466 against 5.636 ms,
+/// `f32` 5.800 against 6.077, `i32` 5.480 against 6.139; `u32` keys of 8 random bits 3.50
+/// against 3.80 (`sort-packed-s27-h200.log`).
+pub const UNBOUNDED_SORT: &[(&str, usize, u32)] =
+    &[("sort_pass_u32", 4, 3), ("sort_pass_i32", 4, 3), ("sort_pass_f32", 4, 3)];
+
+/// The (threads per block, blocks per SM) that `kernel`, left without launch bounds, must fit.
+pub fn unbounded_fit(arch: u32, kernel: &str) -> Option<(u32, u32)> {
+    let &(_, size, blocks) = UNBOUNDED_SORT.iter().find(|(name, _, _)| kernel == *name)?;
+    Some((sort(arch, size).threads, blocks))
+}
 
 /// Whether `s` begins with `prefix` (for the checks made at compile time).
 const fn starts_with(s: &str, prefix: &str) -> bool {
@@ -692,13 +708,14 @@ const fn starts_with(s: &str, prefix: &str) -> bool {
 pub const SM90_SHARED_BYTES: u32 = 228 * 1024;
 pub const SM90_SHARED_RESERVED_PER_BLOCK: u32 = 1024;
 
-// Every sort pass's bound asks for blocks that its shared memory must also leave room for (the
-// keys-only pass of 4-byte keys, with its match words, takes about 200 KB at 3 blocks), or the
-// bound would only cost registers.
+// Every sort pass's blocks per SM, bounded or not, must leave room for their shared memory
+// (the keys-only pass of 4-byte keys, with its match words, takes about 200 KB at 3 blocks), or
+// a bound would only cost registers.
 const _: () = {
     let mut k = 0;
-    while k < BOUNDED_SORT.len() {
-        let (name, size, blocks) = BOUNDED_SORT[k];
+    while k < BOUNDED_SORT.len() + UNBOUNDED_SORT.len() {
+        let (name, size, blocks) =
+            if k < BOUNDED_SORT.len() { BOUNDED_SORT[k] } else { UNBOUNDED_SORT[k - BOUNDED_SORT.len()] };
         let values = starts_with(name, crate::names::SORT_PASS_VALUES);
         let smem = crate::layout::sort_pass_smem(DEFAULT_ARCH, size, values);
         assert!(blocks * (smem + SM90_SHARED_RESERVED_PER_BLOCK) <= SM90_SHARED_BYTES);
@@ -783,11 +800,8 @@ pub const MEASURED_SPILLS: &[(&str, u32)] = &[
     ("batched_long_rows_i32_add", 8),
     ("batched_long_rows_f32_add", 16),
     ("recurrence_staged_f64", 16),
-    // Keys-only sort passes at 3 blocks per SM (`BOUNDED_SORT`): the ranking's keys, reloaded
-    // (8-byte keys: 32 since their ballot ranking, session 26).
-    ("sort_pass_u32", 40),
-    ("sort_pass_i32", 80),
-    ("sort_pass_f32", 60),
+    // 8-byte keys-only sort passes at 3 blocks per SM (`BOUNDED_SORT`): the ranking's keys,
+    // reloaded (32 since their ballot ranking, session 26).
     ("sort_pass_u64", 32),
     ("sort_pass_i64", 32),
     ("sort_pass_f64", 32),

@@ -44,9 +44,18 @@ const DIGITS: u32 = 1 << RADIX_BITS;
 /// The pass digit of `key` (bits `shift..shift + 8` of its order key), recomputed at every use:
 /// the key goes through [`opaque_u32`], so LLVM cannot keep a tile's digits in registers from
 /// the counting through the ranking to the gathering (16 more registers, or spills under the
-/// launch bounds). Digits never straddle bit 32 (`shift` is a multiple of 8).
+/// launch bounds). With `raw`, a 4-byte key goes through it before its order-key transform,
+/// which LLVM would otherwise keep for every key beside the key itself: the `i32` and `f32`
+/// keys-only passes took 64 and 72 registers unbounded, against 46 and 48 so. The passes with
+/// values keep the transform first (`u32` keys with values 9.05 against 8.88 ms for 2^28 in one
+/// H200 run, `docs/results/sort-keys4-s27-h200.log`). Digits never straddle bit 32 (`shift` is a
+/// multiple of 8).
 #[inline(always)]
-fn digit<T: Element>(key: T, shift: u32) -> u32 {
+fn digit<T: Element>(key: T, shift: u32, raw: bool) -> u32 {
+    if raw && core::mem::size_of::<T>() == 4 {
+        let key = T::from_bits(opaque_u32(key.to_bits() as u32) as u64);
+        return digit_in(key.order_key() as u32, shift);
+    }
     let k = key.order_key();
     digit_in(opaque_u32(if shift >= 32 { (k >> 32) as u32 } else { k as u32 }), shift)
 }
@@ -267,7 +276,7 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize, const VALUES: boo
     let mine_window = shared_window(mine.at(0) as *const u8);
     for r in 0..IT {
         if valid(r) {
-            red_add_shared_u32(mine_window + 4 * digit(keys[r], shift), 1);
+            red_add_shared_u32(mine_window + 4 * digit(keys[r], shift, !VALUES), 1);
         }
     }
 
@@ -335,7 +344,7 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize, const VALUES: boo
     // values only: 18 more registers).
     let mut rank = [0u32; IT];
     unrolled!(r < IT, {
-        let label = if valid(r) { Some(digit(keys[r], shift)) } else { None };
+        let label = if valid(r) { Some(digit(keys[r], shift, !VALUES)) } else { None };
         let at = if by_ballot {
             warp::rank_by_ballot(label, RADIX_BITS, mine)
         } else {
@@ -370,7 +379,7 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize, const VALUES: boo
     let mut i = t;
     while i < in_tile {
         let key = staged_keys.get(i);
-        let to = out_shift.get(digit(key, shift)).wrapping_add(i) as usize;
+        let to = out_shift.get(digit(key, shift, !VALUES)).wrapping_add(i) as usize;
         *keys_out.add(to) = key;
         if with_values {
             *values_out.add(to) = staged_values.get(i);
