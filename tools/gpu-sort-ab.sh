@@ -13,6 +13,7 @@
 # shellcheck source=tools/gpu-common.sh
 . "$(dirname "$0")/gpu-common.sh"
 hist=${HIST:-1}
+checks=${CHECKS:-1}
 IFS=';' read -r -a cases <<< "${CASES:-2^28;2^28 --type f32;2^28 --type u64;2^28 --values;2^28 --key-bits 8}"
 {
   for round in $(seq "${ROUNDS:-1}"); do
@@ -28,13 +29,13 @@ IFS=';' read -r -a cases <<< "${CASES:-2^28;2^28 --type f32;2^28 --type u64;2^28
     done
   done
   for b in .gpu-bundle/bin/host .gpu-bundle/bin/host-*; do
-    [[ $b == *host-base || ${CHECKS:-1} == 0 ]] && continue
+    [[ $b == *host-base || $checks == 0 ]] && continue
     echo "== checks: $(basename "$b")"
     sort_checks "$b" 0 1 33 6911 6912 6913 70001 1000003 16777259
   done
   b=.gpu-bundle/bin/host
   checked=("sort 70001 --values" "sort 70001 --type u64 --values --key-bits 20" "sort 1000003 --key-bits 3")
-  if [[ $hist == 1 && ${CHECKS:-1} != 0 ]]; then
+  if [[ $hist == 1 && $checks != 0 ]]; then
     for n in 0 1 33 70001 1000003; do
       for c in "--bins 256" "--bins 1000 --hi 5000 --type u32"; do
         # shellcheck disable=SC2086
@@ -43,7 +44,7 @@ IFS=';' read -r -a cases <<< "${CASES:-2^28;2^28 --type f32;2^28 --type u64;2^28
     done
     checked+=("histogram 70001 --bins 1000")
   fi
-  [[ ${CHECKS:-1} == 0 ]] || sanitize "memcheck racecheck synccheck" "$b" "${checked[@]}"
+  [[ $checks == 0 ]] || sanitize "memcheck racecheck synccheck" "$b" "${checked[@]}"
   echo "== CUB"
   cub "$out/cub-sort.csv" --ops sort --log2 28 --types u32,f32,u64 --iters 10 || status=1
 } 2>&1 | tee "$out/sort-ab.log"

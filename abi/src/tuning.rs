@@ -587,10 +587,13 @@ pub const fn lookback_fixed_windows(arch: u32, elem_size: usize) -> usize {
 /// Measured and left out because ptxas would spill: the segmented scan of 8-byte types at 3
 /// blocks, the single-pass scan of `u16` and, mul, min and max at 4.
 pub fn launch_bounds(arch: u32, kernel: &str) -> Option<(u32, u32)> {
-    BOUNDED.iter().find_map(|(table, shape)| {
-        let &(_, size, blocks) = table.iter().find(|(name, _, _)| kernel == *name)?;
-        Some((shape(arch, size).threads, blocks))
-    })
+    BOUNDED.iter().find_map(|&(table, shape)| blocks_in(table, shape, arch, kernel))
+}
+
+/// `kernel`'s (threads per block, blocks per SM) if `table` lists it.
+fn blocks_in(table: BoundedTable, shape: ShapeOf, arch: u32, kernel: &str) -> Option<(u32, u32)> {
+    let &(_, size, blocks) = table.iter().find(|(name, _, _)| kernel == *name)?;
+    Some((shape(arch, size).threads, blocks))
 }
 
 /// A table of kernels with launch bounds: (kernel, element size, blocks per SM).
@@ -684,8 +687,7 @@ pub const UNBOUNDED_SORT: &[(&str, usize, u32)] =
 
 /// The (threads per block, blocks per SM) that `kernel`, left without launch bounds, must fit.
 pub fn unbounded_fit(arch: u32, kernel: &str) -> Option<(u32, u32)> {
-    let &(_, size, blocks) = UNBOUNDED_SORT.iter().find(|(name, _, _)| kernel == *name)?;
-    Some((sort(arch, size).threads, blocks))
+    blocks_in(UNBOUNDED_SORT, sort, arch, kernel)
 }
 
 /// Whether `s` begins with `prefix` (for the checks made at compile time).
@@ -711,17 +713,22 @@ pub const SM90_SHARED_RESERVED_PER_BLOCK: u32 = 1024;
 // Every sort pass's blocks per SM, bounded or not, must leave room for their shared memory
 // (the keys-only pass of 4-byte keys, with its match words, takes about 200 KB at 3 blocks), or
 // a bound would only cost registers.
-const _: () = {
+const _: () = assert!(sort_passes_fit_shared(BOUNDED_SORT) && sort_passes_fit_shared(UNBOUNDED_SORT));
+
+/// Whether every sort pass in `table` leaves shared memory for its blocks per SM.
+const fn sort_passes_fit_shared(table: BoundedTable) -> bool {
     let mut k = 0;
-    while k < BOUNDED_SORT.len() + UNBOUNDED_SORT.len() {
-        let (name, size, blocks) =
-            if k < BOUNDED_SORT.len() { BOUNDED_SORT[k] } else { UNBOUNDED_SORT[k - BOUNDED_SORT.len()] };
+    while k < table.len() {
+        let (name, size, blocks) = table[k];
         let values = starts_with(name, crate::names::SORT_PASS_VALUES);
         let smem = crate::layout::sort_pass_smem(DEFAULT_ARCH, size, values);
-        assert!(blocks * (smem + SM90_SHARED_RESERVED_PER_BLOCK) <= SM90_SHARED_BYTES);
+        if blocks * (smem + SM90_SHARED_RESERVED_PER_BLOCK) > SM90_SHARED_BYTES {
+            return false;
+        }
         k += 1;
     }
-};
+    true
+}
 
 /// The radix sort digit counting with launch bounds: (kernel, key size, blocks per SM), the one
 /// block of 1024 threads its shared memory leaves room for.
