@@ -137,6 +137,8 @@ macro_rules! wide_status {
     )*};
 }
 wide_status!([f64; 2], [u32; 8], [i32; 8], [f32; 8], [u64; 4], [i64; 4], [f64; 4]);
+wide_status!([u32; 16], [i32; 16], [f32; 16], [u64; 8], [i64; 8], [f64; 8]);
+wide_status!([u32; 32], [i32; 32], [f32; 32], [u64; 16], [i64; 16], [f64; 16]);
 
 /// A counter that may count nothing: `u32` counts, `()` does not.
 pub trait Tally {
