@@ -86,6 +86,18 @@ pub trait TileWork: Copy {
     /// Returns whether lane 0 left a bulk copy out of the share in flight (a committed bulk
     /// group), so that the stage stays taken until the copy has read it.
     unsafe fn finish(self, share: Smem<Self::T>, rows: usize, before: Option<Self::A>, first: u64, valid: u32) -> bool;
+    /// The exclusive prefix of `tile` (> 0), found by the look-back warp (all 32 lanes; every lane
+    /// gets it): the decoupled look-back over whole aggregates, `D` tiles a lane.
+    #[inline(always)]
+    unsafe fn look_back<const D: usize>(
+        self,
+        status: TileStatus,
+        tile: u32,
+        backoff_ns: u32,
+        held: Smem<Self::A>,
+    ) -> Self::A {
+        status.look_back::<Self::A, Self::O, D, 0>(tile, backoff_ns, false, held)
+    }
     /// Told by one thread the inclusive prefix of `tile` (of `tiles`) once it is known.
     #[inline(always)]
     unsafe fn prefix_known(self, tile: u32, tiles: u64, inclusive: Self::A) {
@@ -497,6 +509,24 @@ where
     #[inline(always)]
     fn fill(self) -> T {
         O::identity()
+    }
+    /// Each lane reads one 8-byte word of a row (`TileStatus::look_back_spread`): whole rows a
+    /// lane took the 64- and 128-byte kernels about three rounds of 8 or 16 loads a lane per
+    /// tile, the look-back the pipeline's bottleneck (Nsight Compute,
+    /// `docs/results/columns-groups-profile-s28-h200.log`).
+    #[inline(always)]
+    unsafe fn look_back<const D: usize>(
+        self,
+        status: TileStatus,
+        tile: u32,
+        _backoff_ns: u32,
+        _held: Smem<[T; C]>,
+    ) -> [T; C] {
+        const { assert!(8 % size_of::<T>() == 0) };
+        match size_of::<T>() {
+            4 => status.look_back_spread::<T, O, C, 2>(tile),
+            _ => status.look_back_spread::<T, O, C, 1>(tile),
+        }
     }
     #[inline(always)]
     unsafe fn reduce(self, part: Smem<T>, rows: core::ops::Range<usize>, _first: u64) -> [T; C] {
@@ -937,7 +967,7 @@ pub unsafe fn pipeline<W: TileWork, const R: u32, const S: u32, const VECS: usiz
             mbar_wait(reduced(s), phase);
             let tile = tile_of.get(s);
             if if ROWS { tile != NO_TILE && !place(tile).2 } else { tile != 0 && tile != NO_TILE } {
-                let prefix = status.look_back::<W::A, W::O, D, 0>(tile, backoff_ns, false, held);
+                let prefix = work.look_back::<D>(status, tile, backoff_ns, held);
                 if l == 0 {
                     let inclusive = W::O::combine(prefix, aggregates.get(s));
                     status.publish(tile, FLAG_PREFIX, inclusive);
