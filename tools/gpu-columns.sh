@@ -11,10 +11,6 @@
 #            matrices) and under memcheck and racecheck;
 #   builds   the vector column tiles' shapes at 2^27 by every build in .gpu-bundle/bin/host*,
 #            interleaved ROUNDS times (another build's tile shape against this one's);
-#   groups   the pipelined scans by column groups (rows of 64 and 128 bytes) against the column
-#            tiles in one binary (GPU_SCAN_PIPELINED=1|0), interleaved ROUNDS times; then stages
-#            4 to 6 (GPU_SCAN_PIPE_STAGES), awkward sizes with the kernel forced on small
-#            matrices, and memcheck, racecheck and synccheck;
 #   narrow   issue 5's narrow matrices down the columns at 2^28 (and 64 columns of f64, 16 of
 #            u32 max) by every build in .gpu-bundle/bin/host*, interleaved ROUNDS times, then
 #            this build's at awkward sizes, inclusive and exclusive.
@@ -69,34 +65,6 @@ parts=" ${PARTS:-vec sanitize} "
       by_build "$c"
     done
   done
-  groups=("16777216 16" "33554432 8 --type f64" "8388608 16 --type f64" "8388608 32" "16777216 16 --type u32 --op max" \
-    "33554432 8 --type u64 --op max" "8388608 32 --type i32")
-  for round in $(seq "${ROUNDS:-2}"); do
-    [[ $parts == *" groups "* ]] || break
-    echo "== column groups against column tiles, round $round"
-    for c in "${groups[@]}"; do
-      # shellcheck disable=SC2086
-      for p in 0 1; do run "pipelined=$p" GPU_SCAN_PIPELINED=$p -- batched $c --axis 0; done
-    done
-  done
-  if [[ $parts == *" groups "* ]]; then
-    echo "== column groups by stages"
-    for c in "16777216 16" "8388608 16 --type f64"; do
-      # shellcheck disable=SC2086
-      for st in 4 6; do run "stages=$st" GPU_SCAN_PIPELINED=1 GPU_SCAN_PIPE_STAGES=$st -- batched $c --axis 0; done
-    done
-    echo "== column groups at awkward sizes"
-    for c in "16" "16 --type u32 --op max" "8 --type f64" "8 --type i64 --op min" "32 --type f32 --op mul" \
-      "16 --type f64" "16 --type u64 --op max" "32 --type i32"; do
-      for rows in 1 2 33 1025 100003 1000003; do
-        # shellcheck disable=SC2086
-        GPU_SCAN_PIPELINED=1 check_both "$rows x $c" $rows $c
-      done
-    done
-    GPU_SCAN_PIPELINED=1 sanitize "memcheck racecheck synccheck" "$host" "batched 100003 16 --axis 0" \
-      "batched 4097 8 --axis 0 --type u64 --op max --exclusive" "batched 20001 32 --axis 0 --type f32 --op min" \
-      "batched 30001 16 --axis 0 --type f64 --exclusive"
-  fi
   for round in $(seq "${ROUNDS:-2}"); do
     [[ $parts == *" builds "* ]] || break
     echo "== vector column tiles by build, round $round"

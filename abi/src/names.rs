@@ -56,9 +56,6 @@ pub const BATCHED_COLUMNS: &str = "batched_columns";
 /// `batched_columns_pipe_<type>_<op>`: down the columns of matrices whose rows are 32 bytes, as
 /// one pipelined scan of the rows.
 pub const BATCHED_COLUMNS_PIPELINED: &str = "batched_columns_pipe";
-/// `batched_column_groups<K>_<type>_<op>`: down the columns of matrices whose rows are `K` = 4 or 8
-/// 16-byte vectors, as one pipelined scan of the rows with each lane holding one vector of a row.
-pub const BATCHED_COLUMN_GROUPS: &str = "batched_column_groups";
 /// `batched_columns_vec_<type>_<op>`: down the columns of matrices whose rows start on 16-byte
 /// boundaries, each thread owning a 16-byte vector of adjacent columns.
 pub const BATCHED_COLUMNS_VEC: &str = "batched_columns_vec";

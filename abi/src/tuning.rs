@@ -391,47 +391,6 @@ pub const fn pipeline_columns(arch: u32, elem_size: usize) -> Pipeline {
     Pipeline { items, split: 1, stages: 5, blocked: true, ..pipeline(arch, elem_size) }
 }
 
-/// The pipelined scan by column groups (`batched_column_groups<K>_<t>_<op>`, rows of `K` = 4 or 8
-/// 16-byte vectors, each lane one vector of a row): 18 KB tiles (9 vectors per thread of a
-/// reducing warp, an odd run so that a quarter-warp's accesses fall in eight bank groups), one
-/// scanning warp per reducing warp, 5 stages, shares blocked by column group.
-pub const fn pipeline_column_groups(arch: u32, elem_size: usize) -> Pipeline {
-    let items = 9 * vector_elems(elem_size);
-    Pipeline { items, split: 1, stages: 5, blocked: true, ..pipeline(arch, elem_size) }
-}
-
-/// [`pipeline_block`] for [`pipeline_column_groups`].
-pub const fn pipeline_column_groups_block(arch: u32, elem_size: usize) -> TileShape {
-    TileShape { threads: pipeline_column_groups(arch, elem_size).threads(), items: 1 }
-}
-
-/// The 16-byte vectors per row that the column-group kernels take (`batched_column_groups<K>`):
-/// rows of 64 and 128 bytes.
-pub const COLUMN_GROUP_VECTORS: [u64; 2] = [4, 8];
-
-/// Whether the scan down the columns of a `rows x cols` matrix of `elem_size`-byte elements runs
-/// as the pipelined scan by column groups ([`pipeline_column_groups`]): rows of 4 or 8 16-byte
-/// vectors and at least [`PIPELINED_MIN_BYTES`] in all.
-pub const fn column_groups_pipelined(arch: u32, rows: u64, cols: u64, elem_size: usize) -> bool {
-    let _ = arch;
-    column_group_vectors(cols, elem_size).is_some() && rows * cols * elem_size as u64 >= PIPELINED_MIN_BYTES
-}
-
-/// How many 16-byte vectors make a row of `cols` elements of `elem_size` bytes when the
-/// column-group kernels take such rows, else `None`.
-pub const fn column_group_vectors(cols: u64, elem_size: usize) -> Option<u64> {
-    let bytes = cols * elem_size as u64;
-    if bytes % VECTOR_BYTES as u64 != 0 {
-        return None;
-    }
-    let k = bytes / VECTOR_BYTES as u64;
-    if k == COLUMN_GROUP_VECTORS[0] || k == COLUMN_GROUP_VECTORS[1] {
-        Some(k)
-    } else {
-        None
-    }
-}
-
 /// Whether the scan down the columns of a `rows x cols` matrix of `elem_size`-byte elements runs
 /// as the pipelined narrow-column kernel ([`pipeline_columns`]): rows of exactly two 16-byte
 /// vectors (8 columns of 4 bytes, 4 of 8) and at least [`PIPELINED_MIN_BYTES`] in all, where
@@ -655,7 +614,6 @@ pub const BOUNDED: &[(BoundedTable, ShapeOf)] = &[
     (BOUNDED_PIPELINED_SPLIT, pipeline_split_block),
     (BOUNDED_PIPELINED_SPLIT4, pipeline_split4_block),
     (BOUNDED_COLUMNS_PIPELINED, pipeline_columns_block),
-    (BOUNDED_COLUMN_GROUPS, pipeline_column_groups_block),
     (BOUNDED_ROWS_PIPELINED, pipeline_block),
 ];
 
@@ -961,59 +919,6 @@ pub const BOUNDED_COLUMNS_PIPELINED: &[(&str, usize, u32)] = &[
     ("batched_columns_pipe_f64_mul", 8, 2),
     ("batched_columns_pipe_f64_min", 8, 2),
     ("batched_columns_pipe_f64_max", 8, 2),
-];
-
-/// The pipelined scans by column groups ([`pipeline_column_groups`]), bounded to the 2 blocks of
-/// 320 threads per SM that their shared memory allows (122-225 registers unbounded).
-pub const BOUNDED_COLUMN_GROUPS: &[(&str, usize, u32)] = &[
-    ("batched_column_groups4_u32_add", 4, 2),
-    ("batched_column_groups4_u32_mul", 4, 2),
-    ("batched_column_groups4_u32_min", 4, 2),
-    ("batched_column_groups4_u32_max", 4, 2),
-    ("batched_column_groups4_i32_add", 4, 2),
-    ("batched_column_groups4_i32_mul", 4, 2),
-    ("batched_column_groups4_i32_min", 4, 2),
-    ("batched_column_groups4_i32_max", 4, 2),
-    ("batched_column_groups4_f32_add", 4, 2),
-    ("batched_column_groups4_f32_mul", 4, 2),
-    ("batched_column_groups4_f32_min", 4, 2),
-    ("batched_column_groups4_f32_max", 4, 2),
-    ("batched_column_groups4_u64_add", 8, 2),
-    ("batched_column_groups4_u64_mul", 8, 2),
-    ("batched_column_groups4_u64_min", 8, 2),
-    ("batched_column_groups4_u64_max", 8, 2),
-    ("batched_column_groups4_i64_add", 8, 2),
-    ("batched_column_groups4_i64_mul", 8, 2),
-    ("batched_column_groups4_i64_min", 8, 2),
-    ("batched_column_groups4_i64_max", 8, 2),
-    ("batched_column_groups4_f64_add", 8, 2),
-    ("batched_column_groups4_f64_mul", 8, 2),
-    ("batched_column_groups4_f64_min", 8, 2),
-    ("batched_column_groups4_f64_max", 8, 2),
-    ("batched_column_groups8_u32_add", 4, 2),
-    ("batched_column_groups8_u32_mul", 4, 2),
-    ("batched_column_groups8_u32_min", 4, 2),
-    ("batched_column_groups8_u32_max", 4, 2),
-    ("batched_column_groups8_i32_add", 4, 2),
-    ("batched_column_groups8_i32_mul", 4, 2),
-    ("batched_column_groups8_i32_min", 4, 2),
-    ("batched_column_groups8_i32_max", 4, 2),
-    ("batched_column_groups8_f32_add", 4, 2),
-    ("batched_column_groups8_f32_mul", 4, 2),
-    ("batched_column_groups8_f32_min", 4, 2),
-    ("batched_column_groups8_f32_max", 4, 2),
-    ("batched_column_groups8_u64_add", 8, 2),
-    ("batched_column_groups8_u64_mul", 8, 2),
-    ("batched_column_groups8_u64_min", 8, 2),
-    ("batched_column_groups8_u64_max", 8, 2),
-    ("batched_column_groups8_i64_add", 8, 2),
-    ("batched_column_groups8_i64_mul", 8, 2),
-    ("batched_column_groups8_i64_min", 8, 2),
-    ("batched_column_groups8_i64_max", 8, 2),
-    ("batched_column_groups8_f64_add", 8, 2),
-    ("batched_column_groups8_f64_mul", 8, 2),
-    ("batched_column_groups8_f64_min", 8, 2),
-    ("batched_column_groups8_f64_max", 8, 2),
 ];
 
 /// Hierarchical (multi-kernel) strategy: every block algorithm scans `threads` partials.

@@ -110,12 +110,12 @@ extern "C" {
     fn shfl_idx_i32(mask: u32, value: i32, src_lane: u32, clamp: u32) -> i32;
 }
 
-/// Applies `f` to each 32-bit word of `v` (values up to 128 bytes: the narrow-column scans' rows),
+/// Applies `f` to each 32-bit word of `v` (values up to 32 bytes: the narrow-column scan's rows),
 /// for shuffling any `Copy` type.
 #[inline(always)]
 fn per_word<T: Copy>(v: T, mut f: impl FnMut(u32) -> u32) -> T {
-    const { assert!(size_of::<T>() <= 128) };
-    let mut words = [0u32; 32];
+    const { assert!(size_of::<T>() <= 32) };
+    let mut words = [0u32; 8];
     unsafe {
         core::ptr::copy_nonoverlapping(&v as *const T as *const u8, words.as_mut_ptr() as *mut u8, size_of::<T>());
     }

@@ -9,14 +9,14 @@
 //! only ever waits on tiles that have already started: no deadlock, whatever the scheduling.
 
 use crate::arch::{
-    ballot, lane, load_acquire_u128, load_acquire_u64, load_relaxed_u128, load_relaxed_u64, nanosleep, shfl_idx,
-    shfl_xor, store_relaxed_u128, store_relaxed_u64, store_release_u128, store_release_u64, sync_warp, WARP,
+    ballot, lane, load_acquire_u128, load_acquire_u64, load_relaxed_u128, load_relaxed_u64, nanosleep,
+    store_relaxed_u128, store_relaxed_u64, store_release_u128, store_release_u64, sync_warp, WARP,
 };
 use crate::op::{Element, ScanOp};
 use crate::smem::Smem;
 use crate::warp;
 use core::mem::size_of;
-use scan_abi::status::{status, FLAG_AGGREGATE, FLAG_PREFIX};
+use scan_abi::status::{status, FLAG_PREFIX};
 
 /// The status words of one call: an array with one word per tile, the call's epoch, and
 /// whether to use release/acquire ordering rather than relaxed atomics (see
@@ -137,8 +137,6 @@ macro_rules! wide_status {
     )*};
 }
 wide_status!([f64; 2], [u32; 8], [i32; 8], [f32; 8], [u64; 4], [i64; 4], [f64; 4]);
-wide_status!([u32; 16], [i32; 16], [f32; 16], [u64; 8], [i64; 8], [f64; 8]);
-wide_status!([u32; 32], [i32; 32], [f32; 32], [u64; 16], [i64; 16], [f64; 16]);
 
 /// A counter that may count nothing: `u32` counts, `()` does not.
 pub trait Tally {
@@ -297,70 +295,6 @@ impl TileStatus {
             end -= window;
         }
     }
-    /// The exclusive prefix of `tile` (> 0) for rows of `C` elements published as wide words
-    /// ([`publish_wide`]: `W` words of 8 value bytes each, every word with its own status),
-    /// with each lane reading one word rather than a whole row: a round covers the `32 / W`
-    /// tiles just before `end` (lane `l` word `l % W` of tile `l / W` of them), where reading
-    /// whole rows (as [`TileStatus::look_back`] does) took every lane `W` loads and the warp
-    /// `W` times the bytes per round. A tile counts once all its words carry the same status;
-    /// the rows from the nearest published prefix on are combined word by word across the
-    /// tiles by shuffles. Called by all 32 lanes of one warp; every lane gets the result.
-    #[inline(always)]
-    pub unsafe fn look_back_spread<T: Copy, O: ScanOp<T>, const C: usize, const E: usize>(self, tile: u32) -> [T; C] {
-        let w_per = C / E;
-        // `E * size_of::<T>() == 8`: checked by the callers' choice of `E` per element size (a
-        // const assertion would fail in the arm they leave dead).
-        const { assert!(C % E == 0 && (C / E).is_power_of_two() && C / E <= 32) };
-        let l = lane();
-        let per = WARP / w_per as u32;
-        let (j, w) = (l / w_per as u32, l % w_per as u32);
-        let group = if w_per == 32 { u32::MAX } else { ((1u32 << w_per) - 1) << (j * w_per as u32) };
-        let base = self.words as *const [u64; 2];
-        let mut running: Option<[T; E]> = None;
-        let mut end = tile as i64;
-        loop {
-            let t = end - per as i64 + j as i64;
-            let (flag, word) = loop {
-                let (flag, word) = if t >= 0 {
-                    let p = base.add(w_per * t as usize + w as usize);
-                    let (bits, st) = if self.acq_rel { load_acquire_u128(p) } else { load_relaxed_u128(p) };
-                    let st = st as u32;
-                    (if st >> 2 == self.epoch { st & 3 } else { 0 }, core::mem::transmute_copy::<u64, [T; E]>(&bits))
-                } else {
-                    (FLAG_PREFIX, [O::identity(); E])
-                };
-                let (aggregates, prefixes) = (ballot(flag == FLAG_AGGREGATE), ballot(flag == FLAG_PREFIX));
-                let whole = aggregates & group == group || prefixes & group == group;
-                if ballot(!whole) == 0 {
-                    break (flag, word);
-                }
-            };
-            let prefixes = ballot(flag == FLAG_PREFIX && w == 0);
-            let nearest = if prefixes != 0 { (WARP - 1 - prefixes.leading_zeros()) / w_per as u32 } else { 0 };
-            let mut acc = if prefixes == 0 || j >= nearest { word } else { [O::identity(); E] };
-            let mut mask = w_per as u32;
-            while mask < WARP {
-                let other = shfl_xor(acc, mask);
-                acc = core::array::from_fn(|e| O::combine(acc[e], other[e]));
-                mask *= 2;
-            }
-            running = Some(match running {
-                Some(r) => core::array::from_fn(|e| O::combine(acc[e], r[e])),
-                None => acc,
-            });
-            if prefixes != 0 {
-                let r = running.unwrap_or([O::identity(); E]);
-                let mut row = [O::identity(); C];
-                for k in 0..w_per {
-                    let x = shfl_idx(r, k as u32);
-                    row[k * E..(k + 1) * E].copy_from_slice(&x);
-                }
-                return row;
-            }
-            end -= per as i64;
-        }
-    }
-
     /// The exclusive prefix of entry `k > 0` of one chain of status words, walked by one thread
     /// alone: the combination of entries `0..k`, where entry `j` lives in word `word(j)`. The
     /// thread reads the `W` entries just before those it has combined, all at once, combines

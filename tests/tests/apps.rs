@@ -558,29 +558,23 @@ fn batched_scans_along_either_axis() {
     assert_none_failed(&failures);
 }
 
-/// Matrices of 32-, 64- and 128-byte rows (8, 16, 32 columns of 4 bytes, 4, 8, 16 of 8) large
-/// enough for the pipelined kernels are scanned down their columns as one pipelined scan of the
-/// rows (whole rows a lane, or one vector of a row a lane): every type and exact operator,
-/// inclusive and exclusive, with a partial last tile, against per-column CPU scans.
+/// Matrices of 32-byte rows (8 columns of 4 bytes, 4 of 8) large enough for the pipelined kernel
+/// are scanned down their columns as one pipelined scan of the rows: every type and exact
+/// operator, inclusive and exclusive, with a partial last tile, against per-column CPU scans.
 #[test]
 fn narrow_columns_scan_as_one_pipelined_scan_of_rows() {
-    use gpu_scan::apps::batched::{uses_column_groups, uses_columns_pipelined};
+    use gpu_scan::apps::batched::uses_columns_pipelined;
     use gpu_scan::apps::segmented::OPS;
     let Some(gpu) = gpu("narrow_columns_scan_as_one_pipelined_scan_of_rows") else { return };
     let stream = gpu.stream().clone();
     let mut temp = TempStorage::new();
     let mut failures = Vec::new();
     macro_rules! each {
-        ($($t:ty),*) => {$( for row_bytes in [32, 64, 128] {
+        ($($t:ty),*) => {$(
             let size = std::mem::size_of::<$t>();
-            let cols = row_bytes / size;
-            let rows = (64 << 20) / row_bytes + 3;
-            let pipelined = if row_bytes == 32 {
-                uses_columns_pipelined(rows as u64, cols as u64, size)
-            } else {
-                uses_column_groups(rows as u64, cols as u64, size).is_some()
-            };
-            assert!(pipelined, "{row_bytes}-byte rows of {}", stringify!($t));
+            let cols = 32 / size;
+            let rows = (64 << 20) / 32 + 3;
+            assert!(uses_columns_pipelined(rows as u64, cols as u64, size));
             for op in OPS {
                 if <$t as scan_abi::Element>::TYPE.is_float() && op.order_sensitive(<$t as scan_abi::Element>::TYPE) {
                     continue;
@@ -595,13 +589,13 @@ fn narrow_columns_scan_as_one_pipelined_scan_of_rows() {
                         let column: Vec<$t> = (0..rows).map(|r| data[r * cols + c]).collect();
                         let want = gpu_scan::cpu::scan(op, &column, exclusive, None).unwrap();
                         if let Some(r) = (0..rows).find(|&r| scan_abi::Element::to_bits(got[r * cols + c]) != scan_abi::Element::to_bits(want[r])) {
-                            failures.push(format!("{} {} {row_bytes}-byte rows exclusive={exclusive}: column {c} row {r}", stringify!($t), op.name()));
+                            failures.push(format!("{} {} exclusive={exclusive}: column {c} row {r}", stringify!($t), op.name()));
                             break;
                         }
                     }
                 }
             }
-        } )*};
+        )*};
     }
     each!(u32, i32, f32, u64, i64, f64);
     assert_none_failed(&failures);

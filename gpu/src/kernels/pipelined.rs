@@ -24,8 +24,8 @@
 use crate::arch::{
     atomic_add_u32, bulk_commit, bulk_copy_to_global, bulk_copy_to_shared, bulk_wait_all, bulk_wait_read_all,
     fence_proxy_async_shared, lane, load_vec16, mbar_arrive, mbar_arrive_expect_bytes, mbar_init, mbar_init_fence,
-    mbar_wait, opaque_u32, shfl_idx, shfl_up, shfl_xor, store_vec16, sync_group, sync_threads, sync_warp, thread_idx,
-    warp_idx, WARP,
+    mbar_wait, shfl_idx, shfl_up, shfl_xor, store_vec16, sync_group, sync_threads, sync_warp, thread_idx, warp_idx,
+    WARP,
 };
 use crate::kernels::{Mode, ARCH};
 use crate::lookback::{StatusValue, TileStatus};
@@ -86,18 +86,6 @@ pub trait TileWork: Copy {
     /// Returns whether lane 0 left a bulk copy out of the share in flight (a committed bulk
     /// group), so that the stage stays taken until the copy has read it.
     unsafe fn finish(self, share: Smem<Self::T>, rows: usize, before: Option<Self::A>, first: u64, valid: u32) -> bool;
-    /// The exclusive prefix of `tile` (> 0), found by the look-back warp (all 32 lanes; every lane
-    /// gets it): the decoupled look-back over whole aggregates, `D` tiles a lane.
-    #[inline(always)]
-    unsafe fn look_back<const D: usize>(
-        self,
-        status: TileStatus,
-        tile: u32,
-        backoff_ns: u32,
-        held: Smem<Self::A>,
-    ) -> Self::A {
-        status.look_back::<Self::A, Self::O, D, 0>(tile, backoff_ns, false, held)
-    }
     /// Told by one thread the inclusive prefix of `tile` (of `tiles`) once it is known.
     #[inline(always)]
     unsafe fn prefix_known(self, tile: u32, tiles: u64, inclusive: Self::A) {
@@ -474,233 +462,6 @@ impl<T: Copy + Send + Sync + 'static, O: ScanOp<T>, const V: usize, const C: usi
     }
 }
 
-/// The scan down the columns of a row-major matrix whose rows are `K = C / V` 16-byte vectors
-/// (4 or 8: rows of 64 or 128 bytes), as one scan of its rows under [`Lanewise`] `O`, with each
-/// lane holding one vector of a row rather than whole rows ([`Columns`], whose 64- and 128-byte
-/// rows took 168-254 registers). Vector `g` of every row is column group `g`, and lane `l` only
-/// ever touches group `l % K`: in a blocked share of `B` vectors per lane, lane `l` takes rows
-/// `(l / K) * B .. (l / K + 1) * B` of its group, scans them in registers, and the `32 / K` lanes
-/// of a group, `K` lanes apart, scan their totals by shuffles. So a lane carries `V` columns, and
-/// only the tile's aggregate and the look-back hold whole rows. `O` must commute (the reduction
-/// takes lanes out of row order).
-#[derive(Clone, Copy)]
-pub struct ColumnGroups<T, O, const V: usize, const C: usize, const B: usize> {
-    out: *mut T,
-    exclusive: bool,
-    aligned: bool,
-    op: core::marker::PhantomData<O>,
-}
-
-impl<T, O, const V: usize, const C: usize, const B: usize> TileWork for ColumnGroups<T, O, V, C, B>
-where
-    T: Copy + Send + Sync + 'static,
-    O: ScanOp<T>,
-    [T; C]: StatusValue,
-{
-    type T = T;
-    type A = [T; C];
-    type O = Lanewise<O>;
-    const V: usize = V;
-
-    #[inline(always)]
-    fn start(self) -> Option<[T; C]> {
-        None
-    }
-    #[inline(always)]
-    fn fill(self) -> T {
-        O::identity()
-    }
-    /// Each lane reads one 8-byte word of a row (`TileStatus::look_back_spread`): whole rows a
-    /// lane took the 64- and 128-byte kernels about three rounds of 8 or 16 loads a lane per
-    /// tile, the look-back the pipeline's bottleneck (Nsight Compute,
-    /// `docs/results/columns-groups-profile-s28-h200.log`).
-    #[inline(always)]
-    unsafe fn look_back<const D: usize>(
-        self,
-        status: TileStatus,
-        tile: u32,
-        _backoff_ns: u32,
-        _held: Smem<[T; C]>,
-    ) -> [T; C] {
-        const { assert!(8 % size_of::<T>() == 0) };
-        match size_of::<T>() {
-            4 => status.look_back_spread::<T, O, C, 2>(tile),
-            _ => status.look_back_spread::<T, O, C, 1>(tile),
-        }
-    }
-    #[inline(always)]
-    unsafe fn reduce(self, part: Smem<T>, rows: core::ops::Range<usize>, _first: u64) -> [T; C] {
-        const { assert!(O::COMMUTATIVE && C % V == 0 && (C / V).is_power_of_two() && C / V <= 16 && B > 0) };
-        debug_assert!(rows.len() == B);
-        let l = opaque_u32(lane());
-        let share = part.offset((rows.start * WARP as usize * V) as u32);
-        let mut acc = [O::identity(); V];
-        for i in 0..B {
-            acc = Lanewise::<O>::combine(acc, load_vec16::<T, V>(share.at(Self::at(l, i))));
-        }
-        let mut mask = Self::K as u32;
-        while mask < WARP {
-            acc = Lanewise::<O>::combine(acc, shfl_xor(acc, mask));
-            mask *= 2;
-        }
-        let mut total = [O::identity(); C];
-        for g in 0..Self::K {
-            let x = shfl_idx(acc, g as u32);
-            total[g * V..(g + 1) * V].copy_from_slice(&x);
-        }
-        total
-    }
-    #[inline(always)]
-    unsafe fn finish(self, share: Smem<T>, rows: usize, before: Option<[T; C]>, first: u64, valid: u32) -> bool {
-        let full = self.aligned && valid == WARP * (V * rows) as u32;
-        debug_assert!(rows == B);
-        match (full, self.exclusive) {
-            (true, false) => self.scan::<true, false>(share, before, first, valid),
-            (true, true) => self.scan::<true, true>(share, before, first, valid),
-            (false, false) => self.scan::<false, false>(share, before, first, valid),
-            (false, true) => self.scan::<false, true>(share, before, first, valid),
-        }
-    }
-}
-
-impl<T: Copy + Send + Sync + 'static, O: ScanOp<T>, const V: usize, const C: usize, const B: usize>
-    ColumnGroups<T, O, V, C, B>
-{
-    /// Vectors per matrix row: the column groups.
-    const K: usize = C / V;
-
-    /// Where lane `l`'s vector `i` of a blocked share lies (an element index into the share): row
-    /// `(l / K) * B + i`, group `l % K`. Eight lanes serve a 16-byte access together; with `B` odd,
-    /// or rows of 128 bytes, they fall in eight different bank groups.
-    #[inline(always)]
-    fn at(l: u32, i: usize) -> u32 {
-        let k = Self::K as u32;
-        ((l / k) * (B as u32) * k + l % k) * V as u32 + (i * C) as u32
-    }
-
-    /// Group `g`'s columns of a whole row, by selects (an index by `g` would put the row in local
-    /// memory).
-    #[inline(always)]
-    fn group(row: [T; C], g: usize) -> [T; V] {
-        let mut x: [T; V] = core::array::from_fn(|k| row[k]);
-        for h in 1..Self::K {
-            if g == h {
-                x = core::array::from_fn(|k| row[h * V + k]);
-            }
-        }
-        x
-    }
-
-    /// [`TileWork::finish`]: each lane scans its `B` vectors in registers, the lanes of each
-    /// group scan their totals, then each lane applies what comes before it; stored as
-    /// [`Scan::scan_blocked`] stores.
-    #[inline(always)]
-    unsafe fn scan<const FULL: bool, const EXCLUSIVE: bool>(
-        self,
-        share: Smem<T>,
-        running: Option<[T; C]>,
-        first: u64,
-        valid: u32,
-    ) -> bool {
-        // Made here, in every share: LLVM would otherwise keep every vector's address (and, for
-        // partial shares, every element's) from one share to the next, which spills.
-        let l = opaque_u32(lane());
-        let k = Self::K as u32;
-        // Only the lane's group of the running row stays live through the share.
-        let running = running.map(|r| Self::group(r, l as usize % Self::K));
-        let mut through = [[O::identity(); V]; B];
-        for (i, t) in through.iter_mut().enumerate() {
-            *t = load_vec16::<T, V>(share.at(Self::at(l, i)));
-        }
-        for i in 1..B {
-            through[i] = Lanewise::<O>::combine(through[i - 1], through[i]);
-        }
-        // Across the lanes of the group, `K` apart, in row order.
-        let mut run = through[B - 1];
-        let mut delta = k;
-        while delta < WARP {
-            let up = shfl_up(run, delta);
-            if l >= delta {
-                run = Lanewise::<O>::combine(up, run);
-            }
-            delta *= 2;
-        }
-        let up = shfl_up(run, k);
-        let before = if l >= k { Some(up) } else { None };
-        let prefix = combine_opt::<[T; V], Lanewise<O>>(running, before);
-        let dst = self.out.wrapping_add(first as usize);
-        for i in 0..B {
-            let v = if !EXCLUSIVE {
-                combine_after::<[T; V], Lanewise<O>>(prefix, through[i])
-            } else if i == 0 {
-                prefix.unwrap_or([O::identity(); V])
-            } else {
-                combine_after::<[T; V], Lanewise<O>>(prefix, through[i - 1])
-            };
-            let at = Self::at(l, i);
-            if FULL {
-                store_vec16::<T, V>(share.at(at), v);
-            } else {
-                for (e, &x) in v.iter().enumerate() {
-                    if at + (e as u32) < valid {
-                        *dst.add(at as usize + e) = x;
-                    }
-                }
-            }
-        }
-        if FULL {
-            store_share(share, dst, valid)
-        }
-        FULL
-    }
-}
-
-/// The pipelined scan down the columns of the `n / C` rows of `C` columns at `inp` by column
-/// groups (see [`ColumnGroups`]); other arguments as [`single_pass_pipelined`] (flags: exclusive
-/// only).
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn column_groups_pipelined<
-    T,
-    O,
-    const V: usize,
-    const C: usize,
-    const R: u32,
-    const VECS: usize,
-    const D: usize,
-    const B: usize,
->(
-    inp: *const T,
-    out: *mut T,
-    n: u64,
-    flags: u32,
-    temp: *mut u8,
-    counter_base: u32,
-    epoch: u32,
-    backoff_ns: u32,
-    stages: u32,
-) where
-    T: Copy + Send + Sync + 'static,
-    O: ScanOp<T>,
-    [T; C]: StatusValue,
-{
-    let aligned = (inp as usize | out as usize) % tuning::VECTOR_BYTES == 0;
-    let exclusive = Mode::from_flags(flags).exclusive;
-    let work = ColumnGroups::<T, O, V, C, B> { out, exclusive, aligned, op: core::marker::PhantomData };
-    pipeline::<ColumnGroups<T, O, V, C, B>, R, 1, VECS, D, false>(
-        work,
-        inp,
-        n,
-        n,
-        aligned,
-        temp,
-        counter_base,
-        epoch,
-        backoff_ns,
-        stages,
-    )
-}
-
 /// The pipelined scan down the columns of the `n / C` rows of `C` columns at `inp` (see
 /// [`Columns`]); other arguments as [`single_pass_pipelined`] (flags: exclusive only).
 #[inline(always)]
@@ -967,7 +728,7 @@ pub unsafe fn pipeline<W: TileWork, const R: u32, const S: u32, const VECS: usiz
             mbar_wait(reduced(s), phase);
             let tile = tile_of.get(s);
             if if ROWS { tile != NO_TILE && !place(tile).2 } else { tile != 0 && tile != NO_TILE } {
-                let prefix = work.look_back::<D>(status, tile, backoff_ns, held);
+                let prefix = status.look_back::<W::A, W::O, D, 0>(tile, backoff_ns, false, held);
                 if l == 0 {
                     let inclusive = W::O::combine(prefix, aggregates.get(s));
                     status.publish(tile, FLAG_PREFIX, inclusive);
@@ -1157,44 +918,6 @@ macro_rules! columns_pipelined_kernels {
     } };
 }
 columns_pipelined_kernels!(u32: 8, i32: 8, f32: 8, u64: 4, i64: 4, f64: 4);
-
-/// `batched_column_groups<K>_<t>_<op>`: [`column_groups_pipelined`] for rows of `K` 16-byte
-/// vectors (`K` = 4, 8), shape `tuning::pipeline_column_groups`; the status words carry whole rows.
-macro_rules! column_groups_kernels {
-    ($($k:literal: [$($t:ident),*]),*) => { $( $(
-        column_groups_kernels!(@one $k, $t, Add);
-        column_groups_kernels!(@one $k, $t, Mul);
-        column_groups_kernels!(@one $k, $t, Min);
-        column_groups_kernels!(@one $k, $t, Max);
-    )* )* };
-    (@one $k:literal, $t:ident, $op:ident) => { paste::paste! {
-        #[no_mangle]
-        #[allow(clippy::too_many_arguments)]
-        pub unsafe extern "ptx-kernel" fn [<batched_column_groups $k _ $t _ $op:lower>](
-            inp: *const $t,
-            out: *mut $t,
-            n: u64,
-            flags: u32,
-            temp: *mut u8,
-            counter_base: u32,
-            epoch: u32,
-            backoff_ns: u32,
-            stages: u32,
-        ) {
-            const SIZE: usize = core::mem::size_of::<$t>();
-            const P: tuning::Pipeline = tuning::pipeline_column_groups(ARCH, SIZE);
-            const V: usize = tuning::vector_elems(SIZE) as usize;
-            const C: usize = $k * V;
-            const D: usize = tuning::lookback_depth(ARCH, $k * tuning::VECTOR_BYTES);
-            const B: usize = P.blocked_run(V as u32);
-            const { assert!(P.split == 1) };
-            column_groups_pipelined::<$t, crate::op::$op, V, C, { P.warps }, { P.items as usize / V }, D, B>(
-                inp, out, n, flags, temp, counter_base, epoch, backoff_ns, stages,
-            )
-        }
-    } };
-}
-column_groups_kernels!(4: [u32, i32, f32, u64, i64, f64], 8: [u32, i32, f32, u64, i64, f64]);
 
 // The linear recurrence's scans of affine maps (see `single_pass::recurrence_f32`).
 pipelined_kernel!(recurrence_pipe_f32, u64, AffineF32, tuning::pipeline_recurrence(ARCH, 8));

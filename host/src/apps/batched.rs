@@ -72,17 +72,6 @@ pub fn uses_columns_pipelined(rows: u64, cols: u64, elem_size: usize) -> bool {
     })
 }
 
-/// The 16-byte vectors per row when the scan down the columns of a `rows × cols` matrix runs as
-/// one pipelined scan of its rows by column groups (rows of 64 or 128 bytes,
-/// `tuning::column_groups_pipelined`); `GPU_SCAN_PIPELINED=0|1` decides for any matrix of such
-/// rows instead, to measure it against the column tiles in one run.
-pub fn uses_column_groups(rows: u64, cols: u64, elem_size: usize) -> Option<u64> {
-    let k = tuning::column_group_vectors(cols, elem_size)?;
-    switch("GPU_SCAN_PIPELINED")
-        .unwrap_or(tuning::column_groups_pipelined(tuning::DEFAULT_ARCH, rows, cols, elem_size))
-        .then_some(k)
-}
-
 /// Whether the scan down the columns of a `rows × cols` matrix goes to the column-vector kernel
 /// (one thread walks each vector of adjacent columns down every row): at most one batch of rows
 /// (`tuning::column_vectors`), which column tiles would split into one element per thread and
@@ -190,16 +179,9 @@ impl Gpu {
         }
         let size = T::TYPE.size();
         let flags = if exclusive { scan_abi::flags::EXCLUSIVE } else { 0 };
-        let pipelined = if uses_columns_pipelined(rows, cols, size) {
+        if uses_columns_pipelined(rows, cols, size) {
             let name = format!("{}_{}_{}", names::BATCHED_COLUMNS_PIPELINED, T::TYPE.name(), op.name());
-            Some((name, tuning::pipeline_columns(tuning::DEFAULT_ARCH, size)))
-        } else {
-            uses_column_groups(rows, cols, size).map(|k| {
-                let name = format!("{}{k}_{}_{}", names::BATCHED_COLUMN_GROUPS, T::TYPE.name(), op.name());
-                (name, tuning::pipeline_column_groups(tuning::DEFAULT_ARCH, size))
-            })
-        };
-        if let Some((name, p)) = pipelined {
+            let p = tuning::pipeline_columns(tuning::DEFAULT_ARCH, size);
             let row_bytes = (cols as usize) * size;
             let plan = Persistent::plan(self, stream, &name, p, n, n, size, row_bytes, temp)?;
             let backoff_ns = tuning::lookback_backoff_ns(tuning::DEFAULT_ARCH, row_bytes);
@@ -208,9 +190,8 @@ impl Gpu {
             let mut b = stream.launch_builder(&plan.f);
             b.arg(&i).arg(&o).arg(&n).arg(&flags).arg(&plan.base).arg(&plan.counter_base).arg(&plan.epoch);
             b.arg(&backoff_ns).arg(&plan.stages);
-            // SAFETY: matches columns_pipelined_kernels! and column_groups_kernels! in gpu/; input
-            // and output hold rows × cols elements, the tile state one status word per tile for
-            // rows of `row_bytes`.
+            // SAFETY: matches columns_pipelined_kernels! in gpu/; input and output hold rows × cols
+            // elements, the tile state one status word per tile for 32-byte rows.
             return temp.poison_on_error(unsafe { b.launch(plan.cfg) }.map(drop).map_err(|e| Error::kernel(&name, e)));
         }
         if uses_column_vectors(rows, size) {
