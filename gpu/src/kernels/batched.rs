@@ -173,7 +173,14 @@ pub unsafe fn scan_columns<T: StatusValue, O: ScanOp<T>, const TH: u32, const IT
 /// `counter_base` and `epoch` as in [`scan_columns`]; `cols` must be a multiple of `V`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn scan_columns_vec<T: StatusValue, O: ScanOp<T>, const TH: u32, const IT: usize, const V: usize>(
+pub unsafe fn scan_columns_vec<
+    T: StatusValue,
+    O: ScanOp<T>,
+    const TH: u32,
+    const IT: usize,
+    const V: usize,
+    const LW: usize,
+>(
     inp: *const T,
     out: *mut T,
     rows: u64,
@@ -261,7 +268,7 @@ pub unsafe fn scan_columns_vec<T: StatusValue, O: ScanOp<T>, const TH: u32, cons
             status.publish(slot(0), FLAG_PREFIX, tile_total);
         } else {
             status.publish(slot(chunk), FLAG_AGGREGATE, tile_total);
-            let prefix = status.look_back_alone::<T, O, 1>(chunk as u32, |k| slot(k as u64));
+            let prefix = status.look_back_alone::<T, O, LW>(chunk as u32, |k| slot(k as u64));
             status.publish(slot(chunk), FLAG_PREFIX, O::combine(prefix, tile_total));
             prefixes.set(t, prefix);
         }
@@ -600,10 +607,30 @@ macro_rules! batched_kernels {
         ) {
             const SIZE: usize = core::mem::size_of::<$t>();
             const SHAPE: tuning::TileShape = tuning::columns_vec(ARCH, SIZE);
-            scan_columns_vec::<$t, $op, { SHAPE.threads }, { SHAPE.items as usize }, { tuning::VECTOR_BYTES / SIZE }>(
+            scan_columns_vec::<$t, $op, { SHAPE.threads }, { SHAPE.items as usize }, { tuning::VECTOR_BYTES / SIZE }, 1>(
                 inp, out, rows, cols, tpr, flags, temp, counter_base, epoch,
             )
         }
     } };
 }
 batched_kernels!(u32, i32, u64, i64, f32, f64; vectors: u32, i32, f32, u64, i64, f64);
+
+/// Trial: `batched_columns_vecw<W>_<t>_<op>`, the vector column tiles looking back `W` tiles a
+/// round per column (`GPU_SCAN_COLUMN_WINDOW`).
+macro_rules! columns_window_kernels {
+    ($($w:literal: [$($t:ident: [$($op:ident),*]),*]),*) => { paste::paste! { $( $( $(
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn [<batched_columns_vecw $w _ $t _ $op:lower>](
+            inp: *const $t, out: *mut $t, rows: u64, cols: u64, tpr: u32, flags: u32,
+            temp: *mut u8, counter_base: u32, epoch: u32,
+        ) {
+            const SIZE: usize = core::mem::size_of::<$t>();
+            const SHAPE: tuning::TileShape = tuning::columns_vec(ARCH, SIZE);
+            scan_columns_vec::<$t, $op, { SHAPE.threads }, { SHAPE.items as usize }, { tuning::VECTOR_BYTES / SIZE }, $w>(
+                inp, out, rows, cols, tpr, flags, temp, counter_base, epoch,
+            )
+        }
+    )* )* )* } };
+}
+columns_window_kernels!(4: [f32: [Add], u32: [Max], f64: [Add], u64: [Max]], 8: [f32: [Add], u32: [Max], f64: [Add], u64: [Max]]);

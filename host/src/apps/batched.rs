@@ -241,7 +241,11 @@ impl Gpu {
         // Tiles that hold every row claim no tile index (see the kernels).
         let advance = if chunks == 1 { 0 } else { advance };
         let (base, epoch, counter_base) = temp.single_pass(self, stream, status::temp_bytes(slots, size), advance)?;
-        let name = format!("{}_{}_{}", tiles.name, T::TYPE.name(), op.name());
+        let window = std::env::var("GPU_SCAN_COLUMN_WINDOW").ok().filter(|_| tiles.name == names::BATCHED_COLUMNS_VEC);
+        let name = match window {
+            Some(w) => format!("{}w{w}_{}_{}", tiles.name, T::TYPE.name(), op.name()),
+            None => format!("{}_{}_{}", tiles.name, T::TYPE.name(), op.name()),
+        };
         let f = self.kernel(&name)?;
         let cfg = grid(count, tiles.threads, tiles.smem)?;
         let mut b = stream.launch_builder(&f);
