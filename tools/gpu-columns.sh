@@ -11,9 +11,10 @@
 #            matrices) and under memcheck and racecheck;
 #   builds   the vector column tiles' shapes at 2^27 by every build in .gpu-bundle/bin/host*,
 #            interleaved ROUNDS times (another build's tile shape against this one's);
-#   window   the vector column tiles looking back 1, 4 or 8 tiles a round per column
-#            (GPU_SCAN_COLUMN_WINDOW, trial kernels for f32 and f64 add, u32 and u64 max) on
-#            narrow and wide matrices, interleaved ROUNDS times, then the windows at awkward sizes;
+#   window   the vector column tiles looking back 1 or 4 tiles a round per column
+#            (GPU_SCAN_COLUMN_WINDOW; session 28 also measured 8, in trial kernels since removed,
+#            commit eed6a88) on narrow and wide matrices, interleaved ROUNDS times, then the
+#            windows at awkward sizes;
 #   narrow   issue 5's narrow matrices down the columns at 2^28 (and 64 columns of f64, 16 of
 #            u32 max) by every build in .gpu-bundle/bin/host*, interleaved ROUNDS times, then
 #            this build's at awkward sizes, inclusive and exclusive.
@@ -74,17 +75,16 @@ parts=" ${PARTS:-vec sanitize} "
     for c in "16777216 16" "33554432 8 --type f64" "8388608 16 --type f64" "4194304 64" "16777216 16 --type u32 --op max" \
       "4194304 64 --type f64" "1048576 256"; do
       # shellcheck disable=SC2086
-      run "window=1" GPU_SCAN_PIPELINED=0 -- batched $c --axis 0
-      for w in 4 8; do
-        # shellcheck disable=SC2086
-        run "window=$w" GPU_SCAN_PIPELINED=0 GPU_SCAN_COLUMN_WINDOW=$w -- batched $c --axis 0
-      done
+      run "window=1" GPU_SCAN_PIPELINED=0 GPU_SCAN_COLUMN_WINDOW=1 -- batched $c --axis 0
+      # shellcheck disable=SC2086
+      run "window=4" GPU_SCAN_PIPELINED=0 GPU_SCAN_COLUMN_WINDOW=4 -- batched $c --axis 0
     done
   done
   if [[ $parts == *" window "* ]]; then
     echo "== look-back windows at awkward sizes"
-    for w in 4 8; do
-      for c in "16" "8 --type f64" "64 --type u32 --op max" "16 --type u64 --op max"; do
+    for w in 1 4; do
+      for c in "16" "8 --type f64" "64 --type u32 --op max" "16 --type u64 --op max" "16 --type i32 --op mul" \
+        "32 --type i64 --op min" "256 --type f32 --op max"; do
         for rows in 1 1025 100003 1000003; do
           # shellcheck disable=SC2086
           GPU_SCAN_PIPELINED=0 GPU_SCAN_COLUMN_WINDOW=$w check_both "window $w: $rows x $c" $rows $c

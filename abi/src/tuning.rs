@@ -146,6 +146,26 @@ pub const fn column_vec_threads(arch: u32, cols: u64, elem_size: usize) -> u32 {
     }
 }
 
+/// Tiles of its column each look-back thread of the vector column tiles reads a round, for a
+/// matrix of `strips` strips of `elem_size`-byte elements: 4 (`batched_columns_vecw4_<t>_<op>`)
+/// where a matrix has few strips, so few look-back chains, each as long as the matrix has row
+/// blocks; else 1 (`batched_columns_vec_<t>_<op>`). On the H200 at 2^28, window 1 / 4 / 8,
+/// interleaved twice in one run (`docs/results/columns-window-s28-h200.log`): 16777216 x 16
+/// `f32` (1 strip) 68.9-69.2% / 73.8-74.1% / 71.0-71.1% of copy, `u32` max 68.7-68.8% /
+/// 73.4-73.6% / 70.7-70.8%, 4194304 x 64 `f32` (4 strips) 74.4% / 76.9% / 73.3-73.4%, 1048576 x
+/// 256 `f32` (16 strips) 80.8% / 80.8-80.9% / 78.4%; 33554432 x 8 `f64` (1 strip) 68.4% /
+/// 69.6-69.7% / 69.5-69.6%, 8388608 x 16 `f64` (1 strip) 71.7% / 72.2-72.4% / 72.5-72.8%, but
+/// 4194304 x 64 `f64` (4 strips) 80.3-80.7% / 78.7% / 76.7-76.8%. Session 20 had measured a
+/// window of 4 on wide matrices and 64 `f64` columns only, where it lost.
+pub const fn column_lookback_window(arch: u32, strips: u64, elem_size: usize) -> u32 {
+    let _ = arch;
+    if (elem_size <= 4 && strips <= 4) || strips == 1 {
+        4
+    } else {
+        1
+    }
+}
+
 /// Column scan by vectors (`batched_column_vectors`, matrices of at most `items` rows): threads
 /// per block, and rows each thread has in flight at once, one vector each.
 pub const fn column_vectors(arch: u32, elem_size: usize) -> TileShape {

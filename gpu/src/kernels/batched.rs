@@ -169,8 +169,10 @@ pub unsafe fn scan_columns<T: StatusValue, O: ScanOp<T>, const TH: u32, const IT
 /// threads (a power of two up to 32) cover a strip of `tpr * V` columns, and the tile's
 /// `TH / tpr` groups of rows are combined per column in two steps: a shuffle scan across the
 /// groups of a warp (lanes `tpr` apart own the same columns), then across the warps through
-/// shared memory. The strip's first `tpr * V` threads then look back, one column each. `temp`,
-/// `counter_base` and `epoch` as in [`scan_columns`]; `cols` must be a multiple of `V`.
+/// shared memory. The strip's first `tpr * V` threads then look back, one column each, reading
+/// `LW` tiles of their column a round (`tuning::column_lookback_window`: a matrix of few strips
+/// has few chains, each long, whose look-backs walk far). `temp`, `counter_base` and `epoch` as
+/// in [`scan_columns`]; `cols` must be a multiple of `V`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn scan_columns_vec<
@@ -598,39 +600,24 @@ macro_rules! batched_kernels {
             )
         }
     } };
-    (@vec $t:ident, $op:ident) => { paste::paste! {
+    (@vec $t:ident, $op:ident) => {
+        batched_kernels!(@vec_window $t, $op, batched_columns_vec_, 1);
+        batched_kernels!(@vec_window $t, $op, batched_columns_vecw4_, 4);
+    };
+    (@vec_window $t:ident, $op:ident, $prefix:ident, $window:literal) => { paste::paste! {
         #[no_mangle]
         #[allow(clippy::too_many_arguments)]
-        pub unsafe extern "ptx-kernel" fn [<batched_columns_vec_ $t _ $op:lower>](
+        pub unsafe extern "ptx-kernel" fn [<$prefix $t _ $op:lower>](
             inp: *const $t, out: *mut $t, rows: u64, cols: u64, tpr: u32, flags: u32,
             temp: *mut u8, counter_base: u32, epoch: u32,
         ) {
             const SIZE: usize = core::mem::size_of::<$t>();
             const SHAPE: tuning::TileShape = tuning::columns_vec(ARCH, SIZE);
-            scan_columns_vec::<$t, $op, { SHAPE.threads }, { SHAPE.items as usize }, { tuning::VECTOR_BYTES / SIZE }, 1>(
+            const V: usize = tuning::VECTOR_BYTES / SIZE;
+            scan_columns_vec::<$t, $op, { SHAPE.threads }, { SHAPE.items as usize }, V, $window>(
                 inp, out, rows, cols, tpr, flags, temp, counter_base, epoch,
             )
         }
     } };
 }
 batched_kernels!(u32, i32, u64, i64, f32, f64; vectors: u32, i32, f32, u64, i64, f64);
-
-/// Trial: `batched_columns_vecw<W>_<t>_<op>`, the vector column tiles looking back `W` tiles a
-/// round per column (`GPU_SCAN_COLUMN_WINDOW`).
-macro_rules! columns_window_kernels {
-    ($($w:literal: [$($t:ident: [$($op:ident),*]),*]),*) => { paste::paste! { $( $( $(
-        #[no_mangle]
-        #[allow(clippy::too_many_arguments)]
-        pub unsafe extern "ptx-kernel" fn [<batched_columns_vecw $w _ $t _ $op:lower>](
-            inp: *const $t, out: *mut $t, rows: u64, cols: u64, tpr: u32, flags: u32,
-            temp: *mut u8, counter_base: u32, epoch: u32,
-        ) {
-            const SIZE: usize = core::mem::size_of::<$t>();
-            const SHAPE: tuning::TileShape = tuning::columns_vec(ARCH, SIZE);
-            scan_columns_vec::<$t, $op, { SHAPE.threads }, { SHAPE.items as usize }, { tuning::VECTOR_BYTES / SIZE }, $w>(
-                inp, out, rows, cols, tpr, flags, temp, counter_base, epoch,
-            )
-        }
-    )* )* )* } };
-}
-columns_window_kernels!(4: [f32: [Add], u32: [Max], f64: [Add], u64: [Max]], 8: [f32: [Add], u32: [Max], f64: [Add], u64: [Max]]);

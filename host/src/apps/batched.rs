@@ -63,6 +63,18 @@ pub fn uses_columns_vec(cols: u64, elem_size: usize, aligned: bool) -> bool {
         && switch("GPU_SCAN_COLUMN_VEC").unwrap_or(tuning::columns_vec_by_default(tuning::DEFAULT_ARCH, elem_size))
 }
 
+/// Tiles of its column each look-back thread of the vector column tiles reads a round (1 or 4)
+/// for a matrix of `strips` strips: `tuning::column_lookback_window`, or `GPU_SCAN_COLUMN_WINDOW`
+/// (1 or 4) to measure both in one run.
+pub fn column_lookback_window(strips: u64, elem_size: usize) -> u32 {
+    let tuned = std::env::var("GPU_SCAN_COLUMN_WINDOW").ok().and_then(|w| w.parse::<u32>().ok());
+    tuned.filter(|w| [1, 4].contains(w)).unwrap_or(tuning::column_lookback_window(
+        tuning::DEFAULT_ARCH,
+        strips,
+        elem_size,
+    ))
+}
+
 /// Whether the scan down the columns of a `rows × cols` matrix runs as one pipelined scan of its
 /// 32-byte rows (`tuning::columns_pipelined`); `GPU_SCAN_PIPELINED=0|1` decides for any matrix of
 /// 32-byte rows instead, to measure both kernels in one run.
@@ -213,8 +225,9 @@ impl Gpu {
         let tiles = if uses_columns_vec(cols, size, aligned) {
             let (tpr, tile_rows) = column_vec_plan(rows, cols, size);
             let strip = tpr as u64 * (tuning::VECTOR_BYTES / size) as u64;
+            let window = column_lookback_window(cols.div_ceil(strip), size);
             ColumnTiles {
-                name: names::BATCHED_COLUMNS_VEC,
+                name: if window == 4 { names::BATCHED_COLUMNS_VEC_WINDOW4 } else { names::BATCHED_COLUMNS_VEC },
                 strip,
                 arg: tpr,
                 tile_rows,
@@ -241,11 +254,7 @@ impl Gpu {
         // Tiles that hold every row claim no tile index (see the kernels).
         let advance = if chunks == 1 { 0 } else { advance };
         let (base, epoch, counter_base) = temp.single_pass(self, stream, status::temp_bytes(slots, size), advance)?;
-        let window = std::env::var("GPU_SCAN_COLUMN_WINDOW").ok().filter(|_| tiles.name == names::BATCHED_COLUMNS_VEC);
-        let name = match window {
-            Some(w) => format!("{}w{w}_{}_{}", tiles.name, T::TYPE.name(), op.name()),
-            None => format!("{}_{}_{}", tiles.name, T::TYPE.name(), op.name()),
-        };
+        let name = format!("{}_{}_{}", tiles.name, T::TYPE.name(), op.name());
         let f = self.kernel(&name)?;
         let cfg = grid(count, tiles.threads, tiles.smem)?;
         let mut b = stream.launch_builder(&f);
@@ -635,6 +644,18 @@ mod tests {
         assert!(uses_row_kernel(16384, 16384, 4) && uses_row_kernel(256, 1 << 20, 4));
         assert!(!uses_row_kernel(1 << 20, 8, 4));
         assert!(!uses_row_kernel(8, 1 << 20, 4));
+    }
+
+    #[test]
+    fn vector_column_tiles_of_few_strips_look_back_four_tiles_a_round() {
+        if std::env::var_os("GPU_SCAN_COLUMN_WINDOW").is_some() {
+            return;
+        }
+        assert_eq!(
+            (column_lookback_window(1, 4), column_lookback_window(4, 4), column_lookback_window(16, 4)),
+            (4, 4, 1)
+        );
+        assert_eq!((column_lookback_window(1, 8), column_lookback_window(4, 8)), (4, 1));
     }
 
     #[test]
