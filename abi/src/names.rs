@@ -57,9 +57,10 @@ pub const BATCHED_COLUMNS: &str = "batched_columns";
 /// one pipelined scan of the rows.
 pub const BATCHED_COLUMNS_PIPELINED: &str = "batched_columns_pipe";
 /// `batched_columns_vec_<type>_<op>`: down the columns of matrices whose rows start on 16-byte
-/// boundaries, each thread owning a 16-byte vector of adjacent columns; `batched_columns_vecw4_`
-/// the same looking back 4 tiles a round per column (`tuning::column_lookback_window`).
+/// boundaries, each thread owning a 16-byte vector of adjacent columns.
 pub const BATCHED_COLUMNS_VEC: &str = "batched_columns_vec";
+/// `batched_columns_vecw4_<type>_<op>`: [`BATCHED_COLUMNS_VEC`] with each look-back thread reading
+/// 4 tiles of its column a round, for matrices of few strips (`tuning::column_lookback_window`).
 pub const BATCHED_COLUMNS_VEC_WINDOW4: &str = "batched_columns_vecw4";
 /// `batched_rows_pipe_<type>_<op>`: along few long rows, one launch of the pipelined scan with
 /// each row a chain of its own tiles.
