@@ -14,7 +14,8 @@
 #   window   the vector column tiles looking back 1 or 4 tiles a round per column
 #            (GPU_SCAN_COLUMN_WINDOW; session 28 also measured 8, in trial kernels since removed,
 #            commit eed6a88) on narrow and wide matrices, interleaved ROUNDS times, then the
-#            windows at awkward sizes;
+#            windows at awkward sizes, and memcheck, racecheck and synccheck on cases the default
+#            gives a window of 4;
 #   narrow   issue 5's narrow matrices down the columns at 2^28 (and 64 columns of f64, 16 of
 #            u32 max) by every build in .gpu-bundle/bin/host*, interleaved ROUNDS times, then
 #            this build's at awkward sizes, inclusive and exclusive.
@@ -91,6 +92,8 @@ parts=" ${PARTS:-vec sanitize} "
         done
       done
     done
+    sanitize "memcheck racecheck synccheck" "$host" "batched 20003 16 --axis 0" \
+      "batched 30001 8 --axis 0 --type f64 --exclusive" "batched 10007 64 --axis 0 --type u32 --op max"
   fi
   for round in $(seq "${ROUNDS:-2}"); do
     [[ $parts == *" builds "* ]] || break
