@@ -4,17 +4,33 @@
 # digit in every key), the histogram (the same digit ranking), and the sanitizers on the sort and
 # partition kernels. Every other build in .gpu-bundle/bin/host-* (copied there by hand) sorts the
 # plain 2^28 cases in the same run, for an A/B. Log in $RESULTS_DIR (default .gpu-bundle/results).
-#   bash tools/gpu-sort.sh [quick|cub]
+#   bash tools/gpu-sort.sh [quick|cub|same]
 # quick: only 2^28 u32 and u64 against CUB, the skewed keys, Nsight Compute's stall reasons on one
 # pass (NCU=0 leaves them out), and the sanitizers on the sort.
 # cub: only 2^28 u32, f32 and u64 against CUB, the sanitizers on the sort (with values, 20-bit
 # u64 keys, 3-bit keys) and its awkward-size checks (sort_checks).
+# same: CUB and ours on the same keys (tools/cub_sort.cu), 2^28: random u32, f32, u64 and f64
+# keys (u32 also with values) and cub_baseline.cu's keys (`--keys cub`) for u32, f32 and u64;
+# cub_baseline.cu's own u32 time beside them checks that tools/cub_sort.cu times what it does.
 # shellcheck source=tools/gpu-common.sh
 . "$(dirname "$0")/gpu-common.sh"
+set -o pipefail
 quick=${1:-}
 {
   echo "== CUB sort (same run)"
-  if [ "$quick" = quick ]; then
+  if [ "$quick" = same ]; then
+    nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/cub_sort tools/cub_sort.cu & built=$!
+    cub "$out/cub-sort.csv" --ops sort --log2 28 --types u32 || status=1
+    wait $built && /tmp/cub_sort --log2 28 --types u32,f32,u64,f64 | tee "$out/cub-sort-same.csv" || status=1
+    for c in "" "--type f32" "--type u64" "--type f64" "--values" "--keys cub" "--type f32 --keys cub" \
+      "--type u64 --keys cub"; do
+      # shellcheck disable=SC2086
+      "$host" sort 2^28 $c --baseline "$out/cub-sort-same.csv" || status=1
+    done
+    "$host" sort 1000003 --keys cub --type f64 --values --iters 1 || status=1
+    "$host" sort 2^28 --keys cub --key-bits 3 && status=1
+    exit $status
+  elif [ "$quick" = quick ]; then
     cub "$out/cub-sort.csv" --ops sort --log2 28 --types u32,u64 || status=1
     cases=("2^28" "2^28 --type u64" "2^28 --key-bits 8" "2^28 --type u64 --key-bits 32")
   elif [ "$quick" = cub ]; then
@@ -57,5 +73,6 @@ quick=${1:-}
       "sort 70001 --type i32" "sort 70001 --key-bits 12 --values" "sort 70001 --type u64 --key-bits 20" \
       "histogram 70001 --bins 1000"
   fi
-} 2>&1 | tee "$out/sort.log"
+  exit $status
+} 2>&1 | tee "$out/sort.log" || status=1
 exit $status

@@ -45,11 +45,15 @@ pub struct SortArgs {
     /// passes above them find one digit in every key.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub key_bits: Option<u32>,
+    /// `random` keys, or `cub`: ../shared/bench/cub_baseline.cu's keys, (i * 2654435761) mod 7.
+    #[arg(long, default_value = "random", value_parser = ["random", "cub"])]
+    pub keys: String,
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
     pub iters: u32,
-    /// CSV from ../shared/bench/cub_baseline.cu (same run): adds CUB's radix_sort_keys time.
+    /// CSV of CUB's sort timed in the same run on the same keys: tools/cub_sort.cu's
+    /// (random keys, with or without values) or ../shared/bench/cub_baseline.cu's (`--keys cub`).
     #[arg(long)]
     pub baseline: Option<PathBuf>,
 }
@@ -268,6 +272,10 @@ pub fn sort<T: Element>(args: &SortArgs) -> Result<bool, Error> {
     if let Some(b) = args.key_bits.filter(|&b| b > width) {
         return Err(Error::invalid(format!("--key-bits {b}: {} keys have {width} bits", T::TYPE.name())));
     }
+    let cub_keys = args.keys == "cub";
+    if cub_keys && args.key_bits.is_some() {
+        return Err(Error::invalid("--key-bits sets random keys' bits; --keys cub has no random bits"));
+    }
     let cub = args.baseline.as_deref().map(Baseline::read).transpose()?;
     let gpu = open_gpu()?;
     let size = T::TYPE.size() as u64 + if args.values { 4 } else { 0 };
@@ -275,10 +283,14 @@ pub fn sort<T: Element>(args: &SortArgs) -> Result<bool, Error> {
     println!(
         "sort: n={n} {} keys{}{}",
         T::TYPE.name(),
-        args.key_bits.map_or(String::new(), |b| format!(", {b} random bits each")),
+        if cub_keys {
+            ", CUB's benchmark keys (i * 2654435761) mod 7".to_string()
+        } else {
+            args.key_bits.map_or(String::new(), |b| format!(", {b} random bits each"))
+        },
         if args.values { " with u32 values" } else { "" }
     );
-    let keys = random_keys::<T>(args.seed, n, args.key_bits);
+    let keys = if cub_keys { input::cub_pattern::<T>(n) } else { random_keys::<T>(args.seed, n, args.key_bits) };
     let values: Option<Vec<u32>> = args.values.then(|| (0..n as u32).collect());
     let stream = gpu.stream().clone();
     let d_keys = gpu.upload(&stream, "keys", &keys)?;
@@ -296,8 +308,16 @@ pub fn sort<T: Element>(args: &SortArgs) -> Result<bool, Error> {
         }
         gpu.time_ms(&stream, || gpu.sort_with(&stream, &mut work, work_values.as_mut(), &mut bufs))
     })?;
-    let cub_ms =
-        if args.values { None } else { cub.as_ref().and_then(|c| c.get("radix_sort_keys", T::TYPE.name(), args.n)) };
+    // CUB timed on the same keys: tools/cub_sort.cu's random keys are those of seed 42 with all
+    // bits random; cub_baseline.cu times its own keys only, without values.
+    let label = match (cub_keys, args.values) {
+        (true, false) => Some("radix_sort_keys"),
+        (false, _) if args.seed != 42 || args.key_bits.is_some() => None,
+        (false, false) => Some("radix_sort_keys_random"),
+        (false, true) => Some("radix_sort_pairs_random"),
+        (true, true) => None,
+    };
+    let cub_ms = label.and_then(|l| cub.as_ref().and_then(|c| c.get(l, T::TYPE.name(), args.n)));
     report_time(times, args.iters, 2 * args.n * size, copy_ms(&gpu, n * T::TYPE.size(), args.iters)?, cub_ms);
     let (want, want_values) = sort::reference(&keys, values.as_deref());
     let bits = |v: &[T]| v.iter().map(|x| x.to_bits()).collect::<Vec<u64>>();

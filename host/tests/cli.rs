@@ -68,6 +68,7 @@ fn mistakes_are_one_line_errors() {
     assert_one_line_error(&["bench", "--sizes", "5..9"], "a range is written 2^a..2^b");
     assert_one_line_error(&["plot", "/nonexistent/bench.csv"], "/nonexistent/bench.csv");
     assert_one_line_error(&["sort", "10", "--key-bits", "40"], "--key-bits 40: u32 keys have 32 bits");
+    assert_one_line_error(&["sort", "10", "--keys", "cub", "--key-bits", "3"], "--keys cub has no random bits");
 }
 
 #[test]
@@ -77,6 +78,7 @@ fn unknown_names_are_rejected_with_the_choices() {
         ["scan", "10", "--algo", "quick"],
         ["scan", "10", "--op", "pow"],
         ["scan", "10", "--pipelined", "maybe"],
+        ["sort", "10", "--keys", "sorted"],
     ] {
         let o = host(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
