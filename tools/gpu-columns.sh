@@ -16,6 +16,10 @@
 #            commit eed6a88) on narrow and wide matrices, interleaved ROUNDS times, then the
 #            windows at awkward sizes, and memcheck, racecheck and synccheck on cases the default
 #            gives a window of 4;
+#   bulk     the column tiles in shared memory by bulk copies (GPU_SCAN_COLUMN_BULK=1, rows of at
+#            most 32 16-byte vectors) against the vector column tiles (0) on narrow matrices at
+#            2^28, interleaved ROUNDS times, then at awkward sizes (a tile is 3840 / vectors a
+#            row rows) inclusive and exclusive, and under memcheck, racecheck and synccheck;
 #   narrow   issue 5's narrow matrices down the columns at 2^28 (and 64 columns of f64, 16 of
 #            u32 max) by every build in .gpu-bundle/bin/host*, interleaved ROUNDS times, then
 #            this build's at awkward sizes, inclusive and exclusive.
@@ -94,6 +98,28 @@ parts=" ${PARTS:-vec sanitize} "
     done
     sanitize "memcheck racecheck synccheck" "$host" "batched 20003 16 --axis 0" \
       "batched 30001 8 --axis 0 --type f64 --exclusive" "batched 10007 64 --axis 0 --type u32 --op max"
+  fi
+  for round in $(seq "${ROUNDS:-2}"); do
+    [[ $parts == *" bulk "* ]] || break
+    echo "== column tiles in shared memory by bulk copies, round $round"
+    for c in "16777216 16" "33554432 8 --type f64" "8388608 16 --type f64" "4194304 64" "16777216 16 --type u32 --op max" \
+      "2097152 128" "4194304 64 --type f64" "67108864 4"; do
+      # shellcheck disable=SC2086
+      for b in 0 1; do run "bulk=$b" GPU_SCAN_PIPELINED=0 GPU_SCAN_COLUMN_BULK=$b -- batched $c --axis 0; done
+    done
+  done
+  if [[ $parts == *" bulk "* ]]; then
+    echo "== column tiles in shared memory at awkward sizes"
+    for c in "16" "8 --type f64" "64 --type u32 --op max" "16 --type u64 --op max" "16 --type i32 --op mul" \
+      "32 --type i64 --op min" "128 --type f32 --op max" "4" "2 --type f64" "8"; do
+      for rows in 961 1921 3841 100003 1000003; do
+        # shellcheck disable=SC2086
+        GPU_SCAN_PIPELINED=0 GPU_SCAN_COLUMN_BULK=1 check_both "bulk: $rows x $c" $rows $c
+      done
+    done
+    GPU_SCAN_PIPELINED=0 GPU_SCAN_COLUMN_BULK=1 sanitize "memcheck racecheck synccheck" "$host" \
+      "batched 20003 16 --axis 0" "batched 30001 8 --axis 0 --type f64 --exclusive" \
+      "batched 10007 64 --axis 0 --type u32 --op max" "batched 9001 4 --axis 0"
   fi
   for round in $(seq "${ROUNDS:-2}"); do
     [[ $parts == *" builds "* ]] || break

@@ -72,6 +72,18 @@ pub const fn columns_vec_smem(arch: u32, elem_size: usize) -> u32 {
     smem_window(1, 4) + smem_window(warps * strip, elem_size as u32) + smem_window(strip, elem_size as u32)
 }
 
+/// Column tiles in shared memory: the tile index, the bulk copy's barrier, each warp's totals per
+/// column of the widest strip, the strip's column prefixes, and the tile's rows.
+pub const fn columns_bulk_smem(arch: u32, elem_size: usize) -> u32 {
+    let shape = crate::tuning::columns_bulk(arch, elem_size);
+    let strip = 32 * crate::tuning::VECTOR_BYTES as u32 / elem_size as u32;
+    smem_window(1, 4)
+        + smem_window(1, 8)
+        + smem_window(shape.threads / 32 * strip, elem_size as u32)
+        + smem_window(strip, elem_size as u32)
+        + smem_window(shape.threads * shape.items, crate::tuning::VECTOR_BYTES as u32)
+}
+
 /// Radix sort pass: the tile index, per-warp digit counts, per-digit output shifts, two sets of
 /// per-warp digit totals, the match-word ranking's two windows of one word per warp and digit
 /// (unless the pass ranks by ballots), and the staged keys and (with values) u32 values.

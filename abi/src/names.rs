@@ -59,6 +59,9 @@ pub const BATCHED_COLUMNS_PIPELINED: &str = "batched_columns_pipe";
 /// `batched_columns_vec_<type>_<op>`: down the columns of matrices whose rows start on 16-byte
 /// boundaries, each thread owning a 16-byte vector of adjacent columns.
 pub const BATCHED_COLUMNS_VEC: &str = "batched_columns_vec";
+/// `batched_columns_bulk_<type>_<op>`: down the columns of matrices whose row is one strip of
+/// 16-byte vectors, each tile in shared memory by bulk copies (`GPU_SCAN_COLUMN_BULK=1`).
+pub const BATCHED_COLUMNS_BULK: &str = "batched_columns_bulk";
 /// `batched_columns_vecw4_<type>_<op>`: [`BATCHED_COLUMNS_VEC`] with each look-back thread reading
 /// 4 tiles of its column a round, for matrices of few strips (`tuning::column_lookback_window`).
 pub const BATCHED_COLUMNS_VEC_WINDOW4: &str = "batched_columns_vecw4";

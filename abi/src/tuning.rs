@@ -113,6 +113,15 @@ pub const fn columns_vec(arch: u32, elem_size: usize) -> TileShape {
     TileShape { threads: 256, items: 16 }
 }
 
+/// Column tiles in shared memory (`batched_columns_bulk`, a row of one strip of 16-byte vectors):
+/// threads per block and rows per thread group. 15 rows (odd, so that the eight groups of a warp
+/// reading 64-byte rows meet both halves of the banks) make 61,440-byte tiles whatever the row's
+/// width, three blocks to an SM.
+pub const fn columns_bulk(arch: u32, elem_size: usize) -> TileShape {
+    let _ = (arch, elem_size);
+    TileShape { threads: 256, items: 15 }
+}
+
 /// Whether the scan down the columns of `elem_size`-byte elements takes the vector column tiles
 /// when its rows start on 16-byte boundaries: for 8-byte types since session 20, and for 4-byte
 /// types since session 23. 8-byte types at 2^28 elements (2^27 `f64`), against the scalar tiles

@@ -23,14 +23,16 @@
 //!   segmented scan whose segments never cross a tile, and tiles need nothing from one another.
 
 use crate::arch::{
-    block_dim, block_idx, grid_dim, lane, load_vec, shfl_up, store_vec, sync_threads, thread_idx, warp_idx, Vec16, WARP,
+    block_dim, block_idx, bulk_commit, bulk_copy_to_global, bulk_copy_to_shared, bulk_wait_read_all,
+    fence_proxy_async_shared, grid_dim, lane, load_vec, mbar_arrive_expect_bytes, mbar_init, mbar_init_fence,
+    mbar_wait, shfl_up, store_vec, sync_threads, thread_idx, warp_idx, Vec16, WARP,
 };
 use crate::kernels::segmented::{finish_part, fixed_heads, scan_part};
 use crate::kernels::single_pass::single_pass_placed;
-use crate::kernels::{claim_tile, prefetch_tile_l2, Mode, Place, ARCH};
+use crate::kernels::{claim_tile, next_tile, prefetch_tile_l2, Mode, Place, ARCH};
 use crate::lookback::{StatusValue, TileStatus};
 use crate::op::{combine_after, combine_opt, Add, Max, Min, Mul, ScanOp, Seg, SegOp};
-use crate::smem::Carver;
+use crate::smem::{Carver, Smem};
 use crate::tile::{load_striped, store_striped};
 use crate::warp;
 use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
@@ -239,8 +241,172 @@ pub unsafe fn scan_columns_vec<
             vals[k][e] = O::combine(vals[k - 1][e], vals[k][e]);
         }
     }
-    // Across the warp's groups: lanes `tpr` apart own the same columns, in row order.
-    let mut run = vals[IT - 1];
+    let status = TileStatus { words: temp.add(COUNTER_BYTES), epoch, acq_rel: false };
+    let first_col = (tile as u64 % strips) * strip as u64;
+    let prefix = vector_tile_prefix::<T, O, TH, V, LW>(
+        vals[IT - 1],
+        tpr,
+        warp_totals,
+        prefixes,
+        status,
+        chunk,
+        cols,
+        first_col,
+        whole,
+    );
+
+    if col < cols {
+        for e in 0..V {
+            let mut column = [O::identity(); IT];
+            for k in 0..IT {
+                column[k] = vals[k][e];
+            }
+            finish::<T, O, IT>(&mut column, prefix[e], mode.exclusive);
+            for k in 0..IT {
+                vals[k][e] = column[k];
+            }
+        }
+        let (p, n) = (out.add((row0 * cols + col) as usize), run_rows(row0));
+        for (k, x) in vals.iter().enumerate() {
+            if k < n {
+                store_vec::<T, V>(p.add(k * cols as usize), *x);
+            }
+        }
+    }
+}
+
+/// [`scan_columns_vec`] for matrices whose row is one strip of `tpr` vectors (`cols == tpr * V`),
+/// with the tile in shared memory: one bulk copy brings its contiguous rows in, each thread
+/// combines its `IT` rows from there, the tile looks back as the vector tiles do, each thread
+/// scans its rows in place, and one bulk copy writes the tile out. No register holds the tile
+/// while it arrives or while the block waits for its prefix, so more blocks fit on an SM than
+/// the vector tiles' two, and the copies ask for whole lines. With `IT` odd the groups of a warp
+/// fall on both halves of the banks for 64-byte rows. At least two tiles (the first thread
+/// fetches the tile of the block's index while the counter answers, and fetches again if the
+/// counter names another).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn scan_columns_bulk<
+    T: StatusValue,
+    O: ScanOp<T>,
+    const TH: u32,
+    const IT: usize,
+    const V: usize,
+    const LW: usize,
+>(
+    inp: *const T,
+    out: *mut T,
+    rows: u64,
+    cols: u64,
+    tpr: u32,
+    flags: u32,
+    temp: *mut u8,
+    counter_base: u32,
+    epoch: u32,
+) {
+    const { assert!(V * core::mem::size_of::<T>() == tuning::VECTOR_BYTES) };
+    let mode = Mode::from_flags(flags);
+    let t = thread_idx();
+    let warps = TH / WARP;
+    let (g, c) = (t / tpr, t % tpr);
+    let tile_rows = ((TH / tpr) * IT as u32) as u64;
+    let row_bytes = cols * core::mem::size_of::<T>() as u64;
+
+    let mut smem = Carver::new();
+    let tile_slot = smem.take::<u32>(1);
+    let bar = smem.take::<u64>(1);
+    let warp_totals = smem.take::<T>(warps * tpr * V as u32);
+    let prefixes = smem.take::<T>(tpr * V as u32);
+    let rows_buf = smem.take::<Vec16<T, V>>(TH * IT as u32);
+    smem.check();
+
+    let rows_in = |tile: u32| rows.saturating_sub(tile as u64 * tile_rows).min(tile_rows);
+    let bytes = |tile: u32| (rows_in(tile) * row_bytes) as u32;
+    let fetch = |tile: u32| {
+        mbar_arrive_expect_bytes(bar.at(0), bytes(tile));
+        let src = (inp as *const u8).add((tile as u64 * tile_rows * row_bytes) as usize);
+        bulk_copy_to_shared(rows_buf.at(0) as *mut u8, src, bytes(tile), bar.at(0));
+    };
+    let guess = block_idx();
+    if t == 0 {
+        mbar_init(bar.at(0), 1);
+        mbar_init_fence();
+        fetch(guess);
+    }
+    let tile = next_tile(temp, counter_base, tile_slot);
+    // Every thread sees the guessed copy land before the barrier's next phase is armed: a wait
+    // for parity 1 while phase 0 is still open would return at once.
+    let mut parity = 0;
+    if tile != guess {
+        mbar_wait(bar.at(0), 0);
+        if t == 0 {
+            fetch(tile);
+        }
+        parity = 1;
+    }
+    mbar_wait(bar.at(0), parity);
+
+    let row0 = g * IT as u32;
+    let n = rows_in(tile).saturating_sub(row0 as u64).min(IT as u64) as usize;
+    let at = |k: usize| (row0 + k as u32) * tpr + c;
+    let mut run = [O::identity(); V];
+    for k in 0..IT {
+        if k < n {
+            let x = rows_buf.get(at(k)).0;
+            for e in 0..V {
+                run[e] = O::combine(run[e], x[e]);
+            }
+        }
+    }
+    let status = TileStatus { words: temp.add(COUNTER_BYTES), epoch, acq_rel: false };
+    let mut acc =
+        vector_tile_prefix::<T, O, TH, V, LW>(run, tpr, warp_totals, prefixes, status, tile as u64, cols, 0, false);
+    for k in 0..IT {
+        if k < n {
+            let x = rows_buf.get(at(k)).0;
+            let mut y = x;
+            for e in 0..V {
+                let through = combine_after::<T, O>(acc[e], x[e]);
+                y[e] = if mode.exclusive { acc[e].unwrap_or(O::identity()) } else { through };
+                acc[e] = Some(through);
+            }
+            rows_buf.set(at(k), Vec16(y));
+        }
+    }
+    fence_proxy_async_shared();
+    sync_threads();
+    if t == 0 {
+        let dst = (out as *mut u8).add((tile as u64 * tile_rows * row_bytes) as usize);
+        bulk_copy_to_global(dst, rows_buf.at(0) as *const u8, bytes(tile));
+        bulk_commit();
+        bulk_wait_read_all();
+    }
+}
+
+/// What comes before each column of this thread's vector in its tile, for the vector column
+/// tiles (`tpr` threads a row of a strip of `tpr * V` columns from `first_col`, thread `t`'s
+/// vector the `t % tpr`-th): `run` combines the thread's own rows. The groups of a warp are
+/// combined by shuffles (lanes `tpr` apart own the same columns, in row order), the warps through
+/// `warp_totals`; unless the tile is `alone` in its strip, the strip's first `tpr * V` threads
+/// publish the tile's column totals in `status` and look back along their columns (slot
+/// `chunk * cols + column`, `LW` tiles a round), leaving the columns' prefixes in `prefixes`.
+/// Every thread of the block calls it (two barriers).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn vector_tile_prefix<T: StatusValue, O: ScanOp<T>, const TH: u32, const V: usize, const LW: usize>(
+    run: [T; V],
+    tpr: u32,
+    warp_totals: Smem<T>,
+    prefixes: Smem<T>,
+    status: TileStatus,
+    chunk: u64,
+    cols: u64,
+    first_col: u64,
+    alone: bool,
+) -> [Option<T>; V] {
+    let (t, w, l) = (thread_idx(), warp_idx(), lane());
+    let (warps, strip, c) = (TH / WARP, tpr * V as u32, t % tpr);
+    let mut run = run;
     let mut delta = tpr;
     while delta < WARP {
         let up = shfl_up(run, delta);
@@ -258,13 +424,12 @@ pub unsafe fn scan_columns_vec<
     }
     sync_threads();
 
-    let look_col = (tile as u64 % strips) * strip as u64 + t as u64;
-    if t < strip && look_col < cols && !whole {
+    let look_col = first_col + t as u64;
+    if t < strip && look_col < cols && !alone {
         let mut tile_total = warp_totals.get(t);
         for v in 1..warps {
             tile_total = O::combine(tile_total, warp_totals.get(v * strip + t));
         }
-        let status = TileStatus { words: temp.add(COUNTER_BYTES), epoch, acq_rel: false };
         let slot = |k: u64| (k * cols + look_col) as u32;
         if chunk == 0 {
             status.publish(slot(0), FLAG_PREFIX, tile_total);
@@ -277,35 +442,21 @@ pub unsafe fn scan_columns_vec<
     }
     sync_threads();
 
-    if col < cols {
-        let column_prefix = if chunk > 0 { Some(prefixes.cast::<Vec16<T, V>>().get(c).0) } else { None };
-        // The warps before this thread's, per column of its vector.
-        let mut before: [Option<T>; V] = [None; V];
-        for v in 0..w {
-            let x = warp_totals.cast::<Vec16<T, V>>().get(v * tpr + c).0;
-            for e in 0..V {
-                before[e] = Some(combine_after::<T, O>(before[e], x[e]));
-            }
-        }
+    let column_prefix = if chunk > 0 { Some(prefixes.cast::<Vec16<T, V>>().get(c).0) } else { None };
+    // The warps before this thread's, per column of its vector.
+    let mut before: [Option<T>; V] = [None; V];
+    for v in 0..w {
+        let x = warp_totals.cast::<Vec16<T, V>>().get(v * tpr + c).0;
         for e in 0..V {
-            let prefix =
-                combine_opt::<T, O>(combine_opt::<T, O>(column_prefix.map(|p| p[e]), before[e]), in_warp.map(|p| p[e]));
-            let mut column = [O::identity(); IT];
-            for k in 0..IT {
-                column[k] = vals[k][e];
-            }
-            finish::<T, O, IT>(&mut column, prefix, mode.exclusive);
-            for k in 0..IT {
-                vals[k][e] = column[k];
-            }
-        }
-        let (p, n) = (out.add((row0 * cols + col) as usize), run_rows(row0));
-        for (k, x) in vals.iter().enumerate() {
-            if k < n {
-                store_vec::<T, V>(p.add(k * cols as usize), *x);
-            }
+            before[e] = Some(combine_after::<T, O>(before[e], x[e]));
         }
     }
+    let mut prefix: [Option<T>; V] = [None; V];
+    for e in 0..V {
+        prefix[e] =
+            combine_opt::<T, O>(combine_opt::<T, O>(column_prefix.map(|p| p[e]), before[e]), in_warp.map(|p| p[e]));
+    }
+    prefix
 }
 
 /// The scan down every column of `inp` into `out` for matrices of few rows: thread `i` of the
@@ -603,7 +754,23 @@ macro_rules! batched_kernels {
     (@vec $t:ident, $op:ident) => {
         batched_kernels!(@vec_window $t, $op, batched_columns_vec_, 1);
         batched_kernels!(@vec_window $t, $op, batched_columns_vecw4_, 4);
+        batched_kernels!(@bulk $t, $op);
     };
+    (@bulk $t:ident, $op:ident) => { paste::paste! {
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn [<batched_columns_bulk_ $t _ $op:lower>](
+            inp: *const $t, out: *mut $t, rows: u64, cols: u64, tpr: u32, flags: u32,
+            temp: *mut u8, counter_base: u32, epoch: u32,
+        ) {
+            const SIZE: usize = core::mem::size_of::<$t>();
+            const SHAPE: tuning::TileShape = tuning::columns_bulk(ARCH, SIZE);
+            const V: usize = tuning::VECTOR_BYTES / SIZE;
+            scan_columns_bulk::<$t, $op, { SHAPE.threads }, { SHAPE.items as usize }, V, 4>(
+                inp, out, rows, cols, tpr, flags, temp, counter_base, epoch,
+            )
+        }
+    } };
     (@vec_window $t:ident, $op:ident, $prefix:ident, $window:literal) => { paste::paste! {
         #[no_mangle]
         #[allow(clippy::too_many_arguments)]

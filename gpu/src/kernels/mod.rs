@@ -76,7 +76,7 @@ pub unsafe fn claim_tile<R>(temp: *mut u8, counter_base: u32, slot: Smem<u32>, l
 /// The block's tile from the counter at `temp`: its first thread takes it, the others read it
 /// from `slot` after a barrier.
 #[inline(always)]
-unsafe fn next_tile(temp: *mut u8, counter_base: u32, slot: Smem<u32>) -> u32 {
+pub unsafe fn next_tile(temp: *mut u8, counter_base: u32, slot: Smem<u32>) -> u32 {
     if thread_idx() == 0 {
         slot.set(0, atomic_add_u32(temp as *mut u32, 1).wrapping_sub(counter_base));
     }

@@ -53,6 +53,28 @@ pub fn column_vec_plan(rows: u64, cols: u64, elem_size: usize) -> (u32, u64) {
     (tpr as u32, tile_rows(tpr))
 }
 
+/// Threads per row for the column tiles in shared memory (`batched_columns_bulk`), when
+/// `GPU_SCAN_COLUMN_BULK=1` asks for them (an experiment, off by default) and the matrix suits
+/// them ([`column_bulk_threads`]).
+pub fn column_bulk_plan(rows: u64, cols: u64, elem_size: usize, aligned: bool) -> Option<u32> {
+    if switch("GPU_SCAN_COLUMN_BULK") == Some(true) {
+        column_bulk_threads(rows, cols, elem_size, aligned)
+    } else {
+        None
+    }
+}
+
+/// Threads per row of the column tiles in shared memory, for matrices they can take: rows on
+/// 16-byte boundaries (`aligned`) of a power of two of 16-byte vectors, at most 32, and more rows
+/// than one tile (the kernel always claims its tile from the counter).
+pub fn column_bulk_threads(rows: u64, cols: u64, elem_size: usize, aligned: bool) -> Option<u32> {
+    let v = (tuning::VECTOR_BYTES / elem_size) as u64;
+    let tpr = cols / v;
+    let shape = tuning::columns_bulk(tuning::DEFAULT_ARCH, elem_size);
+    let fits = aligned && cols.is_multiple_of(v) && tpr.is_power_of_two() && tpr <= 32;
+    (fits && rows > (shape.threads as u64 / tpr) * shape.items as u64).then_some(tpr as u32)
+}
+
 /// Whether the scan down the columns of a `rows × cols` matrix goes to the vector column tiles:
 /// rows on 16-byte boundaries in `input` and `output` (`aligned`), for the element sizes
 /// `tuning::columns_vec_by_default` names, or as `GPU_SCAN_COLUMN_VEC=0|1` says for any size (to
@@ -222,7 +244,17 @@ impl Gpu {
         let (i, _r) = input.device_ptr(stream);
         let (o, _w) = output.device_ptr_mut(stream);
         let aligned = (i | o).is_multiple_of(tuning::VECTOR_BYTES as u64);
-        let tiles = if uses_columns_vec(cols, size, aligned) {
+        let tiles = if let Some(tpr) = column_bulk_plan(rows, cols, size, aligned) {
+            let shape = tuning::columns_bulk(tuning::DEFAULT_ARCH, size);
+            ColumnTiles {
+                name: names::BATCHED_COLUMNS_BULK,
+                strip: cols,
+                arg: tpr,
+                tile_rows: (shape.threads / tpr) as u64 * shape.items as u64,
+                smem: layout::columns_bulk_smem(tuning::DEFAULT_ARCH, size),
+                threads: shape.threads,
+            }
+        } else if uses_columns_vec(cols, size, aligned) {
             let (tpr, tile_rows) = column_vec_plan(rows, cols, size);
             let strip = tpr as u64 * (tuning::VECTOR_BYTES / size) as u64;
             let window = column_lookback_window(cols.div_ceil(strip), size);
@@ -256,6 +288,7 @@ impl Gpu {
         let (base, epoch, counter_base) = temp.single_pass(self, stream, status::temp_bytes(slots, size), advance)?;
         let name = format!("{}_{}_{}", tiles.name, T::TYPE.name(), op.name());
         let f = self.kernel(&name)?;
+        single_pass::allow_shared_memory(&f, tiles.smem).map_err(|e| Error::kernel(&name, e))?;
         let cfg = grid(count, tiles.threads, tiles.smem)?;
         let mut b = stream.launch_builder(&f);
         b.arg(&i).arg(&o).arg(&rows).arg(&cols).arg(&tiles.arg).arg(&flags).arg(&base).arg(&counter_base).arg(&epoch);
@@ -377,6 +410,27 @@ mod tests {
         assert!(uses_columns_vec(256, 4, true) && uses_columns_vec(16, 4, true) && uses_columns_vec(2, 8, true));
         assert!(!uses_columns_vec(256, 4, false), "input or output off 16-byte boundaries");
         assert!(!uses_columns_vec(255, 4, true) && !uses_columns_vec(3, 8, true), "rows that break the alignment");
+    }
+
+    #[test]
+    fn column_tiles_in_shared_memory_take_rows_of_up_to_32_vectors_and_more_than_one_tile() {
+        let (four, eight) =
+            (tuning::columns_bulk(tuning::DEFAULT_ARCH, 4), tuning::columns_bulk(tuning::DEFAULT_ARCH, 8));
+        let tile = |tpr: u32, shape: tuning::TileShape| (shape.threads / tpr) as u64 * shape.items as u64;
+        assert_eq!(column_bulk_threads(1 << 24, 16, 4, true), Some(4));
+        assert_eq!(column_bulk_threads(1 << 24, 128, 4, true), Some(32));
+        assert_eq!(column_bulk_threads(1 << 24, 2, 8, true), Some(1));
+        assert_eq!(column_bulk_threads(1 << 24, 64, 8, true), Some(32));
+        assert_eq!(column_bulk_threads(tile(4, four) + 1, 16, 4, true), Some(4));
+        assert_eq!(column_bulk_threads(tile(4, four), 16, 4, true), None, "one tile");
+        assert_eq!(column_bulk_threads(tile(8, eight), 16, 8, true), None, "one tile");
+        assert_eq!(column_bulk_threads(1 << 24, 16, 4, false), None, "off 16-byte boundaries");
+        assert_eq!(column_bulk_threads(1 << 24, 256, 4, true), None, "wider than 32 vectors");
+        assert_eq!(column_bulk_threads(1 << 24, 48, 4, true), None, "12 vectors");
+        assert_eq!(column_bulk_threads(1 << 24, 18, 4, true), None, "not whole vectors");
+        if std::env::var_os("GPU_SCAN_COLUMN_BULK").is_none() {
+            assert_eq!(column_bulk_plan(1 << 24, 16, 4, true), None, "off by default");
+        }
     }
 
     #[test]
