@@ -334,11 +334,16 @@ pub unsafe fn scan_columns_bulk<
         fetch(guess);
     }
     let tile = next_tile(temp, counter_base, tile_slot);
-    // Every thread sees the guessed copy land before the barrier's next phase is armed: a wait
-    // for parity 1 while phase 0 is still open would return at once.
+    // The guessed copy lands before the barrier's next phase is armed, and the block's barrier
+    // between them keeps every wait for parity 1 inside phase 1: a wait for parity 1 while
+    // phase 0 is open returns at once, and one begun after phase 1 had completed would wait
+    // for a phase that never comes.
     let mut parity = 0;
     if tile != guess {
-        mbar_wait(bar.at(0), 0);
+        if t == 0 {
+            mbar_wait(bar.at(0), 0);
+        }
+        sync_threads();
         if t == 0 {
             fetch(tile);
         }
