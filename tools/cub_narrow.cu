@@ -5,6 +5,7 @@
 //   nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/cub_narrow tools/cub_narrow.cu
 //   /tmp/cub_narrow [--log2 28,30] [--iters 20] > cub-narrow.csv
 #include <cub/cub.cuh>
+#include "cub_common.cuh"
 #include <cuda/functional>
 #include <algorithm>
 #include <cstdio>
@@ -12,40 +13,6 @@
 #include <cstring>
 #include <string>
 #include <vector>
-
-#define CHECK(x)                                                                  \
-  do {                                                                            \
-    cudaError_t e = (x);                                                          \
-    if (e != cudaSuccess) {                                                       \
-      fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e));   \
-      exit(1);                                                                    \
-    }                                                                             \
-  } while (0)
-
-template <typename F>
-static float median_ms(int iters, F f) {
-  cudaEvent_t a, b;
-  CHECK(cudaEventCreate(&a));
-  CHECK(cudaEventCreate(&b));
-  f();
-  CHECK(cudaDeviceSynchronize());
-  std::vector<float> t(iters);
-  for (auto& ms : t) {
-    CHECK(cudaEventRecord(a));
-    f();
-    CHECK(cudaEventRecord(b));
-    CHECK(cudaEventSynchronize(b));
-    CHECK(cudaEventElapsedTime(&ms, a, b));
-  }
-  std::sort(t.begin(), t.end());
-  return t[iters / 2];
-}
-
-/// One row per scan: label (as `host bench --baseline` reads it), type, n, times and bandwidths.
-static void report(const char* label, const char* type, size_t n, size_t bytes, float ms, float copy, size_t temp) {
-  printf("%s,%s,%zu,%.4f,%.1f,%.4f,%.1f,%zu\n", label, type, n, ms, 2.0 * bytes / ms / 1e6, copy, 2.0 * bytes / copy / 1e6,
-         temp);
-}
 
 template <typename T>
 static void run(const char* name, int log2, int iters) {

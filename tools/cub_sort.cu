@@ -9,6 +9,7 @@
 //   nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/cub_sort tools/cub_sort.cu
 //   /tmp/cub_sort [--log2 28] [--iters 10] [--types u32,f32,u64] > cub-sort.csv
 #include <cub/cub.cuh>
+#include "cub_common.cuh"
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -16,34 +17,6 @@
 #include <cstring>
 #include <string>
 #include <vector>
-
-#define CHECK(x)                                                                  \
-  do {                                                                            \
-    cudaError_t e = (x);                                                          \
-    if (e != cudaSuccess) {                                                       \
-      fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e));   \
-      exit(1);                                                                    \
-    }                                                                             \
-  } while (0)
-
-template <typename F>
-static float median_ms(int iters, F f) {
-  cudaEvent_t a, b;
-  CHECK(cudaEventCreate(&a));
-  CHECK(cudaEventCreate(&b));
-  f();
-  CHECK(cudaDeviceSynchronize());
-  std::vector<float> t(iters);
-  for (auto& ms : t) {
-    CHECK(cudaEventRecord(a));
-    f();
-    CHECK(cudaEventRecord(b));
-    CHECK(cudaEventSynchronize(b));
-    CHECK(cudaEventElapsedTime(&ms, a, b));
-  }
-  std::sort(t.begin(), t.end());
-  return t[iters / 2];
-}
 
 /// host/src/input.rs's `splitmix64`, so that `bits` below is its `bits`.
 __host__ __device__ static uint64_t splitmix64(uint64_t z) {
@@ -68,12 +41,6 @@ __global__ void fill(T* keys, uint32_t* values, size_t n, bool random, uint64_t 
     }
     values[i] = (uint32_t)i;
   }
-}
-
-static void report(const char* label, const char* type, size_t n, size_t bytes, float ms, float copy, size_t temp) {
-  printf("%s,%s,%zu,%.5f,%.1f,%.5f,%.1f,%zu\n", label, type, n, ms, 2.0 * bytes / ms / 1e6, copy, 2.0 * bytes / copy / 1e6,
-         temp);
-  fflush(stdout);
 }
 
 template <typename T>
