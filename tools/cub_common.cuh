@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #define CHECK(x)                                                                  \
@@ -42,4 +43,19 @@ static void report(const char* label, const char* type, size_t n, size_t bytes, 
   printf("%s,%s,%zu,%.5f,%.1f,%.5f,%.1f,%zu\n", label, type, n, ms, 2.0 * bytes / ms / 1e6, copy, 2.0 * bytes / copy / 1e6,
          temp);
   fflush(stdout);
+}
+
+// Reads the option at argv[i], its value at argv[i + 1]: `--log2 A,B,...` (sizes 2^A, 2^B, ...)
+// into `log2s` or `--iters N` into `iters`; false for any other option.
+static bool size_option(char** argv, int i, std::vector<int>& log2s, int& iters) {
+  if (!strcmp(argv[i], "--log2")) {
+    log2s.clear();
+    for (char* p = strtok(argv[i + 1], ","); p; p = strtok(nullptr, ",")) log2s.push_back(atoi(p));
+    return true;
+  }
+  if (!strcmp(argv[i], "--iters")) {
+    iters = atoi(argv[i + 1]);
+    return true;
+  }
+  return false;
 }

@@ -40,12 +40,7 @@ int main(int argc, char** argv) {
   std::vector<int> log2s = {28, 30};
   int iters = 20;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!strcmp(argv[i], "--log2")) {
-      log2s.clear();
-      for (char* p = strtok(argv[i + 1], ","); p; p = strtok(nullptr, ",")) log2s.push_back(atoi(p));
-    } else if (!strcmp(argv[i], "--iters")) {
-      iters = atoi(argv[i + 1]);
-    } else {
+    if (!size_option(argv, i, log2s, iters)) {
       fprintf(stderr, "unknown option %s\n", argv[i]);
       return 2;
     }

@@ -81,14 +81,9 @@ int main(int argc, char** argv) {
   std::string types = "u32,f32,u64";
   int iters = 10;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!strcmp(argv[i], "--log2")) {
-      log2s.clear();
-      for (char* p = strtok(argv[i + 1], ","); p; p = strtok(nullptr, ",")) log2s.push_back(atoi(p));
-    } else if (!strcmp(argv[i], "--iters")) {
-      iters = atoi(argv[i + 1]);
-    } else if (!strcmp(argv[i], "--types")) {
+    if (!strcmp(argv[i], "--types")) {
       types = argv[i + 1];
-    } else {
+    } else if (!size_option(argv, i, log2s, iters)) {
       fprintf(stderr, "unknown argument %s\n", argv[i]);
       return 2;
     }
