@@ -281,9 +281,9 @@ pub unsafe fn scan_columns_vec<
 /// scans its rows in place, and one bulk copy writes the tile out. No register holds the tile
 /// while it arrives or while the block waits for its prefix, so more blocks fit on an SM than
 /// the vector tiles' two, and the copies ask for whole lines. With `IT` odd the groups of a warp
-/// fall on both halves of the banks for 64-byte rows. At least two tiles (the first thread
-/// fetches the tile of the block's index while the counter answers, and fetches again if the
-/// counter names another).
+/// fall on both halves of the banks for 64-byte rows. At least two tiles. With
+/// `flags::GUESS_TILE` the first thread starts copying the tile of the block's index while the
+/// counter answers, and copies again if the counter names another.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn scan_columns_bulk<
@@ -327,19 +327,25 @@ pub unsafe fn scan_columns_bulk<
         let src = (inp as *const u8).add((tile as u64 * tile_rows * row_bytes) as usize);
         bulk_copy_to_shared(rows_buf.at(0) as *mut u8, src, bytes(tile), bar.at(0));
     };
-    let guess = block_idx();
+    let (guessing, guess) = (flags & scan_abi::flags::GUESS_TILE != 0, block_idx());
     if t == 0 {
         mbar_init(bar.at(0), 1);
         mbar_init_fence();
-        fetch(guess);
+        if guessing {
+            fetch(guess);
+        }
     }
     let tile = next_tile(temp, counter_base, tile_slot);
-    // The guessed copy lands before the barrier's next phase is armed, and the block's barrier
+    // A wrong guess lands before the barrier's next phase is armed, and the block's barrier
     // between them keeps every wait for parity 1 inside phase 1: a wait for parity 1 while
     // phase 0 is open returns at once, and one begun after phase 1 had completed would wait
     // for a phase that never comes.
     let mut parity = 0;
-    if tile != guess {
+    if !guessing {
+        if t == 0 {
+            fetch(tile);
+        }
+    } else if tile != guess {
         if t == 0 {
             mbar_wait(bar.at(0), 0);
         }
