@@ -561,17 +561,39 @@ mod tests {
     }
 
     /// The vector column kernel's algorithm, thread by thread on the CPU, for wrapping u32 sums
-    /// laid out as the kernels of 8-byte types are (vectors of 2 columns): each thread's run of rows, the shuffle scan across a warp's groups
-    /// (lanes `tpr` apart; a lane below `delta` keeps its own value), the warps' totals, and a
-    /// per-column look-back by the strip's first threads that stops as `emulate`'s does.
+    /// laid out as the kernels of 8-byte types are (vectors of 2 columns): each thread's run of
+    /// rows, the shuffle scan across a warp's groups (lanes `tpr` apart; a lane below `delta`
+    /// keeps its own value), the warps' totals, and a per-column look-back by the strip's first
+    /// threads that stops as `emulate`'s does.
     fn emulate_vec(x: &[u32], rows: u64, cols: u64, exclusive: bool, stop: u64) -> Vec<u32> {
+        let size = tuning::VECTOR_BYTES / 2;
+        let (tpr, _) = column_vec_plan(rows, cols, size);
+        emulate_vector_tiles(x, rows, cols, exclusive, stop, tpr, tuning::columns_vec(tuning::DEFAULT_ARCH, size))
+    }
+
+    /// The column tiles in shared memory, whose algorithm is the vector tiles' with the bulk
+    /// kernel's tile shape (an odd number of rows a thread) and a row of one strip.
+    fn emulate_bulk(x: &[u32], rows: u64, cols: u64, exclusive: bool, stop: u64) -> Vec<u32> {
+        let size = tuning::VECTOR_BYTES / 2;
+        let tpr = column_bulk_threads(rows, cols, size, true).expect("a matrix the bulk tiles take");
+        emulate_vector_tiles(x, rows, cols, exclusive, stop, tpr, tuning::columns_bulk(tuning::DEFAULT_ARCH, size))
+    }
+
+    /// [`emulate_vec`]'s algorithm for `tpr` threads a row and tiles of `shape`.
+    fn emulate_vector_tiles(
+        x: &[u32],
+        rows: u64,
+        cols: u64,
+        exclusive: bool,
+        stop: u64,
+        tpr: u32,
+        shape: tuning::TileShape,
+    ) -> Vec<u32> {
         const V: usize = 2;
         type Vector = [u32; V];
         let add = |a: Vector, b: Vector| -> Vector { std::array::from_fn(|e| a[e].wrapping_add(b[e])) };
-        let size = tuning::VECTOR_BYTES / V;
-        let shape = tuning::columns_vec(tuning::DEFAULT_ARCH, size);
         let (threads, it) = (shape.threads as u64, shape.items as usize);
-        let (tpr, tile_rows) = column_vec_plan(rows, cols, size);
+        let tile_rows = threads / tpr as u64 * it as u64;
         let (tpr, v) = (tpr as u64, V as u64);
         let strip = v * tpr;
         let (strips, chunks) = (cols.div_ceil(strip), rows.div_ceil(tile_rows));
@@ -696,6 +718,12 @@ mod tests {
     fn the_vector_column_kernels_algorithm_equals_the_scan_of_every_column() {
         let shapes = [(1, 4), (7, 4), (9, 12), (1025, 8), (300, 64), (129, 200), (5, 1000), (3000, 4), (600, 52)];
         check_emulation(&shapes, emulate_vec);
+    }
+
+    #[test]
+    fn the_bulk_column_kernels_algorithm_equals_the_scan_of_every_column() {
+        let shapes = [(3841, 2), (7681, 2), (1921, 4), (4000, 4), (481, 16), (1000, 32), (121, 64), (2000, 64)];
+        check_emulation(&shapes, emulate_bulk);
     }
 
     #[test]
