@@ -53,26 +53,29 @@ pub fn column_vec_plan(rows: u64, cols: u64, elem_size: usize) -> (u32, u64) {
     (tpr as u32, tile_rows(tpr))
 }
 
-/// Threads per row for the column tiles in shared memory (`batched_columns_bulk`), when
-/// `GPU_SCAN_COLUMN_BULK=1` asks for them (an experiment, off by default) and the matrix suits
-/// them ([`column_bulk_threads`]).
-pub fn column_bulk_plan(rows: u64, cols: u64, elem_size: usize, aligned: bool) -> Option<u32> {
+/// Threads per row and rows per tile of the column tiles in shared memory
+/// (`batched_columns_bulk`), when `GPU_SCAN_COLUMN_BULK=1` asks for them (an experiment, off by
+/// default) and the matrix suits them ([`column_bulk_tiles`]).
+pub fn column_bulk_plan(rows: u64, cols: u64, elem_size: usize, aligned: bool) -> Option<(u32, u64)> {
     if switch("GPU_SCAN_COLUMN_BULK") == Some(true) {
-        column_bulk_threads(rows, cols, elem_size, aligned)
+        column_bulk_tiles(rows, cols, elem_size, aligned)
     } else {
         None
     }
 }
 
-/// Threads per row of the column tiles in shared memory, for matrices they can take: rows on
-/// 16-byte boundaries (`aligned`) of a power of two of 16-byte vectors, at most 32, and more rows
-/// than one tile (the kernel always claims its tile from the counter).
-pub fn column_bulk_threads(rows: u64, cols: u64, elem_size: usize, aligned: bool) -> Option<u32> {
+/// Threads per row and rows per tile of the column tiles in shared memory, for matrices they can
+/// take: rows on 16-byte boundaries (`aligned`) of a power of two of 16-byte vectors, at most 32,
+/// and more rows than one tile (the kernel always claims its tile from the counter).
+pub fn column_bulk_tiles(rows: u64, cols: u64, elem_size: usize, aligned: bool) -> Option<(u32, u64)> {
     let v = (tuning::VECTOR_BYTES / elem_size) as u64;
     let tpr = cols / v;
+    if !(aligned && cols.is_multiple_of(v) && tpr.is_power_of_two() && tpr <= 32) {
+        return None;
+    }
     let shape = tuning::columns_bulk(tuning::DEFAULT_ARCH, elem_size);
-    let fits = aligned && cols.is_multiple_of(v) && tpr.is_power_of_two() && tpr <= 32;
-    (fits && rows > (shape.threads as u64 / tpr) * shape.items as u64).then_some(tpr as u32)
+    let tile_rows = shape.threads as u64 / tpr * shape.items as u64;
+    (rows > tile_rows).then_some((tpr as u32, tile_rows))
 }
 
 /// Whether the scan down the columns of a `rows × cols` matrix goes to the vector column tiles:
@@ -245,15 +248,14 @@ impl Gpu {
         let (i, _r) = input.device_ptr(stream);
         let (o, _w) = output.device_ptr_mut(stream);
         let aligned = (i | o).is_multiple_of(tuning::VECTOR_BYTES as u64);
-        let tiles = if let Some(tpr) = column_bulk_plan(rows, cols, size, aligned) {
-            let shape = tuning::columns_bulk(tuning::DEFAULT_ARCH, size);
+        let tiles = if let Some((tpr, tile_rows)) = column_bulk_plan(rows, cols, size, aligned) {
             ColumnTiles {
                 name: names::BATCHED_COLUMNS_BULK,
                 strip: cols,
                 arg: tpr,
-                tile_rows: (shape.threads / tpr) as u64 * shape.items as u64,
+                tile_rows,
                 smem: layout::columns_bulk_smem(tuning::DEFAULT_ARCH, size),
-                threads: shape.threads,
+                threads: tuning::columns_bulk(tuning::DEFAULT_ARCH, size).threads,
                 // `GPU_SCAN_COLUMN_BULK_GUESS=0` waits for the tile counter before copying.
                 flags: if switch("GPU_SCAN_COLUMN_BULK_GUESS") == Some(false) {
                     0
@@ -427,17 +429,17 @@ mod tests {
         let (four, eight) =
             (tuning::columns_bulk(tuning::DEFAULT_ARCH, 4), tuning::columns_bulk(tuning::DEFAULT_ARCH, 8));
         let tile = |tpr: u32, shape: tuning::TileShape| (shape.threads / tpr) as u64 * shape.items as u64;
-        assert_eq!(column_bulk_threads(1 << 24, 16, 4, true), Some(4));
-        assert_eq!(column_bulk_threads(1 << 24, 128, 4, true), Some(32));
-        assert_eq!(column_bulk_threads(1 << 24, 2, 8, true), Some(1));
-        assert_eq!(column_bulk_threads(1 << 24, 64, 8, true), Some(32));
-        assert_eq!(column_bulk_threads(tile(4, four) + 1, 16, 4, true), Some(4));
-        assert_eq!(column_bulk_threads(tile(4, four), 16, 4, true), None, "one tile");
-        assert_eq!(column_bulk_threads(tile(8, eight), 16, 8, true), None, "one tile");
-        assert_eq!(column_bulk_threads(1 << 24, 16, 4, false), None, "off 16-byte boundaries");
-        assert_eq!(column_bulk_threads(1 << 24, 256, 4, true), None, "wider than 32 vectors");
-        assert_eq!(column_bulk_threads(1 << 24, 48, 4, true), None, "12 vectors");
-        assert_eq!(column_bulk_threads(1 << 24, 18, 4, true), None, "not whole vectors");
+        assert_eq!(column_bulk_tiles(1 << 24, 16, 4, true), Some((4, tile(4, four))));
+        assert_eq!(column_bulk_tiles(1 << 24, 128, 4, true), Some((32, tile(32, four))));
+        assert_eq!(column_bulk_tiles(1 << 24, 2, 8, true), Some((1, tile(1, eight))));
+        assert_eq!(column_bulk_tiles(1 << 24, 64, 8, true), Some((32, tile(32, eight))));
+        assert_eq!(column_bulk_tiles(tile(4, four) + 1, 16, 4, true), Some((4, 960)));
+        assert_eq!(column_bulk_tiles(tile(4, four), 16, 4, true), None, "one tile");
+        assert_eq!(column_bulk_tiles(tile(8, eight), 16, 8, true), None, "one tile");
+        assert_eq!(column_bulk_tiles(1 << 24, 16, 4, false), None, "off 16-byte boundaries");
+        assert_eq!(column_bulk_tiles(1 << 24, 256, 4, true), None, "wider than 32 vectors");
+        assert_eq!(column_bulk_tiles(1 << 24, 48, 4, true), None, "12 vectors");
+        assert_eq!(column_bulk_tiles(1 << 24, 18, 4, true), None, "not whole vectors");
         if std::env::var_os("GPU_SCAN_COLUMN_BULK").is_none() {
             assert_eq!(column_bulk_plan(1 << 24, 16, 4, true), None, "off by default");
         }
@@ -575,7 +577,7 @@ mod tests {
     /// kernel's tile shape (an odd number of rows a thread) and a row of one strip.
     fn emulate_bulk(x: &[u32], rows: u64, cols: u64, exclusive: bool, stop: u64) -> Vec<u32> {
         let size = tuning::VECTOR_BYTES / 2;
-        let tpr = column_bulk_threads(rows, cols, size, true).expect("a matrix the bulk tiles take");
+        let (tpr, _) = column_bulk_tiles(rows, cols, size, true).expect("a matrix the bulk tiles take");
         emulate_vector_tiles(x, rows, cols, exclusive, stop, tpr, tuning::columns_bulk(tuning::DEFAULT_ARCH, size))
     }
 
