@@ -17,10 +17,12 @@
 #            windows at awkward sizes, and memcheck, racecheck and synccheck on cases the default
 #            gives a window of 4;
 #   bulk     the column tiles in shared memory by bulk copies (GPU_SCAN_COLUMN_BULK=1, rows of at
-#            most 32 16-byte vectors; GPU_SCAN_COLUMN_BULK_GUESS=0: copying each tile only once
-#            the tile counter names it) against the vector column tiles (0) on narrow matrices
-#            at 2^28, interleaved ROUNDS times, then at awkward sizes (a tile is 3840 / vectors a
-#            row rows) inclusive and exclusive, and under memcheck, racecheck and synccheck;
+#            most 32 16-byte vectors) against the vector column tiles (0) on narrow matrices at
+#            2^28, and against the pipelined scan of 32-byte rows (GPU_SCAN_PIPELINED=1),
+#            interleaved ROUNDS times, then at awkward sizes (a tile is 3840 / vectors a row rows)
+#            inclusive and exclusive, and under memcheck, racecheck and synccheck (session 31
+#            also timed copying a block's own index's tile before the tile counter answered, in
+#            commit d30f155's build: GPU_SCAN_COLUMN_BULK_GUESS);
 #   narrow   issue 5's narrow matrices down the columns at 2^28 (and 64 columns of f64, 16 of
 #            u32 max) by every build in .gpu-bundle/bin/host*, interleaved ROUNDS times, then
 #            this build's at awkward sizes, inclusive and exclusive.
@@ -107,8 +109,10 @@ parts=" ${PARTS:-vec sanitize} "
       "2097152 128" "4194304 64 --type f64" "67108864 4"; do
       # shellcheck disable=SC2086
       for b in 0 1; do run "bulk=$b" GPU_SCAN_PIPELINED=0 GPU_SCAN_COLUMN_BULK=$b -- batched $c --axis 0; done
+    done
+    for c in "33554432 8" "67108864 4 --type f64" "33554432 4 --type u64 --op max" "1048576 8" "2097152 4 --type f64"; do
       # shellcheck disable=SC2086
-      run "bulk=1 guess=0" GPU_SCAN_PIPELINED=0 GPU_SCAN_COLUMN_BULK=1 GPU_SCAN_COLUMN_BULK_GUESS=0 -- batched $c --axis 0
+      for p in 1 0; do run "pipelined=$p" GPU_SCAN_PIPELINED=$p GPU_SCAN_COLUMN_BULK=1 -- batched $c --axis 0; done
     done
   done
   if [[ $parts == *" bulk "* ]]; then
@@ -123,11 +127,6 @@ parts=" ${PARTS:-vec sanitize} "
     GPU_SCAN_PIPELINED=0 GPU_SCAN_COLUMN_BULK=1 sanitize "memcheck racecheck synccheck" "$host" \
       "batched 20003 16 --axis 0" "batched 30001 8 --axis 0 --type f64 --exclusive" \
       "batched 10007 64 --axis 0 --type u32 --op max" "batched 9001 4 --axis 0"
-    GPU_SCAN_PIPELINED=0 GPU_SCAN_COLUMN_BULK=1 GPU_SCAN_COLUMN_BULK_GUESS=0 sanitize "memcheck racecheck synccheck" \
-      "$host" "batched 20003 16 --axis 0 --exclusive"
-    for rows in 961 100003; do
-      GPU_SCAN_PIPELINED=0 GPU_SCAN_COLUMN_BULK=1 GPU_SCAN_COLUMN_BULK_GUESS=0 check_both "bulk guess=0: $rows x 16" $rows 16
-    done
   fi
   for round in $(seq "${ROUNDS:-2}"); do
     [[ $parts == *" builds "* ]] || break

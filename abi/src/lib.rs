@@ -40,7 +40,4 @@ pub mod flags {
     /// Single-pass: publish and read tile-status words with release/acquire ordering instead of
     /// relaxed atomics (see `status`).
     pub const ACQ_REL_STATUS: u32 = 4;
-    /// Column tiles in shared memory (`batched_columns_bulk`): start copying the tile of the
-    /// block's own index before the tile counter answers, and copy again if it names another.
-    pub const GUESS_TILE: u32 = 8;
 }

@@ -122,6 +122,22 @@ pub const fn columns_bulk(arch: u32, elem_size: usize) -> TileShape {
     TileShape { threads: 256, items: 15 }
 }
 
+/// Whether the scan down the columns of a matrix whose rows are `row_vectors` 16-byte vectors
+/// (one strip, on 16-byte boundaries) takes the column tiles in shared memory
+/// ([`columns_bulk`]) rather than the vector column tiles: up to 16 vectors (256-byte rows). At
+/// 2^28 elements against the vector tiles in one run, twice (`docs/results/columns-bulk-s31-h200.log`):
+/// 67108864 x 4 `f32` 38.2% -> 71.8-72.0% of copy, 16777216 x 16 `f32` 73.6-73.7% -> 82.7-82.8%,
+/// `u32` max 73.1-73.2% -> 82.9-83.0%, 33554432 x 8 `f64` 69.2-69.4% -> 82.9-83.1%, 8388608 x 16
+/// `f64` 72.3-72.5% -> 79.7-79.8%, 4194304 x 64 `f32` 76.6-76.7% -> 77.6-77.8%; and wider, where
+/// the vector tiles stay: 2097152 x 128 `f32` 77.0-77.1% against 73.0-73.1%, 4194304 x 64 `f64`
+/// 80.3% against 72.1-72.2%. Starting each block's copy before the tile counter answered (its
+/// own index's tile, copied again when the counter named another) was slower on each of the
+/// six: 61.7-61.8%, 75.8%, 75.8-76.0%, 76.2%, 75.0%, 73.5-73.8%.
+pub const fn columns_bulk_rows(arch: u32, row_vectors: u64) -> bool {
+    let _ = arch;
+    row_vectors <= 16
+}
+
 /// Whether the scan down the columns of `elem_size`-byte elements takes the vector column tiles
 /// when its rows start on 16-byte boundaries: for 8-byte types since session 20, and for 4-byte
 /// types since session 23. 8-byte types at 2^28 elements (2^27 `f64`), against the scalar tiles

@@ -477,7 +477,10 @@ fn linear_recurrence_matches_the_loop() {
 /// per row, many to the row kernel, rows that break 16-byte alignment).
 #[test]
 fn batched_scans_along_either_axis() {
-    use gpu_scan::apps::batched::{short_rows_per_tile, uses_column_vectors, uses_columns_vec, uses_row_kernel};
+    use gpu_scan::apps::batched::{
+        column_bulk_plan, short_rows_per_tile, uses_column_vectors, uses_columns_pipelined, uses_columns_vec,
+        uses_row_kernel,
+    };
     use gpu_scan::apps::segmented::{self, OPS};
     use gpu_scan::Op;
     let Some(gpu) = gpu("batched_scans_along_either_axis") else { return };
@@ -487,7 +490,7 @@ fn batched_scans_along_either_axis() {
     let mut row_kernel_runs = 0;
     let mut short_row_runs = 0;
     let mut column_vector_runs = 0;
-    let (mut vector_tile_runs, mut scalar_tile_runs) = (0, 0);
+    let (mut bulk_tile_runs, mut vector_tile_runs, mut scalar_tile_runs) = (0, 0, 0);
     macro_rules! each {
         ($($t:ty),*) => {$(
             for (rows, cols) in [
@@ -495,6 +498,7 @@ fn batched_scans_along_either_axis() {
                 (3, 100_003), (4097, 2), (100, 65), (50, 200), (2000, 129), (1024, 4096), (1100, 4099),
                 (5, 4095), (301, 1365), (1 << 16, 31), (3000, 2048), (2, 16384), (5, 8193), (40, 3000),
                 (6, 1001), (8, 2048), (9, 4100), (3000, 52), (20, 1024), (70_000, 4), (5000, 12), (777, 264),
+                (9001, 16), (3841, 64), (20_003, 8), (1921, 128),
             ] {
                 for op in OPS {
                     if <$t as scan_abi::Element>::TYPE.is_float() && op.order_sensitive(<$t as scan_abi::Element>::TYPE) {
@@ -509,9 +513,12 @@ fn batched_scans_along_either_axis() {
                     let vectors = cols > 1 && uses_column_vectors(rows as u64, size);
                     column_vector_runs += vectors as u32;
                     // Fresh allocations start on 16-byte boundaries.
-                    let tiles = cols > 1 && !vectors;
-                    vector_tile_runs += (tiles && uses_columns_vec(cols as u64, size, true)) as u32;
-                    scalar_tile_runs += (tiles && !uses_columns_vec(cols as u64, size, true)) as u32;
+                    let (r, c) = (rows as u64, cols as u64);
+                    let tiles = cols > 1 && !vectors && !uses_columns_pipelined(r, c, size);
+                    let bulk = tiles && column_bulk_plan(r, c, size, true).is_some();
+                    bulk_tile_runs += bulk as u32;
+                    vector_tile_runs += (tiles && !bulk && uses_columns_vec(c, size, true)) as u32;
+                    scalar_tile_runs += (tiles && !bulk && !uses_columns_vec(c, size, true)) as u32;
                     for exclusive in [false, true] {
                         let what = format!("{} {} {rows}x{cols} exclusive={exclusive}", stringify!($t), op.name());
                         let mut d_out = gpu.alloc_zeros::<$t>(&stream, "out", rows * cols).unwrap();
@@ -541,8 +548,8 @@ fn batched_scans_along_either_axis() {
     assert!(short_row_runs > 0, "no shape took the short-row kernel");
     assert!(column_vector_runs > 0, "no shape took the column-vector kernel");
     assert!(
-        vector_tile_runs > 0 && scalar_tile_runs > 0,
-        "vector / scalar column tiles: {vector_tile_runs} / {scalar_tile_runs}"
+        bulk_tile_runs > 0 && vector_tile_runs > 0 && scalar_tile_runs > 0,
+        "column tiles in shared memory / vector / scalar: {bulk_tile_runs} / {vector_tile_runs} / {scalar_tile_runs}"
     );
     let d = gpu.upload(&stream, "m", &[1.0f32, 5.0, -2.0, 7.0, 3.0, 0.5]).unwrap();
     let mut out = gpu.alloc_zeros::<f32>(&stream, "out", 6).unwrap();

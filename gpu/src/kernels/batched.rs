@@ -281,9 +281,9 @@ pub unsafe fn scan_columns_vec<
 /// scans its rows in place, and one bulk copy writes the tile out. No register holds the tile
 /// while it arrives or while the block waits for its prefix, so more blocks fit on an SM than
 /// the vector tiles' two, and the copies ask for whole lines. With `IT` odd the groups of a warp
-/// fall on both halves of the banks for 64-byte rows. At least two tiles. With
-/// `flags::GUESS_TILE` the first thread starts copying the tile of the block's index while the
-/// counter answers, and copies again if the counter names another.
+/// fall on both halves of the banks for 64-byte rows. At least two tiles. A tile is copied once
+/// the counter names it: copying the block's own index's tile while the counter answered, and
+/// again when it named another, ran 6-10 points of copy slower (`tuning::columns_bulk_rows`).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn scan_columns_bulk<
@@ -327,35 +327,15 @@ pub unsafe fn scan_columns_bulk<
         let src = (inp as *const u8).add((tile as u64 * tile_rows * row_bytes) as usize);
         bulk_copy_to_shared(rows_buf.at(0) as *mut u8, src, bytes(tile), bar.at(0));
     };
-    let (guessing, guess) = (flags & scan_abi::flags::GUESS_TILE != 0, block_idx());
     if t == 0 {
         mbar_init(bar.at(0), 1);
         mbar_init_fence();
-        if guessing {
-            fetch(guess);
-        }
     }
     let tile = next_tile(temp, counter_base, tile_slot);
-    // A wrong guess lands before the barrier's next phase is armed, and the block's barrier
-    // between them keeps every wait for parity 1 inside phase 1: a wait for parity 1 while
-    // phase 0 is open returns at once, and one begun after phase 1 had completed would wait
-    // for a phase that never comes.
-    let mut parity = 0;
-    if !guessing {
-        if t == 0 {
-            fetch(tile);
-        }
-    } else if tile != guess {
-        if t == 0 {
-            mbar_wait(bar.at(0), 0);
-        }
-        sync_threads();
-        if t == 0 {
-            fetch(tile);
-        }
-        parity = 1;
+    if t == 0 {
+        fetch(tile);
     }
-    mbar_wait(bar.at(0), parity);
+    mbar_wait(bar.at(0), 0);
 
     let row0 = g * IT as u32;
     let n = rows_in(tile).saturating_sub(row0 as u64).min(IT as u64) as usize;

@@ -54,14 +54,14 @@ pub fn column_vec_plan(rows: u64, cols: u64, elem_size: usize) -> (u32, u64) {
 }
 
 /// Threads per row and rows per tile of the column tiles in shared memory
-/// (`batched_columns_bulk`), when `GPU_SCAN_COLUMN_BULK=1` asks for them (an experiment, off by
-/// default) and the matrix suits them ([`column_bulk_tiles`]).
+/// (`batched_columns_bulk`), for matrices they take ([`column_bulk_tiles`]) whose rows are as
+/// narrow as `tuning::columns_bulk_rows` says, or any they take as `GPU_SCAN_COLUMN_BULK=0|1`
+/// says (to measure them against the vector tiles in one run).
 pub fn column_bulk_plan(rows: u64, cols: u64, elem_size: usize, aligned: bool) -> Option<(u32, u64)> {
-    if switch("GPU_SCAN_COLUMN_BULK") == Some(true) {
-        column_bulk_tiles(rows, cols, elem_size, aligned)
-    } else {
-        None
-    }
+    let tiles = column_bulk_tiles(rows, cols, elem_size, aligned)?;
+    let chosen = switch("GPU_SCAN_COLUMN_BULK")
+        .unwrap_or_else(|| tuning::columns_bulk_rows(tuning::DEFAULT_ARCH, tiles.0 as u64));
+    chosen.then_some(tiles)
 }
 
 /// Threads per row and rows per tile of the column tiles in shared memory, for matrices they can
@@ -256,12 +256,7 @@ impl Gpu {
                 tile_rows,
                 smem: layout::columns_bulk_smem(tuning::DEFAULT_ARCH, size),
                 threads: tuning::columns_bulk(tuning::DEFAULT_ARCH, size).threads,
-                // `GPU_SCAN_COLUMN_BULK_GUESS=0` waits for the tile counter before copying.
-                flags: if switch("GPU_SCAN_COLUMN_BULK_GUESS") == Some(false) {
-                    0
-                } else {
-                    scan_abi::flags::GUESS_TILE
-                },
+                flags: 0,
             }
         } else if uses_columns_vec(cols, size, aligned) {
             let (tpr, tile_rows) = column_vec_plan(rows, cols, size);
@@ -441,7 +436,12 @@ mod tests {
         assert_eq!(column_bulk_tiles(1 << 24, 48, 4, true), None, "12 vectors");
         assert_eq!(column_bulk_tiles(1 << 24, 18, 4, true), None, "not whole vectors");
         if std::env::var_os("GPU_SCAN_COLUMN_BULK").is_none() {
-            assert_eq!(column_bulk_plan(1 << 24, 16, 4, true), None, "off by default");
+            assert_eq!(column_bulk_plan(1 << 24, 4, 4, true), Some((1, tile(1, four))));
+            assert_eq!(column_bulk_plan(1 << 24, 64, 4, true), Some((16, tile(16, four))));
+            assert_eq!(column_bulk_plan(1 << 24, 32, 8, true), Some((16, tile(16, eight))));
+            assert_eq!(column_bulk_plan(1 << 24, 128, 4, true), None, "32 vectors: the vector tiles");
+            assert_eq!(column_bulk_plan(1 << 24, 64, 8, true), None, "32 vectors: the vector tiles");
+            assert_eq!(column_bulk_plan(1 << 24, 16, 4, false), None, "off 16-byte boundaries");
         }
     }
 
