@@ -163,7 +163,7 @@ fn gcd(a: u64, b: u64) -> u64 {
 
 /// One launch plan of the column tiles, scalar, vector or in shared memory: the kernel group,
 /// columns per strip, the kernel's strip argument (columns, or threads per row for vectors), rows
-/// per tile, dynamic shared memory, threads per block and the kernel's own flags.
+/// per tile, dynamic shared memory and threads per block.
 struct ColumnTiles {
     name: &'static str,
     strip: u64,
@@ -171,7 +171,6 @@ struct ColumnTiles {
     tile_rows: u64,
     smem: u32,
     threads: u32,
-    flags: u32,
 }
 
 /// `rows × cols`, after checking that `n` elements are whole rows and the output is long enough.
@@ -256,7 +255,6 @@ impl Gpu {
                 tile_rows,
                 smem: layout::columns_bulk_smem(tuning::DEFAULT_ARCH, size),
                 threads: tuning::columns_bulk(tuning::DEFAULT_ARCH, size).threads,
-                flags: 0,
             }
         } else if uses_columns_vec(cols, size, aligned) {
             let (tpr, tile_rows) = column_vec_plan(rows, cols, size);
@@ -269,7 +267,6 @@ impl Gpu {
                 tile_rows,
                 smem: layout::columns_vec_smem(tuning::DEFAULT_ARCH, size),
                 threads: tuning::columns_vec(tuning::DEFAULT_ARCH, size).threads,
-                flags: 0,
             }
         } else {
             let (strip, _, tile_rows) = column_plan(rows, cols, size);
@@ -280,7 +277,6 @@ impl Gpu {
                 tile_rows,
                 smem: layout::columns_smem(tuning::DEFAULT_ARCH, size),
                 threads: tuning::columns(tuning::DEFAULT_ARCH, size).threads,
-                flags: 0,
             }
         };
         let chunks = rows.div_ceil(tiles.tile_rows);
@@ -296,7 +292,6 @@ impl Gpu {
         let f = self.kernel(&name)?;
         single_pass::allow_shared_memory(&f, tiles.smem).map_err(|e| Error::kernel(&name, e))?;
         let cfg = grid(count, tiles.threads, tiles.smem)?;
-        let flags = flags | tiles.flags;
         let mut b = stream.launch_builder(&f);
         b.arg(&i).arg(&o).arg(&rows).arg(&cols).arg(&tiles.arg).arg(&flags).arg(&base).arg(&counter_base).arg(&epoch);
         // SAFETY: matches batched_kernels! in gpu/; input and output hold rows × cols elements
