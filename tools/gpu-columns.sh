@@ -23,6 +23,10 @@
 #            inclusive and exclusive, and under memcheck, racecheck and synccheck (session 31
 #            also timed copying a block's own index's tile before the tile counter answered, in
 #            commit d30f155's build: GPU_SCAN_COLUMN_BULK_GUESS);
+#   pipe16   the pipelined scan of 16-byte rows (4 4-byte or 2 8-byte columns; only
+#            GPU_SCAN_PIPELINED=1 picks it) against the default (the column tiles in shared
+#            memory) at 2^28 and 2^23, interleaved ROUNDS times, then at awkward sizes, inclusive
+#            and exclusive, and under memcheck, racecheck and synccheck;
 #   narrow   issue 5's narrow matrices down the columns at 2^28 (and 64 columns of f64, 16 of
 #            u32 max) by every build in .gpu-bundle/bin/host*, interleaved ROUNDS times, then
 #            this build's at awkward sizes, inclusive and exclusive.
@@ -127,6 +131,26 @@ parts=" ${PARTS:-vec sanitize} "
     GPU_SCAN_PIPELINED=0 GPU_SCAN_COLUMN_BULK=1 sanitize "memcheck racecheck synccheck" "$host" \
       "batched 20003 16 --axis 0" "batched 30001 8 --axis 0 --type f64 --exclusive" \
       "batched 10007 64 --axis 0 --type u32 --op max" "batched 9001 4 --axis 0"
+  fi
+  for round in $(seq "${ROUNDS:-2}"); do
+    [[ $parts == *" pipe16 "* ]] || break
+    echo "== pipelined columns of 16-byte rows, round $round"
+    for c in "67108864 4" "67108864 4 --type u32 --op max" "67108864 4 --type i32" "134217728 2 --type f64" \
+      "134217728 2 --type u64 --op max" "2097152 4" "4194304 2 --type f64"; do
+      # shellcheck disable=SC2086
+      for p in 1 0; do run "pipelined=$p" GPU_SCAN_PIPELINED=$p -- batched $c --axis 0; done
+    done
+  done
+  if [[ $parts == *" pipe16 "* ]]; then
+    echo "== pipelined columns of 16-byte rows at awkward sizes"
+    for ty in "f32 add" "u32 max" "i32 mul" "f64 add" "u64 max" "i64 min" "f64 mul"; do
+      cols=$((128 / ${ty:1:2}))
+      for rows in 1 33 4097 100003 1000003; do
+        GPU_SCAN_PIPELINED=1 check_both "$ty $rows x $cols" "$rows" "$cols" --type "${ty% *}" --op "${ty#* }"
+      done
+    done
+    GPU_SCAN_PIPELINED=1 sanitize "memcheck racecheck synccheck" "$host" "batched 100003 4 --axis 0" \
+      "batched 4097 2 --axis 0 --type u64 --op max --exclusive" "batched 30001 4 --axis 0 --type i32 --op mul"
   fi
   for round in $(seq "${ROUNDS:-2}"); do
     [[ $parts == *" builds "* ]] || break

@@ -56,6 +56,8 @@ pub const BATCHED_COLUMNS: &str = "batched_columns";
 /// `batched_columns_pipe_<type>_<op>`: down the columns of matrices whose rows are 32 bytes, as
 /// one pipelined scan of the rows.
 pub const BATCHED_COLUMNS_PIPELINED: &str = "batched_columns_pipe";
+/// `batched_columns_pipe16_<type>_<op>`: [`BATCHED_COLUMNS_PIPELINED`] for rows of 16 bytes.
+pub const BATCHED_COLUMNS_PIPELINED16: &str = "batched_columns_pipe16";
 /// `batched_columns_vec_<type>_<op>`: down the columns of matrices whose rows start on 16-byte
 /// boundaries, each thread owning a 16-byte vector of adjacent columns.
 pub const BATCHED_COLUMNS_VEC: &str = "batched_columns_vec";

@@ -443,15 +443,18 @@ pub const fn pipeline_columns(arch: u32, elem_size: usize) -> Pipeline {
 /// run against the column tiles (`docs/results/batched-pipe-s16-h200.log`): 33554432 x 8 `f32`
 /// add 64.5% -> 65.5-65.8% of copy, `u32` max 63.9% -> 67.8%, 16777216 x 4 `f64` add 37.8-38.0%
 /// -> 71.7%; below 64 MiB slower (1048576 x 8 `f32`: 55.1-57.9% -> 49.6-50.5%).
+/// Rows of one 16-byte vector (4 columns of 4 bytes, 2 of 8) have their own kernels
+/// (`names::BATCHED_COLUMNS_PIPELINED16`, session 31) that no default picks yet: unmeasured.
 pub const fn columns_pipelined(arch: u32, rows: u64, cols: u64, elem_size: usize) -> bool {
     let _ = arch;
-    pipelined_column_rows(cols, elem_size) && rows * cols * elem_size as u64 >= PIPELINED_MIN_BYTES
+    cols * elem_size as u64 == 2 * VECTOR_BYTES as u64 && rows * cols * elem_size as u64 >= PIPELINED_MIN_BYTES
 }
 
-/// Whether rows of `cols` elements of `elem_size` bytes are what the narrow-column kernel scans:
-/// two 16-byte vectors.
+/// Whether rows of `cols` elements of `elem_size` bytes are what a narrow-column kernel scans:
+/// one or two 16-byte vectors.
 pub const fn pipelined_column_rows(cols: u64, elem_size: usize) -> bool {
-    cols * elem_size as u64 == 2 * VECTOR_BYTES as u64
+    let bytes = cols * elem_size as u64;
+    bytes == VECTOR_BYTES as u64 || bytes == 2 * VECTOR_BYTES as u64
 }
 
 /// Whether the batched scan along few long rows (`rows` of `cols` elements) runs as one launch of

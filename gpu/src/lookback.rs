@@ -137,6 +137,7 @@ macro_rules! wide_status {
     )*};
 }
 wide_status!([f64; 2], [u32; 8], [i32; 8], [f32; 8], [u64; 4], [i64; 4], [f64; 4]);
+wide_status!([u32; 4], [i32; 4], [f32; 4], [u64; 2], [i64; 2]);
 
 /// A counter that may count nothing: `u32` counts, `()` does not.
 pub trait Tally {

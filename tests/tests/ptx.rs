@@ -36,6 +36,17 @@ fn expected_kernels() -> Vec<String> {
                 names.push(format!("batched_rows_{suffix}"));
                 names.push(format!("batched_short_rows_{suffix}"));
                 names.push(format!("batched_long_rows_{suffix}"));
+                use scan_abi::names::*;
+                for kernels in [
+                    BATCHED_COLUMNS_VEC,
+                    BATCHED_COLUMNS_VEC_WINDOW4,
+                    BATCHED_COLUMNS_BULK,
+                    BATCHED_COLUMNS_PIPELINED,
+                    BATCHED_COLUMNS_PIPELINED16,
+                    BATCHED_ROWS_PIPELINED,
+                ] {
+                    names.push(format!("{kernels}_{suffix}"));
+                }
             }
             if matches!(ty.size(), 4 | 8) {
                 names.push(format!("single_pass_staged_{suffix}"));

@@ -288,7 +288,8 @@ impl<T: StatusValue + Vector16<O>, O: ScanOp<T>, const B: usize> Scan<T, O, B> {
 /// as one scan of its rows under [`Lanewise`] `O`: the narrow matrices that the column tiles of
 /// `batched.rs` give one look-back chain per column. Tiles hold whole matrix rows; `O` must
 /// commute (the reduction takes lanes out of row order). Kernels exist for rows of 32 bytes
-/// (`K = 2`: 8 columns of 4 bytes, 4 of 8). Rows of 64 bytes (`K = 4`, blocked) and 128 bytes
+/// (`K = 2`: 8 columns of 4 bytes, 4 of 8) and of 16 bytes (`K = 1`: 4 columns of 4 bytes, 2 of
+/// 8; since session 31, not yet measured). Rows of 64 bytes (`K = 4`, blocked) and 128 bytes
 /// (`K = 8`, striped) scanned correctly but at 39-44% and 16% of copy on the H200
 /// (`docs/results/columns-pipe64-s23-h200.log`): their rows need 168-254 registers, and what
 /// spills goes to L2, as the stages leave an SM little L1.
@@ -884,16 +885,16 @@ rows_pipelined_kernels!(u32, i32, u64, i64, f32, f64);
 /// `batched_columns_pipe_<t>_<op>`: [`columns_pipelined`] for 32-byte rows, shape
 /// `tuning::pipeline_columns`; the status words carry rows of `C` columns.
 macro_rules! columns_pipelined_kernels {
-    ($($t:ident: $c:literal),*) => { paste::paste! { $(
-        columns_pipelined_kernels!(@one $t, $c, Add);
-        columns_pipelined_kernels!(@one $t, $c, Mul);
-        columns_pipelined_kernels!(@one $t, $c, Min);
-        columns_pipelined_kernels!(@one $t, $c, Max);
+    ($name:ident: $($t:ident: $c:literal),*) => { paste::paste! { $(
+        columns_pipelined_kernels!(@one $name, $t, $c, Add);
+        columns_pipelined_kernels!(@one $name, $t, $c, Mul);
+        columns_pipelined_kernels!(@one $name, $t, $c, Min);
+        columns_pipelined_kernels!(@one $name, $t, $c, Max);
     )* } };
-    (@one $t:ident, $c:literal, $op:ident) => { paste::paste! {
+    (@one $name:ident, $t:ident, $c:literal, $op:ident) => { paste::paste! {
         #[no_mangle]
         #[allow(clippy::too_many_arguments)]
-        pub unsafe extern "ptx-kernel" fn [<batched_columns_pipe_ $t _ $op:lower>](
+        pub unsafe extern "ptx-kernel" fn [<$name _ $t _ $op:lower>](
             inp: *const $t,
             out: *mut $t,
             n: u64,
@@ -907,7 +908,7 @@ macro_rules! columns_pipelined_kernels {
             const SIZE: usize = core::mem::size_of::<$t>();
             const P: tuning::Pipeline = tuning::pipeline_columns(ARCH, SIZE);
             const V: usize = tuning::vector_elems(SIZE) as usize;
-            const D: usize = tuning::lookback_depth(ARCH, 2 * tuning::VECTOR_BYTES);
+            const D: usize = tuning::lookback_depth(ARCH, $c * SIZE);
             // Blocked runs are of whole matrix rows, `C / V` vectors each.
             const B: usize = P.blocked_run(V as u32) / ($c / V);
             const { assert!(P.blocked_run(V as u32) % ($c / V) == 0) };
@@ -917,7 +918,10 @@ macro_rules! columns_pipelined_kernels {
         }
     } };
 }
-columns_pipelined_kernels!(u32: 8, i32: 8, f32: 8, u64: 4, i64: 4, f64: 4);
+// Rows of two 16-byte vectors (`names::BATCHED_COLUMNS_PIPELINED`) and of one
+// (`names::BATCHED_COLUMNS_PIPELINED16`).
+columns_pipelined_kernels!(batched_columns_pipe: u32: 8, i32: 8, f32: 8, u64: 4, i64: 4, f64: 4);
+columns_pipelined_kernels!(batched_columns_pipe16: u32: 4, i32: 4, f32: 4, u64: 2, i64: 2, f64: 2);
 
 // The linear recurrence's scans of affine maps (see `single_pass::recurrence_f32`).
 pipelined_kernel!(recurrence_pipe_f32, u64, AffineF32, tuning::pipeline_recurrence(ARCH, 8));

@@ -102,7 +102,8 @@ pub fn column_lookback_window(strips: u64, elem_size: usize) -> u32 {
 
 /// Whether the scan down the columns of a `rows × cols` matrix runs as one pipelined scan of its
 /// 32-byte rows (`tuning::columns_pipelined`); `GPU_SCAN_PIPELINED=0|1` decides for any matrix of
-/// 32-byte rows instead, to measure both kernels in one run.
+/// 16- or 32-byte rows instead, to measure both kernels in one run (only the switch takes 16-byte
+/// rows there: unmeasured).
 pub fn uses_columns_pipelined(rows: u64, cols: u64, elem_size: usize) -> bool {
     switch("GPU_SCAN_PIPELINED").map_or(tuning::columns_pipelined(tuning::DEFAULT_ARCH, rows, cols, elem_size), |p| {
         p && tuning::pipelined_column_rows(cols, elem_size)
@@ -217,9 +218,14 @@ impl Gpu {
         let size = T::TYPE.size();
         let flags = if exclusive { scan_abi::flags::EXCLUSIVE } else { 0 };
         if uses_columns_pipelined(rows, cols, size) {
-            let name = format!("{}_{}_{}", names::BATCHED_COLUMNS_PIPELINED, T::TYPE.name(), op.name());
-            let p = tuning::pipeline_columns(tuning::DEFAULT_ARCH, size);
             let row_bytes = (cols as usize) * size;
+            let kernels = if row_bytes == tuning::VECTOR_BYTES {
+                names::BATCHED_COLUMNS_PIPELINED16
+            } else {
+                names::BATCHED_COLUMNS_PIPELINED
+            };
+            let name = format!("{kernels}_{}_{}", T::TYPE.name(), op.name());
+            let p = tuning::pipeline_columns(tuning::DEFAULT_ARCH, size);
             let plan = Persistent::plan(self, stream, &name, p, n, n, size, row_bytes, temp)?;
             let backoff_ns = tuning::lookback_backoff_ns(tuning::DEFAULT_ARCH, row_bytes);
             let (i, _r) = input.device_ptr(stream);
@@ -227,8 +233,8 @@ impl Gpu {
             let mut b = stream.launch_builder(&plan.f);
             b.arg(&i).arg(&o).arg(&n).arg(&flags).arg(&plan.base).arg(&plan.counter_base).arg(&plan.epoch);
             b.arg(&backoff_ns).arg(&plan.stages);
-            // SAFETY: matches columns_pipelined_kernels! in gpu/; input and output hold rows × cols
-            // elements, the tile state one status word per tile for 32-byte rows.
+            // SAFETY: matches columns_pipelined_kernels! in gpu/ (the kernel for this row width);
+            // input and output hold rows × cols elements, the tile state one row's status per tile.
             return temp.poison_on_error(unsafe { b.launch(plan.cfg) }.map(drop).map_err(|e| Error::kernel(&name, e)));
         }
         if uses_column_vectors(rows, size) {
@@ -760,6 +766,11 @@ mod tests {
                 && !uses_columns_pipelined(rows, 16, 4)
                 && !uses_columns_pipelined(rows, 8, 8)
         );
+        assert!(
+            !uses_columns_pipelined(2 * rows, 4, 4) && !uses_columns_pipelined(2 * rows, 2, 8),
+            "16-byte rows: their kernels are unmeasured, only GPU_SCAN_PIPELINED=1 takes them"
+        );
+        assert!(tuning::pipelined_column_rows(4, 4) && tuning::pipelined_column_rows(2, 8));
         let (rows, long) = (8, (8u64 << 20) / 4);
         assert!(long_rows_pipelined(rows, long, ElemType::F32, Op::Add));
         assert!(!long_rows_pipelined(rows / 2, long, ElemType::F32, Op::Add), "under 64 MiB in all");
