@@ -23,6 +23,10 @@
 #            inclusive and exclusive, and under memcheck, racecheck and synccheck (session 31
 #            also timed copying a block's own index's tile before the tile counter answered, in
 #            commit d30f155's build: GPU_SCAN_COLUMN_BULK_GUESS);
+#   bulkw    the column tiles in shared memory looking back 1 tile a round per column
+#            (GPU_SCAN_COLUMN_WINDOW=1) against 4 (the default) on the narrow matrices they take
+#            at 2^28, interleaved ROUNDS times, then window 1 at awkward sizes, inclusive and
+#            exclusive, and under memcheck, racecheck and synccheck;
 #   pipe16   the pipelined scan of 16-byte rows (4 4-byte or 2 8-byte columns; only
 #            GPU_SCAN_PIPELINED=1 picks it) against the default (the column tiles in shared
 #            memory) at 2^28 and 2^23, interleaved ROUNDS times, then at awkward sizes, inclusive
@@ -131,6 +135,27 @@ parts=" ${PARTS:-vec sanitize} "
     GPU_SCAN_PIPELINED=0 GPU_SCAN_COLUMN_BULK=1 sanitize "memcheck racecheck synccheck" "$host" \
       "batched 20003 16 --axis 0" "batched 30001 8 --axis 0 --type f64 --exclusive" \
       "batched 10007 64 --axis 0 --type u32 --op max" "batched 9001 4 --axis 0"
+  fi
+  for round in $(seq "${ROUNDS:-2}"); do
+    [[ $parts == *" bulkw "* ]] || break
+    echo "== look-back window of the column tiles in shared memory, round $round"
+    for c in "16777216 16" "4194304 64" "8388608 16 --type f64" "33554432 8 --type f64" "16777216 32 --type f64" \
+      "16777216 16 --type u32 --op max" "67108864 4"; do
+      # shellcheck disable=SC2086
+      for w in 1 4; do run "window=$w" GPU_SCAN_COLUMN_WINDOW=$w -- batched $c --axis 0; done
+    done
+  done
+  if [[ $parts == *" bulkw "* ]]; then
+    echo "== column tiles in shared memory, window 1, at awkward sizes"
+    for c in "16" "8 --type f64" "64 --type u32 --op max" "16 --type u64 --op max" "16 --type i32 --op mul" \
+      "32 --type i64 --op min" "4" "2 --type f64"; do
+      for rows in 961 3841 100003 1000003; do
+        # shellcheck disable=SC2086
+        GPU_SCAN_COLUMN_WINDOW=1 check_both "bulk window 1: $rows x $c" $rows $c
+      done
+    done
+    GPU_SCAN_COLUMN_WINDOW=1 sanitize "memcheck racecheck synccheck" "$host" "batched 20003 16 --axis 0" \
+      "batched 30001 16 --axis 0 --type f64 --exclusive" "batched 10007 64 --axis 0 --type u32 --op max"
   fi
   for round in $(seq "${ROUNDS:-2}"); do
     [[ $parts == *" pipe16 "* ]] || break

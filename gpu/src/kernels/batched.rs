@@ -745,19 +745,20 @@ macro_rules! batched_kernels {
     (@vec $t:ident, $op:ident) => {
         batched_kernels!(@vec_window $t, $op, batched_columns_vec_, 1);
         batched_kernels!(@vec_window $t, $op, batched_columns_vecw4_, 4);
-        batched_kernels!(@bulk $t, $op);
+        batched_kernels!(@bulk $t, $op, batched_columns_bulk_, 4);
+        batched_kernels!(@bulk $t, $op, batched_columns_bulkw1_, 1);
     };
-    (@bulk $t:ident, $op:ident) => { paste::paste! {
+    (@bulk $t:ident, $op:ident, $prefix:ident, $window:literal) => { paste::paste! {
         #[no_mangle]
         #[allow(clippy::too_many_arguments)]
-        pub unsafe extern "ptx-kernel" fn [<batched_columns_bulk_ $t _ $op:lower>](
+        pub unsafe extern "ptx-kernel" fn [<$prefix $t _ $op:lower>](
             inp: *const $t, out: *mut $t, rows: u64, cols: u64, tpr: u32, flags: u32,
             temp: *mut u8, counter_base: u32, epoch: u32,
         ) {
             const SIZE: usize = core::mem::size_of::<$t>();
             const SHAPE: tuning::TileShape = tuning::columns_bulk(ARCH, SIZE);
             const V: usize = tuning::VECTOR_BYTES / SIZE;
-            scan_columns_bulk::<$t, $op, { SHAPE.threads }, { SHAPE.items as usize }, V, 4>(
+            scan_columns_bulk::<$t, $op, { SHAPE.threads }, { SHAPE.items as usize }, V, $window>(
                 inp, out, rows, cols, tpr, flags, temp, counter_base, epoch,
             )
         }
