@@ -436,6 +436,14 @@ pub const fn pipeline_columns(arch: u32, elem_size: usize) -> Pipeline {
     Pipeline { items, split: 1, stages: 5, blocked: true, ..pipeline(arch, elem_size) }
 }
 
+/// [`pipeline_columns`] for rows of one 16-byte vector (`names::BATCHED_COLUMNS_PIPELINED16`): 11
+/// rows a lane, odd so that the runs of eight lanes start in eight different 16-byte bank groups
+/// (10 would put lanes 4 apart in the same ones), and at 2 blocks per SM without spills (9 spilled
+/// 4 bytes in `u32` and `i32` add; ptxas 13.5). Unmeasured.
+pub const fn pipeline_columns16(arch: u32, elem_size: usize) -> Pipeline {
+    Pipeline { items: 11 * vector_elems(elem_size), ..pipeline_columns(arch, elem_size) }
+}
+
 /// Whether the scan down the columns of a `rows x cols` matrix of `elem_size`-byte elements runs
 /// as the pipelined narrow-column kernel ([`pipeline_columns`]): rows of exactly two 16-byte
 /// vectors (8 columns of 4 bytes, 4 of 8) and at least [`PIPELINED_MIN_BYTES`] in all, where
@@ -662,6 +670,7 @@ pub const BOUNDED: &[(BoundedTable, ShapeOf)] = &[
     (BOUNDED_PIPELINED_SPLIT, pipeline_split_block),
     (BOUNDED_PIPELINED_SPLIT4, pipeline_split4_block),
     (BOUNDED_COLUMNS_PIPELINED, pipeline_columns_block),
+    (BOUNDED_COLUMNS_PIPELINED16, pipeline_columns16_block),
     (BOUNDED_ROWS_PIPELINED, pipeline_block),
 ];
 
@@ -678,6 +687,11 @@ pub const fn pipeline_split4_block(arch: u32, elem_size: usize) -> TileShape {
 /// [`pipeline_block`] for [`pipeline_columns`].
 pub const fn pipeline_columns_block(arch: u32, elem_size: usize) -> TileShape {
     TileShape { threads: pipeline_columns(arch, elem_size).threads(), items: 1 }
+}
+
+/// [`pipeline_block`] for [`pipeline_columns16`].
+pub const fn pipeline_columns16_block(arch: u32, elem_size: usize) -> TileShape {
+    TileShape { threads: pipeline_columns16(arch, elem_size).threads(), items: 1 }
 }
 
 /// [`pipeline_block`] for [`pipeline_split`], the shape [`pipeline_of`] gives heavy scans.
@@ -967,6 +981,35 @@ pub const BOUNDED_COLUMNS_PIPELINED: &[(&str, usize, u32)] = &[
     ("batched_columns_pipe_f64_mul", 8, 2),
     ("batched_columns_pipe_f64_min", 8, 2),
     ("batched_columns_pipe_f64_max", 8, 2),
+];
+
+/// The pipelined scans of 16-byte rows ([`pipeline_columns16`]), bounded like
+/// [`BOUNDED_COLUMNS_PIPELINED`] to the 2 blocks of 320 threads per SM their shared memory allows.
+pub const BOUNDED_COLUMNS_PIPELINED16: &[(&str, usize, u32)] = &[
+    ("batched_columns_pipe16_u32_add", 4, 2),
+    ("batched_columns_pipe16_u32_mul", 4, 2),
+    ("batched_columns_pipe16_u32_min", 4, 2),
+    ("batched_columns_pipe16_u32_max", 4, 2),
+    ("batched_columns_pipe16_i32_add", 4, 2),
+    ("batched_columns_pipe16_i32_mul", 4, 2),
+    ("batched_columns_pipe16_i32_min", 4, 2),
+    ("batched_columns_pipe16_i32_max", 4, 2),
+    ("batched_columns_pipe16_f32_add", 4, 2),
+    ("batched_columns_pipe16_f32_mul", 4, 2),
+    ("batched_columns_pipe16_f32_min", 4, 2),
+    ("batched_columns_pipe16_f32_max", 4, 2),
+    ("batched_columns_pipe16_u64_add", 8, 2),
+    ("batched_columns_pipe16_u64_mul", 8, 2),
+    ("batched_columns_pipe16_u64_min", 8, 2),
+    ("batched_columns_pipe16_u64_max", 8, 2),
+    ("batched_columns_pipe16_i64_add", 8, 2),
+    ("batched_columns_pipe16_i64_mul", 8, 2),
+    ("batched_columns_pipe16_i64_min", 8, 2),
+    ("batched_columns_pipe16_i64_max", 8, 2),
+    ("batched_columns_pipe16_f64_add", 8, 2),
+    ("batched_columns_pipe16_f64_mul", 8, 2),
+    ("batched_columns_pipe16_f64_min", 8, 2),
+    ("batched_columns_pipe16_f64_max", 8, 2),
 ];
 
 /// Hierarchical (multi-kernel) strategy: every block algorithm scans `threads` partials.

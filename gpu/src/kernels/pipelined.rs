@@ -885,13 +885,13 @@ rows_pipelined_kernels!(u32, i32, u64, i64, f32, f64);
 /// `batched_columns_pipe_<t>_<op>`: [`columns_pipelined`] for 32-byte rows, shape
 /// `tuning::pipeline_columns`; the status words carry rows of `C` columns.
 macro_rules! columns_pipelined_kernels {
-    ($name:ident: $($t:ident: $c:literal),*) => { paste::paste! { $(
-        columns_pipelined_kernels!(@one $name, $t, $c, Add);
-        columns_pipelined_kernels!(@one $name, $t, $c, Mul);
-        columns_pipelined_kernels!(@one $name, $t, $c, Min);
-        columns_pipelined_kernels!(@one $name, $t, $c, Max);
+    ($name:ident, $shape:ident: $($t:ident: $c:literal),*) => { paste::paste! { $(
+        columns_pipelined_kernels!(@one $name, $shape, $t, $c, Add);
+        columns_pipelined_kernels!(@one $name, $shape, $t, $c, Mul);
+        columns_pipelined_kernels!(@one $name, $shape, $t, $c, Min);
+        columns_pipelined_kernels!(@one $name, $shape, $t, $c, Max);
     )* } };
-    (@one $name:ident, $t:ident, $c:literal, $op:ident) => { paste::paste! {
+    (@one $name:ident, $shape:ident, $t:ident, $c:literal, $op:ident) => { paste::paste! {
         #[no_mangle]
         #[allow(clippy::too_many_arguments)]
         pub unsafe extern "ptx-kernel" fn [<$name _ $t _ $op:lower>](
@@ -906,7 +906,7 @@ macro_rules! columns_pipelined_kernels {
             stages: u32,
         ) {
             const SIZE: usize = core::mem::size_of::<$t>();
-            const P: tuning::Pipeline = tuning::pipeline_columns(ARCH, SIZE);
+            const P: tuning::Pipeline = tuning::$shape(ARCH, SIZE);
             const V: usize = tuning::vector_elems(SIZE) as usize;
             const D: usize = tuning::lookback_depth(ARCH, $c * SIZE);
             // Blocked runs are of whole matrix rows, `C / V` vectors each.
@@ -920,8 +920,8 @@ macro_rules! columns_pipelined_kernels {
 }
 // Rows of two 16-byte vectors (`names::BATCHED_COLUMNS_PIPELINED`) and of one
 // (`names::BATCHED_COLUMNS_PIPELINED16`).
-columns_pipelined_kernels!(batched_columns_pipe: u32: 8, i32: 8, f32: 8, u64: 4, i64: 4, f64: 4);
-columns_pipelined_kernels!(batched_columns_pipe16: u32: 4, i32: 4, f32: 4, u64: 2, i64: 2, f64: 2);
+columns_pipelined_kernels!(batched_columns_pipe, pipeline_columns: u32: 8, i32: 8, f32: 8, u64: 4, i64: 4, f64: 4);
+columns_pipelined_kernels!(batched_columns_pipe16, pipeline_columns16: u32: 4, i32: 4, f32: 4, u64: 2, i64: 2, f64: 2);
 
 // The linear recurrence's scans of affine maps (see `single_pass::recurrence_f32`).
 pipelined_kernel!(recurrence_pipe_f32, u64, AffineF32, tuning::pipeline_recurrence(ARCH, 8));

@@ -219,13 +219,12 @@ impl Gpu {
         let flags = if exclusive { scan_abi::flags::EXCLUSIVE } else { 0 };
         if uses_columns_pipelined(rows, cols, size) {
             let row_bytes = (cols as usize) * size;
-            let kernels = if row_bytes == tuning::VECTOR_BYTES {
-                names::BATCHED_COLUMNS_PIPELINED16
+            let (kernels, p) = if row_bytes == tuning::VECTOR_BYTES {
+                (names::BATCHED_COLUMNS_PIPELINED16, tuning::pipeline_columns16(tuning::DEFAULT_ARCH, size))
             } else {
-                names::BATCHED_COLUMNS_PIPELINED
+                (names::BATCHED_COLUMNS_PIPELINED, tuning::pipeline_columns(tuning::DEFAULT_ARCH, size))
             };
             let name = format!("{kernels}_{}_{}", T::TYPE.name(), op.name());
-            let p = tuning::pipeline_columns(tuning::DEFAULT_ARCH, size);
             let plan = Persistent::plan(self, stream, &name, p, n, n, size, row_bytes, temp)?;
             let backoff_ns = tuning::lookback_backoff_ns(tuning::DEFAULT_ARCH, row_bytes);
             let (i, _r) = input.device_ptr(stream);
