@@ -49,6 +49,16 @@ run() { # LABEL ENV... -- ARGS...: one run of $host with the settings, its time 
   shift
   env "${envs[@]}" "$host" "$@" 2>&1 | grep -E '^(time|check|error)' | cut -c1-175 | sed "s|^|[$label] [$*] |" || status=1
 }
+ab() { # VAR "VALUES" CASE...: `batched CASE --axis 0` with VAR at each value in turn, case by case
+  local var=$1 values=$2 c v
+  shift 2
+  for c in "$@"; do
+    for v in $values; do
+      # shellcheck disable=SC2086
+      run "$var=$v" "$var=$v" -- batched $c --axis 0
+    done
+  done
+}
 by_build() { # ARGS: `batched ARGS --axis 0` by this build and every other in .gpu-bundle/bin/host-*
   local b
   for b in "$host" .gpu-bundle/bin/host-*; do
@@ -139,11 +149,8 @@ parts=" ${PARTS:-vec sanitize} "
   for round in $(seq "${ROUNDS:-2}"); do
     [[ $parts == *" bulkw "* ]] || break
     echo "== look-back window of the column tiles in shared memory, round $round"
-    for c in "16777216 16" "4194304 64" "8388608 16 --type f64" "33554432 8 --type f64" "16777216 32 --type f64" \
-      "16777216 16 --type u32 --op max" "67108864 4"; do
-      # shellcheck disable=SC2086
-      for w in 1 4; do run "window=$w" GPU_SCAN_COLUMN_WINDOW=$w -- batched $c --axis 0; done
-    done
+    ab GPU_SCAN_COLUMN_WINDOW "1 4" "16777216 16" "4194304 64" "8388608 16 --type f64" "33554432 8 --type f64" \
+      "16777216 32 --type f64" "16777216 16 --type u32 --op max" "67108864 4"
   done
   if [[ $parts == *" bulkw "* ]]; then
     echo "== column tiles in shared memory, window 1, at awkward sizes"
@@ -160,11 +167,8 @@ parts=" ${PARTS:-vec sanitize} "
   for round in $(seq "${ROUNDS:-2}"); do
     [[ $parts == *" pipe16 "* ]] || break
     echo "== pipelined columns of 16-byte rows, round $round"
-    for c in "67108864 4" "67108864 4 --type u32 --op max" "67108864 4 --type i32" "134217728 2 --type f64" \
-      "134217728 2 --type u64 --op max" "2097152 4" "4194304 2 --type f64"; do
-      # shellcheck disable=SC2086
-      for p in 1 0; do run "pipelined=$p" GPU_SCAN_PIPELINED=$p -- batched $c --axis 0; done
-    done
+    ab GPU_SCAN_PIPELINED "1 0" "67108864 4" "67108864 4 --type u32 --op max" "67108864 4 --type i32" \
+      "134217728 2 --type f64" "134217728 2 --type u64 --op max" "2097152 4" "4194304 2 --type f64"
   done
   if [[ $parts == *" pipe16 "* ]]; then
     echo "== pipelined columns of 16-byte rows at awkward sizes"
