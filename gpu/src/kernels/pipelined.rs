@@ -882,8 +882,8 @@ macro_rules! rows_pipelined_kernels {
 }
 rows_pipelined_kernels!(u32, i32, u64, i64, f32, f64);
 
-/// `batched_columns_pipe_<t>_<op>`: [`columns_pipelined`] for 32-byte rows, shape
-/// `tuning::pipeline_columns`; the status words carry rows of `C` columns.
+/// `<name>_<t>_<op>`: [`columns_pipelined`] for rows of `C` columns, in the tile shape
+/// `tuning::<shape>`; the status words carry whole rows.
 macro_rules! columns_pipelined_kernels {
     ($name:ident, $shape:ident: $($t:ident: $c:literal),*) => { paste::paste! { $(
         columns_pipelined_kernels!(@one $name, $shape, $t, $c, Add);

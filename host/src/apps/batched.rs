@@ -89,8 +89,9 @@ pub fn uses_columns_vec(cols: u64, elem_size: usize, aligned: bool) -> bool {
 }
 
 /// Tiles of its column each look-back thread of the vector column tiles (and, as one strip, of
-/// the column tiles in shared memory) reads a round (1 or 4) for a matrix of `strips` strips: `tuning::column_lookback_window`, or `GPU_SCAN_COLUMN_WINDOW`
-/// (1 or 4) to measure both in one run.
+/// the column tiles in shared memory) reads a round (1 or 4) for a matrix of `strips` strips:
+/// `tuning::column_lookback_window`, or `GPU_SCAN_COLUMN_WINDOW` (1 or 4) to measure both in one
+/// run.
 pub fn column_lookback_window(strips: u64, elem_size: usize) -> u32 {
     let tuned = std::env::var("GPU_SCAN_COLUMN_WINDOW").ok().and_then(|w| w.parse::<u32>().ok());
     tuned.filter(|w| [1, 4].contains(w)).unwrap_or(tuning::column_lookback_window(
