@@ -14,6 +14,11 @@ impl TileShape {
     pub const fn tile(self) -> u32 {
         self.threads * self.items
     }
+
+    /// Rows in a column tile whose rows take `per_row` threads each, every thread `items` rows.
+    pub const fn tile_rows(self, per_row: u32) -> u64 {
+        (self.threads / per_row) as u64 * self.items as u64
+    }
 }
 
 /// Bytes per vector load or store in the single-pass kernel.

@@ -743,12 +743,14 @@ macro_rules! batched_kernels {
         }
     } };
     (@vec $t:ident, $op:ident) => {
-        batched_kernels!(@vec_window $t, $op, batched_columns_vec_, 1);
-        batched_kernels!(@vec_window $t, $op, batched_columns_vecw4_, 4);
-        batched_kernels!(@bulk $t, $op, batched_columns_bulk_, 4);
-        batched_kernels!(@bulk $t, $op, batched_columns_bulkw1_, 1);
+        batched_kernels!(@vector_tiles $t, $op, batched_columns_vec_, scan_columns_vec, columns_vec, 1);
+        batched_kernels!(@vector_tiles $t, $op, batched_columns_vecw4_, scan_columns_vec, columns_vec, 4);
+        batched_kernels!(@vector_tiles $t, $op, batched_columns_bulk_, scan_columns_bulk, columns_bulk, 4);
+        batched_kernels!(@vector_tiles $t, $op, batched_columns_bulkw1_, scan_columns_bulk, columns_bulk, 1);
     };
-    (@bulk $t:ident, $op:ident, $prefix:ident, $window:literal) => { paste::paste! {
+    // The column tiles of 16-byte vectors, `$kernel` in the tile shape `tuning::$shape`, looking
+    // back `$window` tiles a round.
+    (@vector_tiles $t:ident, $op:ident, $prefix:ident, $kernel:ident, $shape:ident, $window:literal) => { paste::paste! {
         #[no_mangle]
         #[allow(clippy::too_many_arguments)]
         pub unsafe extern "ptx-kernel" fn [<$prefix $t _ $op:lower>](
@@ -756,24 +758,9 @@ macro_rules! batched_kernels {
             temp: *mut u8, counter_base: u32, epoch: u32,
         ) {
             const SIZE: usize = core::mem::size_of::<$t>();
-            const SHAPE: tuning::TileShape = tuning::columns_bulk(ARCH, SIZE);
+            const SHAPE: tuning::TileShape = tuning::$shape(ARCH, SIZE);
             const V: usize = tuning::VECTOR_BYTES / SIZE;
-            scan_columns_bulk::<$t, $op, { SHAPE.threads }, { SHAPE.items as usize }, V, $window>(
-                inp, out, rows, cols, tpr, flags, temp, counter_base, epoch,
-            )
-        }
-    } };
-    (@vec_window $t:ident, $op:ident, $prefix:ident, $window:literal) => { paste::paste! {
-        #[no_mangle]
-        #[allow(clippy::too_many_arguments)]
-        pub unsafe extern "ptx-kernel" fn [<$prefix $t _ $op:lower>](
-            inp: *const $t, out: *mut $t, rows: u64, cols: u64, tpr: u32, flags: u32,
-            temp: *mut u8, counter_base: u32, epoch: u32,
-        ) {
-            const SIZE: usize = core::mem::size_of::<$t>();
-            const SHAPE: tuning::TileShape = tuning::columns_vec(ARCH, SIZE);
-            const V: usize = tuning::VECTOR_BYTES / SIZE;
-            scan_columns_vec::<$t, $op, { SHAPE.threads }, { SHAPE.items as usize }, V, $window>(
+            $kernel::<$t, $op, { SHAPE.threads }, { SHAPE.items as usize }, V, $window>(
                 inp, out, rows, cols, tpr, flags, temp, counter_base, epoch,
             )
         }

@@ -46,11 +46,10 @@ pub fn column_vec_plan(rows: u64, cols: u64, elem_size: usize) -> (u32, u64) {
     let tuned = tuned.map(|w| w / v).filter(|t| t.is_power_of_two() && *t <= 32);
     let mut tpr = tuned.unwrap_or(tuning::column_vec_threads(tuning::DEFAULT_ARCH, cols, elem_size) as u64);
     tpr = tpr.min(cols.div_ceil(v).next_power_of_two()).min(32);
-    let tile_rows = |tpr: u64| shape.threads as u64 / tpr * shape.items as u64;
-    while tpr < 32 && tile_rows(2 * tpr) >= rows {
+    while tpr < 32 && shape.tile_rows(2 * tpr as u32) >= rows {
         tpr *= 2;
     }
-    (tpr as u32, tile_rows(tpr))
+    (tpr as u32, shape.tile_rows(tpr as u32))
 }
 
 /// Threads per row and rows per tile of the column tiles in shared memory
@@ -73,8 +72,7 @@ pub fn column_bulk_tiles(rows: u64, cols: u64, elem_size: usize, aligned: bool) 
     if !(aligned && cols.is_multiple_of(v) && tpr.is_power_of_two() && tpr <= 32) {
         return None;
     }
-    let shape = tuning::columns_bulk(tuning::DEFAULT_ARCH, elem_size);
-    let tile_rows = shape.threads as u64 / tpr * shape.items as u64;
+    let tile_rows = tuning::columns_bulk(tuning::DEFAULT_ARCH, elem_size).tile_rows(tpr as u32);
     (rows > tile_rows).then_some((tpr as u32, tile_rows))
 }
 
@@ -426,7 +424,7 @@ mod tests {
     fn column_tiles_in_shared_memory_take_rows_of_up_to_32_vectors_and_more_than_one_tile() {
         let (four, eight) =
             (tuning::columns_bulk(tuning::DEFAULT_ARCH, 4), tuning::columns_bulk(tuning::DEFAULT_ARCH, 8));
-        let tile = |tpr: u32, shape: tuning::TileShape| (shape.threads / tpr) as u64 * shape.items as u64;
+        let tile = |tpr: u32, shape: tuning::TileShape| shape.tile_rows(tpr);
         assert_eq!(column_bulk_tiles(1 << 24, 16, 4, true), Some((4, tile(4, four))));
         assert_eq!(column_bulk_tiles(1 << 24, 128, 4, true), Some((32, tile(32, four))));
         assert_eq!(column_bulk_tiles(1 << 24, 2, 8, true), Some((1, tile(1, eight))));
@@ -598,7 +596,7 @@ mod tests {
         type Vector = [u32; V];
         let add = |a: Vector, b: Vector| -> Vector { std::array::from_fn(|e| a[e].wrapping_add(b[e])) };
         let (threads, it) = (shape.threads as u64, shape.items as usize);
-        let tile_rows = threads / tpr as u64 * it as u64;
+        let tile_rows = shape.tile_rows(tpr);
         let (tpr, v) = (tpr as u64, V as u64);
         let strip = v * tpr;
         let (strips, chunks) = (cols.div_ceil(strip), rows.div_ceil(tile_rows));
