@@ -31,6 +31,11 @@
 #            GPU_SCAN_PIPELINED=1 picks it) against the default (the column tiles in shared
 #            memory) at 2^28 and 2^23, interleaved ROUNDS times, then at awkward sizes, inclusive
 #            and exclusive, and under memcheck, racecheck and synccheck;
+#   items    the column tiles in shared memory at several heights (GPU_SCAN_COLUMN_BULK_ITEMS
+#            rows a thread group: 7, 11, 15, 23) and look-back windows (GPU_SCAN_COLUMN_WINDOW 1
+#            or 4), and each other build in .gpu-bundle/bin/host-* at its default, on narrow
+#            matrices at 2^28, interleaved ROUNDS times, then heights 7 and 11 at awkward sizes,
+#            inclusive and exclusive, and under memcheck, racecheck and synccheck;
 #   narrow   issue 5's narrow matrices down the columns at 2^28 (and 64 columns of f64, 16 of
 #            u32 max) by every build in .gpu-bundle/bin/host*, interleaved ROUNDS times, then
 #            this build's at awkward sizes, inclusive and exclusive.
@@ -163,6 +168,39 @@ parts=" ${PARTS:-vec sanitize} "
     done
     GPU_SCAN_COLUMN_WINDOW=1 sanitize "memcheck racecheck synccheck" "$host" "batched 20003 16 --axis 0" \
       "batched 30001 16 --axis 0 --type f64 --exclusive" "batched 10007 64 --axis 0 --type u32 --op max"
+  fi
+  for round in $(seq "${ROUNDS:-2}"); do
+    [[ $parts == *" items "* ]] || break
+    echo "== heights and windows of the column tiles in shared memory, round $round"
+    for c in "4194304 64" "8388608 16 --type f64" "67108864 4" "16777216 16" "33554432 8 --type f64" \
+      "4194304 64 --type f64"; do
+      for b in .gpu-bundle/bin/host-*; do
+        # shellcheck disable=SC2086
+        "$b" batched $c --axis 0 2>&1 | grep -E '^(time|check|error)' | cut -c1-175 |
+          sed "s|^|[$(basename "$b")] [$c] |" || status=1
+      done
+      for s in "4 15" "4 11" "4 7" "4 23" "1 15" "1 11" "1 7"; do
+        # shellcheck disable=SC2086
+        run "window=${s% *} items=${s#* }" GPU_SCAN_PIPELINED=0 GPU_SCAN_COLUMN_BULK=1 GPU_SCAN_COLUMN_WINDOW=${s% *} \
+          GPU_SCAN_COLUMN_BULK_ITEMS=${s#* } -- batched $c --axis 0
+      done
+    done
+  done
+  if [[ $parts == *" items "* ]]; then
+    echo "== column tiles in shared memory, 7 and 11 rows a thread group, at awkward sizes"
+    for k in 7 11; do
+      for c in "16" "8 --type f64" "64 --type u32 --op max" "16 --type u64 --op max" "4 --type i32 --op mul" \
+        "32 --type i64 --op min" "128 --type f32 --op max"; do
+        for rows in 449 1793 100003; do
+          # shellcheck disable=SC2086
+          GPU_SCAN_PIPELINED=0 GPU_SCAN_COLUMN_BULK=1 GPU_SCAN_COLUMN_BULK_ITEMS=$k check_both "bulk $k: $rows x $c" \
+            $rows $c
+        done
+      done
+    done
+    GPU_SCAN_PIPELINED=0 GPU_SCAN_COLUMN_BULK=1 GPU_SCAN_COLUMN_BULK_ITEMS=7 sanitize "memcheck racecheck synccheck" \
+      "$host" "batched 20003 16 --axis 0" "batched 30001 8 --axis 0 --type f64 --exclusive" \
+      "batched 10007 64 --axis 0 --type u32 --op max"
   fi
   for round in $(seq "${ROUNDS:-2}"); do
     [[ $parts == *" pipe16 "* ]] || break

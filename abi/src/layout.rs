@@ -72,10 +72,11 @@ pub const fn columns_vec_smem(arch: u32, elem_size: usize) -> u32 {
     smem_window(1, 4) + smem_window(warps * strip, elem_size as u32) + smem_window(strip, elem_size as u32)
 }
 
-/// Column tiles in shared memory: the tile index, the bulk copy's barrier, each warp's totals per
-/// column of the widest strip, the strip's column prefixes, and the tile's rows.
-pub const fn columns_bulk_smem(arch: u32, elem_size: usize) -> u32 {
-    let shape = crate::tuning::columns_bulk(arch, elem_size);
+/// Column tiles in shared memory, `items` rows a thread group: the tile index, the bulk copy's
+/// barrier, each warp's totals per column of the widest strip, the strip's column prefixes, and
+/// the tile's rows.
+pub const fn columns_bulk_smem(arch: u32, elem_size: usize, items: u32) -> u32 {
+    let shape = crate::tuning::TileShape { items, ..crate::tuning::columns_bulk(arch, elem_size) };
     let strip = 32 * crate::tuning::VECTOR_BYTES as u32 / elem_size as u32;
     smem_window(1, 4)
         + smem_window(1, 8)

@@ -277,28 +277,24 @@ pub unsafe fn scan_columns_vec<
 
 /// [`scan_columns_vec`] for matrices whose row is one strip of `tpr` vectors (`cols == tpr * V`),
 /// with the tile in shared memory: one bulk copy brings its contiguous rows in, each thread
-/// combines its `IT` rows from there, the tile looks back as the vector tiles do, each thread
+/// combines its `items` rows from there, the tile looks back as the vector tiles do, each thread
 /// scans its rows in place, and one bulk copy writes the tile out. No register holds the tile
 /// while it arrives or while the block waits for its prefix, so more blocks fit on an SM than
-/// the vector tiles' two, and the copies ask for whole lines. With `IT` odd the groups of a warp
-/// fall on both halves of the banks for 64-byte rows. At least two tiles. A tile is copied once
+/// the vector tiles' two, and the copies ask for whole lines. The tile's height is the launch's
+/// (`items` rows a thread group, the shared memory for them), so that the host can size it to the
+/// blocks an SM should hold. With `items` odd the groups of a warp fall on both halves of the
+/// banks for 64-byte rows. At least two tiles. A tile is copied once
 /// the counter names it: copying the block's own index's tile while the counter answered, and
 /// again when it named another, ran 6-10 points of copy slower (`tuning::columns_bulk_rows`).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn scan_columns_bulk<
-    T: StatusValue,
-    O: ScanOp<T>,
-    const TH: u32,
-    const IT: usize,
-    const V: usize,
-    const LW: usize,
->(
+pub unsafe fn scan_columns_bulk<T: StatusValue, O: ScanOp<T>, const TH: u32, const V: usize, const LW: usize>(
     inp: *const T,
     out: *mut T,
     rows: u64,
     cols: u64,
     tpr: u32,
+    items: u32,
     flags: u32,
     temp: *mut u8,
     counter_base: u32,
@@ -309,7 +305,7 @@ pub unsafe fn scan_columns_bulk<
     let t = thread_idx();
     let warps = TH / WARP;
     let (g, c) = (t / tpr, t % tpr);
-    let tile_rows = ((TH / tpr) * IT as u32) as u64;
+    let tile_rows = ((TH / tpr) * items) as u64;
     let row_bytes = cols * core::mem::size_of::<T>() as u64;
 
     let mut smem = Carver::new();
@@ -317,7 +313,7 @@ pub unsafe fn scan_columns_bulk<
     let bar = smem.take::<u64>(1);
     let warp_totals = smem.take::<T>(warps * tpr * V as u32);
     let prefixes = smem.take::<T>(tpr * V as u32);
-    let rows_buf = smem.take::<Vec16<T, V>>(TH * IT as u32);
+    let rows_buf = smem.take::<Vec16<T, V>>(TH * items);
     smem.check();
 
     let rows_in = |tile: u32| rows.saturating_sub(tile as u64 * tile_rows).min(tile_rows);
@@ -337,32 +333,28 @@ pub unsafe fn scan_columns_bulk<
     }
     mbar_wait(bar.at(0), 0);
 
-    let row0 = g * IT as u32;
-    let n = rows_in(tile).saturating_sub(row0 as u64).min(IT as u64) as usize;
-    let at = |k: usize| (row0 + k as u32) * tpr + c;
+    let row0 = g * items;
+    let n = rows_in(tile).saturating_sub(row0 as u64).min(items as u64) as u32;
+    let at = |k: u32| (row0 + k) * tpr + c;
     let mut run = [O::identity(); V];
-    for k in 0..IT {
-        if k < n {
-            let x = rows_buf.get(at(k)).0;
-            for e in 0..V {
-                run[e] = O::combine(run[e], x[e]);
-            }
+    for k in 0..n {
+        let x = rows_buf.get(at(k)).0;
+        for e in 0..V {
+            run[e] = O::combine(run[e], x[e]);
         }
     }
     let status = TileStatus { words: temp.add(COUNTER_BYTES), epoch, acq_rel: false };
     let mut acc =
         vector_tile_prefix::<T, O, TH, V, LW>(run, tpr, warp_totals, prefixes, status, tile as u64, cols, 0, false);
-    for k in 0..IT {
-        if k < n {
-            let x = rows_buf.get(at(k)).0;
-            let mut y = x;
-            for e in 0..V {
-                let through = combine_after::<T, O>(acc[e], x[e]);
-                y[e] = if mode.exclusive { acc[e].unwrap_or(O::identity()) } else { through };
-                acc[e] = Some(through);
-            }
-            rows_buf.set(at(k), Vec16(y));
+    for k in 0..n {
+        let x = rows_buf.get(at(k)).0;
+        let mut y = x;
+        for e in 0..V {
+            let through = combine_after::<T, O>(acc[e], x[e]);
+            y[e] = if mode.exclusive { acc[e].unwrap_or(O::identity()) } else { through };
+            acc[e] = Some(through);
         }
+        rows_buf.set(at(k), Vec16(y));
     }
     fence_proxy_async_shared();
     sync_threads();
@@ -743,14 +735,13 @@ macro_rules! batched_kernels {
         }
     } };
     (@vec $t:ident, $op:ident) => {
-        batched_kernels!(@vector_tiles $t, $op, batched_columns_vec_, scan_columns_vec, columns_vec, 1);
-        batched_kernels!(@vector_tiles $t, $op, batched_columns_vecw4_, scan_columns_vec, columns_vec, 4);
-        batched_kernels!(@vector_tiles $t, $op, batched_columns_bulk_, scan_columns_bulk, columns_bulk, 4);
-        batched_kernels!(@vector_tiles $t, $op, batched_columns_bulkw1_, scan_columns_bulk, columns_bulk, 1);
+        batched_kernels!(@vector_tiles $t, $op, batched_columns_vec_, 1);
+        batched_kernels!(@vector_tiles $t, $op, batched_columns_vecw4_, 4);
+        batched_kernels!(@bulk_tiles $t, $op, batched_columns_bulk_, 4);
+        batched_kernels!(@bulk_tiles $t, $op, batched_columns_bulkw1_, 1);
     };
-    // The column tiles of 16-byte vectors, `$kernel` in the tile shape `tuning::$shape`, looking
-    // back `$window` tiles a round.
-    (@vector_tiles $t:ident, $op:ident, $prefix:ident, $kernel:ident, $shape:ident, $window:literal) => { paste::paste! {
+    // The column tiles of 16-byte vectors in registers, looking back `$window` tiles a round.
+    (@vector_tiles $t:ident, $op:ident, $prefix:ident, $window:literal) => { paste::paste! {
         #[no_mangle]
         #[allow(clippy::too_many_arguments)]
         pub unsafe extern "ptx-kernel" fn [<$prefix $t _ $op:lower>](
@@ -758,10 +749,27 @@ macro_rules! batched_kernels {
             temp: *mut u8, counter_base: u32, epoch: u32,
         ) {
             const SIZE: usize = core::mem::size_of::<$t>();
-            const SHAPE: tuning::TileShape = tuning::$shape(ARCH, SIZE);
+            const SHAPE: tuning::TileShape = tuning::columns_vec(ARCH, SIZE);
             const V: usize = tuning::VECTOR_BYTES / SIZE;
-            $kernel::<$t, $op, { SHAPE.threads }, { SHAPE.items as usize }, V, $window>(
+            scan_columns_vec::<$t, $op, { SHAPE.threads }, { SHAPE.items as usize }, V, $window>(
                 inp, out, rows, cols, tpr, flags, temp, counter_base, epoch,
+            )
+        }
+    } };
+    // The column tiles in shared memory, `items` rows a thread group, looking back `$window`
+    // tiles a round.
+    (@bulk_tiles $t:ident, $op:ident, $prefix:ident, $window:literal) => { paste::paste! {
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn [<$prefix $t _ $op:lower>](
+            inp: *const $t, out: *mut $t, rows: u64, cols: u64, tpr: u32, items: u32, flags: u32,
+            temp: *mut u8, counter_base: u32, epoch: u32,
+        ) {
+            const SIZE: usize = core::mem::size_of::<$t>();
+            const TH: u32 = tuning::columns_bulk(ARCH, SIZE).threads;
+            const V: usize = tuning::VECTOR_BYTES / SIZE;
+            scan_columns_bulk::<$t, $op, TH, V, $window>(
+                inp, out, rows, cols, tpr, items, flags, temp, counter_base, epoch,
             )
         }
     } };

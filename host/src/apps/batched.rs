@@ -52,28 +52,53 @@ pub fn column_vec_plan(rows: u64, cols: u64, elem_size: usize) -> (u32, u64) {
     (tpr as u32, shape.tile_rows(tpr as u32))
 }
 
-/// Threads per row and rows per tile of the column tiles in shared memory
-/// (`batched_columns_bulk`), for matrices they take ([`column_bulk_tiles`]) whose rows are as
-/// narrow as `tuning::columns_bulk_rows` says, or any they take as `GPU_SCAN_COLUMN_BULK=0|1`
-/// says (to measure them against the vector tiles in one run).
-pub fn column_bulk_plan(rows: u64, cols: u64, elem_size: usize, aligned: bool) -> Option<(u32, u64)> {
+/// How the column tiles in shared memory (`batched_columns_bulk`) split a matrix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BulkTiles {
+    /// Threads per row: the row's 16-byte vectors.
+    pub tpr: u32,
+    /// Rows per group of `tpr` threads.
+    pub items: u32,
+    /// Rows per tile.
+    pub tile_rows: u64,
+}
+
+/// The column tiles in shared memory for matrices they take ([`column_bulk_tiles`]) whose rows
+/// are as narrow as `tuning::columns_bulk_rows` says, or any they take as
+/// `GPU_SCAN_COLUMN_BULK=0|1` says (to measure them against the vector tiles in one run).
+pub fn column_bulk_plan(rows: u64, cols: u64, elem_size: usize, aligned: bool) -> Option<BulkTiles> {
     let tiles = column_bulk_tiles(rows, cols, elem_size, aligned)?;
     let chosen = switch("GPU_SCAN_COLUMN_BULK")
-        .unwrap_or_else(|| tuning::columns_bulk_rows(tuning::DEFAULT_ARCH, tiles.0 as u64));
+        .unwrap_or_else(|| tuning::columns_bulk_rows(tuning::DEFAULT_ARCH, tiles.tpr as u64));
     chosen.then_some(tiles)
 }
 
-/// Threads per row and rows per tile of the column tiles in shared memory, for matrices they can
-/// take: rows on 16-byte boundaries (`aligned`) of a power of two of 16-byte vectors, at most 32,
-/// and more rows than one tile (the kernel always claims its tile from the counter).
-pub fn column_bulk_tiles(rows: u64, cols: u64, elem_size: usize, aligned: bool) -> Option<(u32, u64)> {
+/// Most rows a thread group of the column tiles in shared memory may take: 256 threads of 48
+/// 16-byte vectors are 192 KiB, under the 227 KiB a block of the H200 may have.
+const MAX_BULK_ITEMS: u32 = 48;
+
+/// Rows per thread group of the column tiles in shared memory: `tuning::columns_bulk`'s, or
+/// `GPU_SCAN_COLUMN_BULK_ITEMS` (1 to [`MAX_BULK_ITEMS`]) to measure tile heights in one run.
+pub fn column_bulk_items(elem_size: usize) -> u32 {
+    let tuned = std::env::var("GPU_SCAN_COLUMN_BULK_ITEMS").ok().and_then(|w| w.parse::<u32>().ok());
+    tuned
+        .filter(|k| (1..=MAX_BULK_ITEMS).contains(k))
+        .unwrap_or(tuning::columns_bulk(tuning::DEFAULT_ARCH, elem_size).items)
+}
+
+/// The column tiles in shared memory, for matrices they can take: rows on 16-byte boundaries
+/// (`aligned`) of a power of two of 16-byte vectors, at most 32, and more rows than one tile (the
+/// kernel always claims its tile from the counter).
+pub fn column_bulk_tiles(rows: u64, cols: u64, elem_size: usize, aligned: bool) -> Option<BulkTiles> {
     let v = (tuning::VECTOR_BYTES / elem_size) as u64;
     let tpr = cols / v;
     if !(aligned && cols.is_multiple_of(v) && tpr.is_power_of_two() && tpr <= 32) {
         return None;
     }
-    let tile_rows = tuning::columns_bulk(tuning::DEFAULT_ARCH, elem_size).tile_rows(tpr as u32);
-    (rows > tile_rows).then_some((tpr as u32, tile_rows))
+    let items = column_bulk_items(elem_size);
+    let shape = tuning::TileShape { items, ..tuning::columns_bulk(tuning::DEFAULT_ARCH, elem_size) };
+    let tile_rows = shape.tile_rows(tpr as u32);
+    (rows > tile_rows).then_some(BulkTiles { tpr: tpr as u32, items, tile_rows })
 }
 
 /// Whether the scan down the columns of a `rows × cols` matrix goes to the vector column tiles:
@@ -162,12 +187,14 @@ fn gcd(a: u64, b: u64) -> u64 {
 }
 
 /// One launch plan of the column tiles, scalar, vector or in shared memory: the kernel group,
-/// columns per strip, the kernel's strip argument (columns, or threads per row for vectors), rows
-/// per tile, dynamic shared memory and threads per block.
+/// columns per strip, the kernel's strip argument (columns, or threads per row for vectors), the
+/// rows per thread group that the tiles in shared memory take as an argument, rows per tile,
+/// dynamic shared memory and threads per block.
 struct ColumnTiles {
     name: &'static str,
     strip: u64,
     arg: u32,
+    items: Option<u32>,
     tile_rows: u64,
     smem: u32,
     threads: u32,
@@ -251,15 +278,16 @@ impl Gpu {
         let (i, _r) = input.device_ptr(stream);
         let (o, _w) = output.device_ptr_mut(stream);
         let aligned = (i | o).is_multiple_of(tuning::VECTOR_BYTES as u64);
-        let tiles = if let Some((tpr, tile_rows)) = column_bulk_plan(rows, cols, size, aligned) {
+        let tiles = if let Some(bulk) = column_bulk_plan(rows, cols, size, aligned) {
             // One strip: a window of 4 unless `GPU_SCAN_COLUMN_WINDOW=1` asks for 1.
             let window = column_lookback_window(1, size);
             ColumnTiles {
                 name: if window == 1 { names::BATCHED_COLUMNS_BULK_WINDOW1 } else { names::BATCHED_COLUMNS_BULK },
                 strip: cols,
-                arg: tpr,
-                tile_rows,
-                smem: layout::columns_bulk_smem(tuning::DEFAULT_ARCH, size),
+                arg: bulk.tpr,
+                items: Some(bulk.items),
+                tile_rows: bulk.tile_rows,
+                smem: layout::columns_bulk_smem(tuning::DEFAULT_ARCH, size, bulk.items),
                 threads: tuning::columns_bulk(tuning::DEFAULT_ARCH, size).threads,
             }
         } else if uses_columns_vec(cols, size, aligned) {
@@ -270,6 +298,7 @@ impl Gpu {
                 name: if window == 4 { names::BATCHED_COLUMNS_VEC_WINDOW4 } else { names::BATCHED_COLUMNS_VEC },
                 strip,
                 arg: tpr,
+                items: None,
                 tile_rows,
                 smem: layout::columns_vec_smem(tuning::DEFAULT_ARCH, size),
                 threads: tuning::columns_vec(tuning::DEFAULT_ARCH, size).threads,
@@ -280,6 +309,7 @@ impl Gpu {
                 name: names::BATCHED_COLUMNS,
                 strip: strip as u64,
                 arg: strip,
+                items: None,
                 tile_rows,
                 smem: layout::columns_smem(tuning::DEFAULT_ARCH, size),
                 threads: tuning::columns(tuning::DEFAULT_ARCH, size).threads,
@@ -299,7 +329,11 @@ impl Gpu {
         single_pass::allow_shared_memory(&f, tiles.smem).map_err(|e| Error::kernel(&name, e))?;
         let cfg = grid(count, tiles.threads, tiles.smem)?;
         let mut b = stream.launch_builder(&f);
-        b.arg(&i).arg(&o).arg(&rows).arg(&cols).arg(&tiles.arg).arg(&flags).arg(&base).arg(&counter_base).arg(&epoch);
+        b.arg(&i).arg(&o).arg(&rows).arg(&cols).arg(&tiles.arg);
+        if let Some(items) = &tiles.items {
+            b.arg(items);
+        }
+        b.arg(&flags).arg(&base).arg(&counter_base).arg(&epoch);
         // SAFETY: matches batched_kernels! in gpu/; input and output hold rows × cols elements
         // (rows on 16-byte boundaries for the vector tiles), the tile state one status word per
         // (row block, column).
@@ -422,24 +456,30 @@ mod tests {
 
     #[test]
     fn column_tiles_in_shared_memory_take_rows_of_up_to_32_vectors_and_more_than_one_tile() {
+        if std::env::var_os("GPU_SCAN_COLUMN_BULK_ITEMS").is_some() {
+            return;
+        }
         let (four, eight) =
             (tuning::columns_bulk(tuning::DEFAULT_ARCH, 4), tuning::columns_bulk(tuning::DEFAULT_ARCH, 8));
-        let tile = |tpr: u32, shape: tuning::TileShape| shape.tile_rows(tpr);
-        assert_eq!(column_bulk_tiles(1 << 24, 16, 4, true), Some((4, tile(4, four))));
-        assert_eq!(column_bulk_tiles(1 << 24, 128, 4, true), Some((32, tile(32, four))));
-        assert_eq!(column_bulk_tiles(1 << 24, 2, 8, true), Some((1, tile(1, eight))));
-        assert_eq!(column_bulk_tiles(1 << 24, 64, 8, true), Some((32, tile(32, eight))));
-        assert_eq!(column_bulk_tiles(tile(4, four) + 1, 16, 4, true), Some((4, 960)));
-        assert_eq!(column_bulk_tiles(tile(4, four), 16, 4, true), None, "one tile");
-        assert_eq!(column_bulk_tiles(tile(8, eight), 16, 8, true), None, "one tile");
+        let tile = |tpr: u32, shape: tuning::TileShape| {
+            Some(BulkTiles { tpr, items: shape.items, tile_rows: shape.tile_rows(tpr) })
+        };
+        assert_eq!(column_bulk_tiles(1 << 24, 16, 4, true), tile(4, four));
+        assert_eq!(column_bulk_tiles(1 << 24, 128, 4, true), tile(32, four));
+        assert_eq!(column_bulk_tiles(1 << 24, 2, 8, true), tile(1, eight));
+        assert_eq!(column_bulk_tiles(1 << 24, 64, 8, true), tile(32, eight));
+        let (rows4, rows8) = (four.tile_rows(4), eight.tile_rows(8));
+        assert_eq!(column_bulk_tiles(rows4 + 1, 16, 4, true).map(|t| t.tile_rows), Some(960));
+        assert_eq!(column_bulk_tiles(rows4, 16, 4, true), None, "one tile");
+        assert_eq!(column_bulk_tiles(rows8, 16, 8, true), None, "one tile");
         assert_eq!(column_bulk_tiles(1 << 24, 16, 4, false), None, "off 16-byte boundaries");
         assert_eq!(column_bulk_tiles(1 << 24, 256, 4, true), None, "wider than 32 vectors");
         assert_eq!(column_bulk_tiles(1 << 24, 48, 4, true), None, "12 vectors");
         assert_eq!(column_bulk_tiles(1 << 24, 18, 4, true), None, "not whole vectors");
         if std::env::var_os("GPU_SCAN_COLUMN_BULK").is_none() {
-            assert_eq!(column_bulk_plan(1 << 24, 4, 4, true), Some((1, tile(1, four))));
-            assert_eq!(column_bulk_plan(1 << 24, 64, 4, true), Some((16, tile(16, four))));
-            assert_eq!(column_bulk_plan(1 << 24, 32, 8, true), Some((16, tile(16, eight))));
+            assert_eq!(column_bulk_plan(1 << 24, 4, 4, true), tile(1, four));
+            assert_eq!(column_bulk_plan(1 << 24, 64, 4, true), tile(16, four));
+            assert_eq!(column_bulk_plan(1 << 24, 32, 8, true), tile(16, eight));
             assert_eq!(column_bulk_plan(1 << 24, 128, 4, true), None, "32 vectors: the vector tiles");
             assert_eq!(column_bulk_plan(1 << 24, 64, 8, true), None, "32 vectors: the vector tiles");
             assert_eq!(column_bulk_plan(1 << 24, 16, 4, false), None, "off 16-byte boundaries");
@@ -578,8 +618,9 @@ mod tests {
     /// kernel's tile shape (an odd number of rows a thread) and a row of one strip.
     fn emulate_bulk(x: &[u32], rows: u64, cols: u64, exclusive: bool, stop: u64) -> Vec<u32> {
         let size = tuning::VECTOR_BYTES / 2;
-        let (tpr, _) = column_bulk_tiles(rows, cols, size, true).expect("a matrix the bulk tiles take");
-        emulate_vector_tiles(x, rows, cols, exclusive, stop, tpr, tuning::columns_bulk(tuning::DEFAULT_ARCH, size))
+        let bulk = column_bulk_tiles(rows, cols, size, true).expect("a matrix the bulk tiles take");
+        let shape = tuning::TileShape { items: bulk.items, ..tuning::columns_bulk(tuning::DEFAULT_ARCH, size) };
+        emulate_vector_tiles(x, rows, cols, exclusive, stop, bulk.tpr, shape)
     }
 
     /// [`emulate_vec`]'s algorithm for `tpr` threads a row and tiles of `shape`.
