@@ -32,10 +32,11 @@
 #            memory) at 2^28 and 2^23, interleaved ROUNDS times, then at awkward sizes, inclusive
 #            and exclusive, and under memcheck, racecheck and synccheck;
 #   items    the column tiles in shared memory at several heights (GPU_SCAN_COLUMN_BULK_ITEMS
-#            rows a thread group: 7, 11, 15, 23) and look-back windows (GPU_SCAN_COLUMN_WINDOW 1
-#            or 4), and each other build in .gpu-bundle/bin/host-* at its default, on narrow
-#            matrices at 2^28, interleaved ROUNDS times, then heights 7 and 11 at awkward sizes,
-#            inclusive and exclusive, and under memcheck, racecheck and synccheck;
+#            rows a thread group: 7, 11, 15, 23), look-back windows (GPU_SCAN_COLUMN_WINDOW 1 or
+#            4) and tiles brought into L2 ahead (GPU_SCAN_COLUMN_BULK_AHEAD), and each other
+#            build in .gpu-bundle/bin/host-* at its default, on narrow matrices at 2^28,
+#            interleaved ROUNDS times, then heights 7 and 11 (and 3 tiles ahead) at awkward
+#            sizes, inclusive and exclusive, and under memcheck, racecheck and synccheck;
 #   narrow   issue 5's narrow matrices down the columns at 2^28 (and 64 columns of f64, 16 of
 #            u32 max) by every build in .gpu-bundle/bin/host*, interleaved ROUNDS times, then
 #            this build's at awkward sizes, inclusive and exclusive.
@@ -172,23 +173,24 @@ parts=" ${PARTS:-vec sanitize} "
   for round in $(seq "${ROUNDS:-2}"); do
     [[ $parts == *" items "* ]] || break
     echo "== heights and windows of the column tiles in shared memory, round $round"
-    for c in "4194304 64" "8388608 16 --type f64" "67108864 4" "16777216 16" "33554432 8 --type f64" \
-      "4194304 64 --type f64"; do
+    for c in "4194304 64" "8388608 16 --type f64" "67108864 4" "16777216 16"; do
       for b in .gpu-bundle/bin/host-*; do
         # shellcheck disable=SC2086
         "$b" batched $c --axis 0 2>&1 | grep -E '^(time|check|error)' | cut -c1-175 |
           sed "s|^|[$(basename "$b")] [$c] |" || status=1
       done
-      for s in "4 15" "4 11" "4 7" "4 23" "1 15" "1 11" "1 7"; do
+      for s in "4 15 0" "4 11 0" "4 7 0" "4 23 0" "1 15 0" "1 11 0" "1 7 0" "4 15 132" "4 11 132" "1 7 264"; do
+        read -r w k a <<<"$s"
         # shellcheck disable=SC2086
-        run "window=${s% *} items=${s#* }" GPU_SCAN_PIPELINED=0 GPU_SCAN_COLUMN_BULK=1 GPU_SCAN_COLUMN_WINDOW=${s% *} \
-          GPU_SCAN_COLUMN_BULK_ITEMS=${s#* } -- batched $c --axis 0
+        run "window=$w items=$k ahead=$a" GPU_SCAN_PIPELINED=0 GPU_SCAN_COLUMN_BULK=1 GPU_SCAN_COLUMN_WINDOW=$w \
+          GPU_SCAN_COLUMN_BULK_ITEMS=$k GPU_SCAN_COLUMN_BULK_AHEAD=$a -- batched $c --axis 0
       done
     done
   done
   if [[ $parts == *" items "* ]]; then
     echo "== column tiles in shared memory, 7 and 11 rows a thread group, at awkward sizes"
     for k in 7 11; do
+      export GPU_SCAN_COLUMN_BULK_AHEAD=$((k == 11 ? 3 : 0))
       for c in "16" "8 --type f64" "64 --type u32 --op max" "16 --type u64 --op max" "4 --type i32 --op mul" \
         "32 --type i64 --op min" "128 --type f32 --op max"; do
         for rows in 449 1793 100003; do
@@ -198,15 +200,17 @@ parts=" ${PARTS:-vec sanitize} "
         done
       done
     done
-    GPU_SCAN_PIPELINED=0 GPU_SCAN_COLUMN_BULK=1 GPU_SCAN_COLUMN_BULK_ITEMS=7 sanitize "memcheck racecheck synccheck" \
+    unset GPU_SCAN_COLUMN_BULK_AHEAD
+    GPU_SCAN_COLUMN_BULK_AHEAD=3 GPU_SCAN_PIPELINED=0 GPU_SCAN_COLUMN_BULK=1 GPU_SCAN_COLUMN_BULK_ITEMS=7 \
+      sanitize "memcheck racecheck synccheck" \
       "$host" "batched 20003 16 --axis 0" "batched 30001 8 --axis 0 --type f64 --exclusive" \
       "batched 10007 64 --axis 0 --type u32 --op max"
   fi
   for round in $(seq "${ROUNDS:-2}"); do
     [[ $parts == *" pipe16 "* ]] || break
     echo "== pipelined columns of 16-byte rows, round $round"
-    ab GPU_SCAN_PIPELINED "1 0" "67108864 4" "67108864 4 --type u32 --op max" "67108864 4 --type i32" \
-      "134217728 2 --type f64" "134217728 2 --type u64 --op max" "2097152 4" "4194304 2 --type f64"
+    ab GPU_SCAN_PIPELINED "1 0" "67108864 4" "67108864 4 --type u32 --op max" "134217728 2 --type f64" "2097152 4" \
+      ${PIPE16_MORE:-}
   done
   if [[ $parts == *" pipe16 "* ]]; then
     echo "== pipelined columns of 16-byte rows at awkward sizes"

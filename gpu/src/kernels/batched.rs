@@ -25,7 +25,7 @@
 use crate::arch::{
     block_dim, block_idx, bulk_commit, bulk_copy_to_global, bulk_copy_to_shared, bulk_wait_read_all,
     fence_proxy_async_shared, grid_dim, lane, load_vec, mbar_arrive_expect_bytes, mbar_init, mbar_init_fence,
-    mbar_wait, shfl_up, store_vec, sync_threads, thread_idx, warp_idx, Vec16, WARP,
+    mbar_wait, prefetch_l2_bulk, shfl_up, store_vec, sync_threads, thread_idx, warp_idx, Vec16, WARP,
 };
 use crate::kernels::segmented::{finish_part, fixed_heads, scan_part};
 use crate::kernels::single_pass::single_pass_placed;
@@ -282,7 +282,9 @@ pub unsafe fn scan_columns_vec<
 /// while it arrives or while the block waits for its prefix, so more blocks fit on an SM than
 /// the vector tiles' two, and the copies ask for whole lines. The tile's height is the launch's
 /// (`items` rows a thread group, the shared memory for them), so that the host can size it to the
-/// blocks an SM should hold. With `items` odd the groups of a warp fall on both halves of the
+/// blocks an SM should hold. With `ahead` > 0, the block also asks the bulk-copy engine to bring
+/// the tile `ahead` after its own into L2 (`kernels::prefetch_tile_l2`'s idea, by the claimed
+/// tile), so that the block claiming it then waits on L2 rather than memory. With `items` odd the groups of a warp fall on both halves of the
 /// banks for 64-byte rows. At least two tiles. A tile is copied once
 /// the counter names it: copying the block's own index's tile while the counter answered, and
 /// again when it named another, ran 6-10 points of copy slower (`tuning::columns_bulk_rows`).
@@ -295,6 +297,7 @@ pub unsafe fn scan_columns_bulk<T: StatusValue, O: ScanOp<T>, const TH: u32, con
     cols: u64,
     tpr: u32,
     items: u32,
+    ahead: u32,
     flags: u32,
     temp: *mut u8,
     counter_base: u32,
@@ -330,6 +333,11 @@ pub unsafe fn scan_columns_bulk<T: StatusValue, O: ScanOp<T>, const TH: u32, con
     let tile = next_tile(temp, counter_base, tile_slot);
     if t == 0 {
         fetch(tile);
+        let later = tile.wrapping_add(ahead);
+        if ahead > 0 && (later as u64) < rows.div_ceil(tile_rows) {
+            let src = (inp as *const u8).add((later as u64 * tile_rows * row_bytes) as usize);
+            prefetch_l2_bulk(src, bytes(later));
+        }
     }
     mbar_wait(bar.at(0), 0);
 
@@ -757,19 +765,19 @@ macro_rules! batched_kernels {
         }
     } };
     // The column tiles in shared memory, `items` rows a thread group, looking back `$window`
-    // tiles a round.
+    // tiles a round, bringing the tile `ahead` after their own into L2.
     (@bulk_tiles $t:ident, $op:ident, $prefix:ident, $window:literal) => { paste::paste! {
         #[no_mangle]
         #[allow(clippy::too_many_arguments)]
         pub unsafe extern "ptx-kernel" fn [<$prefix $t _ $op:lower>](
-            inp: *const $t, out: *mut $t, rows: u64, cols: u64, tpr: u32, items: u32, flags: u32,
-            temp: *mut u8, counter_base: u32, epoch: u32,
+            inp: *const $t, out: *mut $t, rows: u64, cols: u64, tpr: u32, items: u32, ahead: u32,
+            flags: u32, temp: *mut u8, counter_base: u32, epoch: u32,
         ) {
             const SIZE: usize = core::mem::size_of::<$t>();
             const TH: u32 = tuning::columns_bulk(ARCH, SIZE).threads;
             const V: usize = tuning::VECTOR_BYTES / SIZE;
             scan_columns_bulk::<$t, $op, TH, V, $window>(
-                inp, out, rows, cols, tpr, items, flags, temp, counter_base, epoch,
+                inp, out, rows, cols, tpr, items, ahead, flags, temp, counter_base, epoch,
             )
         }
     } };

@@ -86,6 +86,12 @@ pub fn column_bulk_items(elem_size: usize) -> u32 {
         .unwrap_or(tuning::columns_bulk(tuning::DEFAULT_ARCH, elem_size).items)
 }
 
+/// How many tiles after its own a block of the column tiles in shared memory has brought into L2:
+/// none, or `GPU_SCAN_COLUMN_BULK_AHEAD` to measure distances in one run.
+pub fn column_bulk_ahead() -> u32 {
+    std::env::var("GPU_SCAN_COLUMN_BULK_AHEAD").ok().and_then(|w| w.parse::<u32>().ok()).unwrap_or(0)
+}
+
 /// The column tiles in shared memory, for matrices they can take: rows on 16-byte boundaries
 /// (`aligned`) of a power of two of 16-byte vectors, at most 32, and more rows than one tile (the
 /// kernel always claims its tile from the counter).
@@ -188,8 +194,8 @@ fn gcd(a: u64, b: u64) -> u64 {
 
 /// One launch plan of the column tiles, scalar, vector or in shared memory: the kernel group,
 /// columns per strip, the kernel's strip argument (columns, or threads per row for vectors), the
-/// rows per thread group that the tiles in shared memory take as an argument, rows per tile,
-/// dynamic shared memory and threads per block.
+/// rows per thread group that the tiles in shared memory take as an argument (and then the tiles
+/// they bring into L2 ahead), rows per tile, dynamic shared memory and threads per block.
 struct ColumnTiles {
     name: &'static str,
     strip: u64,
@@ -330,8 +336,9 @@ impl Gpu {
         let cfg = grid(count, tiles.threads, tiles.smem)?;
         let mut b = stream.launch_builder(&f);
         b.arg(&i).arg(&o).arg(&rows).arg(&cols).arg(&tiles.arg);
+        let ahead = column_bulk_ahead();
         if let Some(items) = &tiles.items {
-            b.arg(items);
+            b.arg(items).arg(&ahead);
         }
         b.arg(&flags).arg(&base).arg(&counter_base).arg(&epoch);
         // SAFETY: matches batched_kernels! in gpu/; input and output hold rows × cols elements
