@@ -284,10 +284,11 @@ pub unsafe fn scan_columns_vec<
 /// (`items` rows a thread group, the shared memory for them), so that the host can size it to the
 /// blocks an SM should hold. With `ahead` > 0, the block also asks the bulk-copy engine to bring
 /// the tile `ahead` after its own into L2 (`kernels::prefetch_tile_l2`'s idea, by the claimed
-/// tile), so that the block claiming it then waits on L2 rather than memory. With `items` odd the groups of a warp fall on both halves of the
-/// banks for 64-byte rows. At least two tiles. A tile is copied once
-/// the counter names it: copying the block's own index's tile while the counter answered, and
-/// again when it named another, ran 6-10 points of copy slower (`tuning::columns_bulk_rows`).
+/// tile), so that the block claiming it then waits on L2 rather than memory. With `items` odd the
+/// groups of a warp fall on both halves of the banks for 64-byte rows. At least two tiles. A tile
+/// is copied once the counter names it: copying the block's own index's tile while the counter
+/// answered, and again when it named another, ran 6-10 points of copy slower
+/// (`tuning::columns_bulk_rows`).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn scan_columns_bulk<T: StatusValue, O: ScanOp<T>, const TH: u32, const V: usize, const LW: usize>(

@@ -7,7 +7,7 @@
 //! is a plain scan.
 
 use crate::apps::segmented::supported;
-use crate::dispatch::single_pass::{self, switch, Persistent};
+use crate::dispatch::single_pass::{self, knob, switch, Persistent};
 use crate::dispatch::{check_output, grid, Job, ScanOptions, TempStorage};
 use crate::element::{ElemType, Element, Op};
 use crate::error::{Error, Result};
@@ -80,8 +80,7 @@ const MAX_BULK_ITEMS: u32 = 48;
 /// Rows per thread group of the column tiles in shared memory: `tuning::columns_bulk`'s, or
 /// `GPU_SCAN_COLUMN_BULK_ITEMS` (1 to [`MAX_BULK_ITEMS`]) to measure tile heights in one run.
 pub fn column_bulk_items(elem_size: usize) -> u32 {
-    let tuned = std::env::var("GPU_SCAN_COLUMN_BULK_ITEMS").ok().and_then(|w| w.parse::<u32>().ok());
-    tuned
+    knob("GPU_SCAN_COLUMN_BULK_ITEMS")
         .filter(|k| (1..=MAX_BULK_ITEMS).contains(k))
         .unwrap_or(tuning::columns_bulk(tuning::DEFAULT_ARCH, elem_size).items)
 }
@@ -89,7 +88,7 @@ pub fn column_bulk_items(elem_size: usize) -> u32 {
 /// How many tiles after its own a block of the column tiles in shared memory has brought into L2:
 /// none, or `GPU_SCAN_COLUMN_BULK_AHEAD` to measure distances in one run.
 pub fn column_bulk_ahead() -> u32 {
-    std::env::var("GPU_SCAN_COLUMN_BULK_AHEAD").ok().and_then(|w| w.parse::<u32>().ok()).unwrap_or(0)
+    knob("GPU_SCAN_COLUMN_BULK_AHEAD").unwrap_or(0)
 }
 
 /// The column tiles in shared memory, for matrices they can take: rows on 16-byte boundaries
@@ -336,9 +335,9 @@ impl Gpu {
         let cfg = grid(count, tiles.threads, tiles.smem)?;
         let mut b = stream.launch_builder(&f);
         b.arg(&i).arg(&o).arg(&rows).arg(&cols).arg(&tiles.arg);
-        let ahead = column_bulk_ahead();
-        if let Some(items) = &tiles.items {
-            b.arg(items).arg(&ahead);
+        let ahead = tiles.items.map(|_| column_bulk_ahead());
+        if let (Some(items), Some(ahead)) = (&tiles.items, &ahead) {
+            b.arg(items).arg(ahead);
         }
         b.arg(&flags).arg(&base).arg(&counter_base).arg(&epoch);
         // SAFETY: matches batched_kernels! in gpu/; input and output hold rows × cols elements

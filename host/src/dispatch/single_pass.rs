@@ -146,7 +146,7 @@ pub(crate) fn launch<T: DeviceRepr + Copy>(
 
 /// A tuning override from the environment (`GPU_SCAN_PIPE_*`, for measuring the pipelined
 /// kernel's shape in one run): the variable's number, when it is set to one.
-fn knob(var: &str) -> Option<u32> {
+pub(crate) fn knob(var: &str) -> Option<u32> {
     std::env::var(var).ok().and_then(|v| v.parse().ok())
 }
 
