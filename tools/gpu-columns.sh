@@ -37,6 +37,12 @@
 #            build in .gpu-bundle/bin/host-* at its default, on narrow matrices at 2^28,
 #            interleaved ROUNDS times, then heights 7 and 11 (and 3 tiles ahead) at awkward
 #            sizes, inclusive and exclusive, and under memcheck, racecheck and synccheck;
+#   tall     taller column tiles in shared memory (GPU_SCAN_COLUMN_BULK_ITEMS 13 to 27, window
+#            4) with and without tiles brought into L2 ahead (GPU_SCAN_COLUMN_BULK_AHEAD 66 to
+#            264) on the narrow matrices they take at 2^28 and 2^26, interleaved ROUNDS times
+#            (times only: the items part checks heights at awkward sizes);
+#   small    the pipelined scans of 16- and 32-byte rows (GPU_SCAN_PIPELINED=1) against the
+#            column tiles (0) from 4 to 64 MiB, interleaved ROUNDS times;
 #   narrow   issue 5's narrow matrices down the columns at 2^28 (and 64 columns of f64, 16 of
 #            u32 max) by every build in .gpu-bundle/bin/host*, interleaved ROUNDS times, then
 #            this build's at awkward sizes, inclusive and exclusive.
@@ -206,6 +212,25 @@ parts=" ${PARTS:-vec sanitize} "
       "$host" "batched 20003 16 --axis 0" "batched 30001 8 --axis 0 --type f64 --exclusive" \
       "batched 10007 64 --axis 0 --type u32 --op max"
   fi
+  for round in $(seq "${ROUNDS:-2}"); do
+    [[ $parts == *" tall "* ]] || break
+    echo "== taller column tiles in shared memory and tiles brought into L2 ahead, round $round"
+    for c in "4194304 64" "8388608 16 --type f64" "16777216 16" "16777216 16 --type u32 --op max" "1048576 64" \
+      "4194304 16"; do
+      for s in "15 0" "15 132" "13 0" "13 132" "19 0" "19 132" "23 0" "23 66" "23 132" "23 264" "27 0" "27 132"; do
+        read -r k a <<<"$s"
+        # shellcheck disable=SC2086
+        run "items=$k ahead=$a" GPU_SCAN_PIPELINED=0 GPU_SCAN_COLUMN_BULK=1 GPU_SCAN_COLUMN_BULK_ITEMS=$k \
+          GPU_SCAN_COLUMN_BULK_AHEAD=$a -- batched $c --axis 0
+      done
+    done
+  done
+  for round in $(seq "${ROUNDS:-2}"); do
+    [[ $parts == *" small "* ]] || break
+    echo "== pipelined scans of 16- and 32-byte rows against the column tiles, 4 to 64 MiB, round $round"
+    ab GPU_SCAN_PIPELINED "1 0" "262144 4" "1048576 4" "4194304 4" "131072 8" "524288 8" "1048576 8" "2097152 8" \
+      "1048576 2 --type f64" "2097152 4 --type f64"
+  done
   for round in $(seq "${ROUNDS:-2}"); do
     [[ $parts == *" pipe16 "* ]] || break
     echo "== pipelined columns of 16-byte rows, round $round"

@@ -119,12 +119,32 @@ pub const fn columns_vec(arch: u32, elem_size: usize) -> TileShape {
 }
 
 /// Column tiles in shared memory (`batched_columns_bulk`, a row of one strip of 16-byte vectors):
-/// threads per block and rows per thread group. 15 rows (odd, so that the eight groups of a warp
-/// reading 64-byte rows meet both halves of the banks) make 61,440-byte tiles whatever the row's
-/// width, three blocks to an SM.
+/// threads per block and rows per thread group. 23 rows (odd, so that the eight groups of a warp
+/// reading 64-byte rows meet both halves of the banks) make 94,208-byte tiles whatever the row's
+/// width, two blocks to an SM. Since session 32 the height is a launch argument; on the H200
+/// at 2^28 with [`columns_bulk_ahead`]'s 66 tiles ahead, against 15 rows (three blocks an SM)
+/// and none ahead, in one run (`docs/results/columns-tall-s33-h200.log`, percent of a same-run
+/// copy): 4194304 x 64 `f32` 77.7% -> 81.2%, 8388608 x 16 `f64` 79.9% -> 83.4%, 16777216 x 16
+/// `f32` 82.5% -> 85.1%, `u32` max 82.8% -> 84.7%, and at 2^26 1048576 x 64 75.4% -> 76.8%,
+/// 4194304 x 16 79.2% -> 80.1%. 13 and 19 rows were slower than 15 on all six (74.5% and 75.4%
+/// on the first), 27 rows with none ahead close to 23 with 66 (80.9%, 83.0%, 84.1%, 84.2%, 77.8%,
+/// 79.2%); 7 and 11 rows slower still (`columns-items-s33-h200.log`: 64.0% and 74.5% on the
+/// first), as was the window of one tile (77.9% at 15 rows, as with 4).
 pub const fn columns_bulk(arch: u32, elem_size: usize) -> TileShape {
     let _ = (arch, elem_size);
-    TileShape { threads: 256, items: 15 }
+    TileShape { threads: 256, items: 23 }
+}
+
+/// How many tiles after the one it claimed each block of the column tiles in shared memory asks
+/// the bulk-copy engine to bring into L2 (`prefetch.global.L2` of a whole tile, by its first
+/// thread): 66, half the H200's SMs, a quarter of the blocks in flight at 23 rows. At 23 rows
+/// on the H200, in one run (`docs/results/columns-tall-s33-h200.log`), tiles ahead 0 / 66 / 132
+/// / 264: 4194304 x 64 `f32` 79.6% / 81.2% / 80.7% / 64.6% of copy, 8388608 x 16 `f64` 81.4% /
+/// 83.4% / 82.6% / 66.0%, 16777216 x 16 `f32` 82.5% / 85.1% / 84.1% / 67.4% (264 tiles ahead
+/// evict the tiles in flight from L2 before their blocks read them).
+pub const fn columns_bulk_ahead(arch: u32) -> u32 {
+    let _ = arch;
+    66
 }
 
 /// Whether the scan down the columns of a matrix whose rows are `row_vectors` 16-byte vectors
@@ -444,7 +464,7 @@ pub const fn pipeline_columns(arch: u32, elem_size: usize) -> Pipeline {
 /// [`pipeline_columns`] for rows of one 16-byte vector (`names::BATCHED_COLUMNS_PIPELINED16`): 11
 /// rows a lane, odd so that the runs of eight lanes start in eight different 16-byte bank groups
 /// (10 would put lanes 4 apart in the same ones), and at 2 blocks per SM without spills (9 spilled
-/// 4 bytes in `u32` and `i32` add; ptxas 13.5). Unmeasured.
+/// 4 bytes in `u32` and `i32` add; ptxas 13.5). See [`columns_pipelined`] for what it measured.
 pub const fn pipeline_columns16(arch: u32, elem_size: usize) -> Pipeline {
     Pipeline { items: 11 * vector_elems(elem_size), ..pipeline_columns(arch, elem_size) }
 }
@@ -456,12 +476,24 @@ pub const fn pipeline_columns16(arch: u32, elem_size: usize) -> Pipeline {
 /// run against the column tiles (`docs/results/batched-pipe-s16-h200.log`): 33554432 x 8 `f32`
 /// add 64.5% -> 65.5-65.8% of copy, `u32` max 63.9% -> 67.8%, 16777216 x 4 `f64` add 37.8-38.0%
 /// -> 71.7%; below 64 MiB slower (1048576 x 8 `f32`: 55.1-57.9% -> 49.6-50.5%).
+///
 /// Rows of one 16-byte vector (4 columns of 4 bytes, 2 of 8) have their own kernels
-/// (`names::BATCHED_COLUMNS_PIPELINED16`, session 31) that no default picks yet: unmeasured.
+/// (`names::BATCHED_COLUMNS_PIPELINED16`, [`pipeline_columns16`]), from
+/// [`PIPELINED_COLUMNS16_MIN_BYTES`]. On the H200 against the column tiles in shared memory (15
+/// rows a thread group), in one run (`docs/results/columns-items-s33-h200.log`): 67108864 x 4
+/// `f32` add 72.1% -> 88.2% of copy, `u32` max 71.9% -> 88.1%, 134217728 x 2 `f64` 72.5% ->
+/// 89.4%, and at 32 MiB 2097152 x 4 `f32` 55.8% -> 69.0%; at 4 MiB (`columns-tall-s33-h200.log`)
+/// 262144 x 4 50.8% -> 57.1%.
 pub const fn columns_pipelined(arch: u32, rows: u64, cols: u64, elem_size: usize) -> bool {
     let _ = arch;
-    cols * elem_size as u64 == 2 * VECTOR_BYTES as u64 && rows * cols * elem_size as u64 >= PIPELINED_MIN_BYTES
+    let (row_bytes, bytes) = (cols * elem_size as u64, rows * cols * elem_size as u64);
+    (row_bytes == 2 * VECTOR_BYTES as u64 && bytes >= PIPELINED_MIN_BYTES)
+        || (row_bytes == VECTOR_BYTES as u64 && bytes >= PIPELINED_COLUMNS16_MIN_BYTES)
 }
+
+/// Smallest matrix of 16-byte rows that [`columns_pipelined`] scans as one pipelined scan of its
+/// rows: 4 MiB, the smallest measured (smaller ones stay with the column tiles, unmeasured).
+pub const PIPELINED_COLUMNS16_MIN_BYTES: u64 = 4 << 20;
 
 /// Whether rows of `cols` elements of `elem_size` bytes are what a narrow-column kernel scans:
 /// one or two 16-byte vectors.

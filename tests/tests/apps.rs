@@ -565,9 +565,10 @@ fn batched_scans_along_either_axis() {
     assert_none_failed(&failures);
 }
 
-/// Matrices of 32-byte rows (8 columns of 4 bytes, 4 of 8) large enough for the pipelined kernel
-/// are scanned down their columns as one pipelined scan of the rows: every type and exact
-/// operator, inclusive and exclusive, with a partial last tile, against per-column CPU scans.
+/// Matrices of 16- and 32-byte rows (4 or 8 columns of 4 bytes, 2 or 4 of 8) large enough for
+/// the pipelined kernels are scanned down their columns as one pipelined scan of the rows: every
+/// type and exact operator, inclusive and exclusive, with a partial last tile, against per-column
+/// CPU scans.
 #[test]
 fn narrow_columns_scan_as_one_pipelined_scan_of_rows() {
     use gpu_scan::apps::batched::uses_columns_pipelined;
@@ -579,10 +580,10 @@ fn narrow_columns_scan_as_one_pipelined_scan_of_rows() {
     macro_rules! each {
         ($($t:ty),*) => {$(
             let size = std::mem::size_of::<$t>();
-            let cols = 32 / size;
-            let rows = (64 << 20) / 32 + 3;
-            assert!(uses_columns_pipelined(rows as u64, cols as u64, size));
-            for op in OPS {
+            for (row_bytes, op) in [16, 32].into_iter().flat_map(|b| OPS.into_iter().map(move |op| (b, op))) {
+                let cols = row_bytes / size;
+                let rows = (64 << 20) / row_bytes + 3;
+                assert!(uses_columns_pipelined(rows as u64, cols as u64, size));
                 if <$t as scan_abi::Element>::TYPE.is_float() && op.order_sensitive(<$t as scan_abi::Element>::TYPE) {
                     continue;
                 }
@@ -596,7 +597,7 @@ fn narrow_columns_scan_as_one_pipelined_scan_of_rows() {
                         let column: Vec<$t> = (0..rows).map(|r| data[r * cols + c]).collect();
                         let want = gpu_scan::cpu::scan(op, &column, exclusive, None).unwrap();
                         if let Some(r) = (0..rows).find(|&r| scan_abi::Element::to_bits(got[r * cols + c]) != scan_abi::Element::to_bits(want[r])) {
-                            failures.push(format!("{} {} exclusive={exclusive}: column {c} row {r}", stringify!($t), op.name()));
+                            failures.push(format!("{} {} {rows} x {cols} exclusive={exclusive}: column {c} row {r}", stringify!($t), op.name()));
                             break;
                         }
                     }

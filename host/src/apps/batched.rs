@@ -86,9 +86,10 @@ pub fn column_bulk_items(elem_size: usize) -> u32 {
 }
 
 /// How many tiles after its own a block of the column tiles in shared memory has brought into L2:
-/// none, or `GPU_SCAN_COLUMN_BULK_AHEAD` to measure distances in one run.
+/// `tuning::columns_bulk_ahead`, or `GPU_SCAN_COLUMN_BULK_AHEAD` (0 for none) to measure
+/// distances in one run.
 pub fn column_bulk_ahead() -> u32 {
-    knob("GPU_SCAN_COLUMN_BULK_AHEAD").unwrap_or(0)
+    knob("GPU_SCAN_COLUMN_BULK_AHEAD").unwrap_or(tuning::columns_bulk_ahead(tuning::DEFAULT_ARCH))
 }
 
 /// The column tiles in shared memory, for matrices they can take: rows on 16-byte boundaries
@@ -130,9 +131,8 @@ pub fn column_lookback_window(strips: u64, elem_size: usize) -> u32 {
 }
 
 /// Whether the scan down the columns of a `rows × cols` matrix runs as one pipelined scan of its
-/// 32-byte rows (`tuning::columns_pipelined`); `GPU_SCAN_PIPELINED=0|1` decides for any matrix of
-/// 16- or 32-byte rows instead, to measure both kernels in one run (only the switch takes 16-byte
-/// rows there: unmeasured).
+/// 16- or 32-byte rows (`tuning::columns_pipelined`); `GPU_SCAN_PIPELINED=0|1` decides for any
+/// matrix of such rows instead, to measure both kernels in one run.
 pub fn uses_columns_pipelined(rows: u64, cols: u64, elem_size: usize) -> bool {
     switch("GPU_SCAN_PIPELINED").map_or(tuning::columns_pipelined(tuning::DEFAULT_ARCH, rows, cols, elem_size), |p| {
         p && tuning::pipelined_column_rows(cols, elem_size)
@@ -475,7 +475,10 @@ mod tests {
         assert_eq!(column_bulk_tiles(1 << 24, 2, 8, true), tile(1, eight));
         assert_eq!(column_bulk_tiles(1 << 24, 64, 8, true), tile(32, eight));
         let (rows4, rows8) = (four.tile_rows(4), eight.tile_rows(8));
-        assert_eq!(column_bulk_tiles(rows4 + 1, 16, 4, true).map(|t| t.tile_rows), Some(960));
+        assert_eq!(
+            column_bulk_tiles(rows4 + 1, 16, 4, true).map(|t| t.tile_rows),
+            Some(256 / 4 * u64::from(four.items))
+        );
         assert_eq!(column_bulk_tiles(rows4, 16, 4, true), None, "one tile");
         assert_eq!(column_bulk_tiles(rows8, 16, 8, true), None, "one tile");
         assert_eq!(column_bulk_tiles(1 << 24, 16, 4, false), None, "off 16-byte boundaries");
@@ -772,7 +775,20 @@ mod tests {
 
     #[test]
     fn the_bulk_column_kernels_algorithm_equals_the_scan_of_every_column() {
-        let shapes = [(3841, 2), (7681, 2), (1921, 4), (4000, 4), (481, 16), (1000, 32), (121, 64), (2000, 64)];
+        // Tile heights for 1 to 32 vectors a row (2 to 64 columns here): one past a tile, one
+        // past two, and partial tiles after several.
+        let shape = tuning::TileShape { items: column_bulk_items(8), ..tuning::columns_bulk(tuning::DEFAULT_ARCH, 8) };
+        let t = |tpr| shape.tile_rows(tpr);
+        let shapes = [
+            (t(1) + 1, 2),
+            (2 * t(1) + 1, 2),
+            (t(2) + 1, 4),
+            (2 * t(2) + 160, 4),
+            (t(8) + 1, 16),
+            (4 * t(16) + 40, 32),
+            (t(32) + 1, 64),
+            (16 * t(32) + 80, 64),
+        ];
         check_emulation(&shapes, emulate_bulk);
     }
 
@@ -801,7 +817,7 @@ mod tests {
     }
 
     #[test]
-    fn large_matrices_of_32_byte_rows_and_few_very_long_rows_go_to_the_pipelined_kernel() {
+    fn large_matrices_of_16_and_32_byte_rows_and_few_very_long_rows_go_to_the_pipelined_kernel() {
         if std::env::var_os("GPU_SCAN_PIPELINED").is_some() {
             return;
         }
@@ -813,10 +829,9 @@ mod tests {
                 && !uses_columns_pipelined(rows, 16, 4)
                 && !uses_columns_pipelined(rows, 8, 8)
         );
-        assert!(
-            !uses_columns_pipelined(2 * rows, 4, 4) && !uses_columns_pipelined(2 * rows, 2, 8),
-            "16-byte rows: their kernels are unmeasured, only GPU_SCAN_PIPELINED=1 takes them"
-        );
+        let rows16 = tuning::PIPELINED_COLUMNS16_MIN_BYTES / 16;
+        assert!(uses_columns_pipelined(rows16, 4, 4) && uses_columns_pipelined(rows16, 2, 8), "16-byte rows");
+        assert!(!uses_columns_pipelined(rows16 - 1, 4, 4), "below 4 MiB, 16-byte rows stay with the column tiles");
         assert!(tuning::pipelined_column_rows(4, 4) && tuning::pipelined_column_rows(2, 8));
         let (rows, long) = (8, (8u64 << 20) / 4);
         assert!(long_rows_pipelined(rows, long, ElemType::F32, Op::Add));
