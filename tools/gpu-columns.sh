@@ -23,17 +23,13 @@
 #            inclusive and exclusive, and under memcheck, racecheck and synccheck (session 31
 #            also timed copying a block's own index's tile before the tile counter answered, in
 #            commit d30f155's build: GPU_SCAN_COLUMN_BULK_GUESS);
-#   bulkw    the column tiles in shared memory looking back 1 tile a round per column
-#            (GPU_SCAN_COLUMN_WINDOW=1) against 4 (the default) on the narrow matrices they take
-#            at 2^28, interleaved ROUNDS times, then window 1 at awkward sizes, inclusive and
-#            exclusive, and under memcheck, racecheck and synccheck;
-#   pipe16   the pipelined scan of 16-byte rows (4 4-byte or 2 8-byte columns; only
-#            GPU_SCAN_PIPELINED=1 picks it) against the default (the column tiles in shared
-#            memory) at 2^28 and 2^23, interleaved ROUNDS times, then at awkward sizes, inclusive
-#            and exclusive, and under memcheck, racecheck and synccheck;
+#   pipe16   the pipelined scan of 16-byte rows (4 4-byte or 2 8-byte columns;
+#            GPU_SCAN_PIPELINED=1, the default from 4 MiB) against the column tiles in shared
+#            memory (0) at 2^28 and 2^23, interleaved ROUNDS times, then at awkward sizes
+#            (forced), inclusive and exclusive, and under memcheck, racecheck and synccheck;
 #   items    the column tiles in shared memory at several heights (GPU_SCAN_COLUMN_BULK_ITEMS
-#            rows a thread group: 7, 11, 15, 23), look-back windows (GPU_SCAN_COLUMN_WINDOW 1 or
-#            4) and tiles brought into L2 ahead (GPU_SCAN_COLUMN_BULK_AHEAD), and each other
+#            rows a thread group: 7, 11, 15, 23) and tiles brought into L2 ahead
+#            (GPU_SCAN_COLUMN_BULK_AHEAD), and each other
 #            build in .gpu-bundle/bin/host-* at its default, on narrow matrices at 2^28,
 #            interleaved ROUNDS times, then heights 7 and 11 (and 3 tiles ahead) at awkward
 #            sizes, inclusive and exclusive, and under memcheck, racecheck and synccheck;
@@ -46,7 +42,9 @@
 #   narrow   issue 5's narrow matrices down the columns at 2^28 (and 64 columns of f64, 16 of
 #            u32 max) by every build in .gpu-bundle/bin/host*, interleaved ROUNDS times, then
 #            this build's at awkward sizes, inclusive and exclusive.
-# (Session 20's experiments ran from this script's earlier forms: the 4-byte vector tiles, the
+# (Session 31's window of one tile for the column tiles in shared memory, part bulkw, and session
+# 33's first items part, which also timed it, ran at commit b8de75b. Session 20's experiments ran
+# from this script's earlier forms: the 4-byte vector tiles, the
 # look-back window of 4 and the sort pass variants at commit 237aba7, then named
 # tools/gpu-columns-sort.sh; the look-back backoff at commit 9809dff.)
 # Logs: $RESULTS_DIR/columns.log.
@@ -159,24 +157,6 @@ parts=" ${PARTS:-vec sanitize} "
       "batched 10007 64 --axis 0 --type u32 --op max" "batched 9001 4 --axis 0"
   fi
   for round in $(seq "${ROUNDS:-2}"); do
-    [[ $parts == *" bulkw "* ]] || break
-    echo "== look-back window of the column tiles in shared memory, round $round"
-    ab GPU_SCAN_COLUMN_WINDOW "1 4" "16777216 16" "4194304 64" "8388608 16 --type f64" "33554432 8 --type f64" \
-      "16777216 32 --type f64" "16777216 16 --type u32 --op max" "67108864 4"
-  done
-  if [[ $parts == *" bulkw "* ]]; then
-    echo "== column tiles in shared memory, window 1, at awkward sizes"
-    for c in "16" "8 --type f64" "64 --type u32 --op max" "16 --type u64 --op max" "16 --type i32 --op mul" \
-      "32 --type i64 --op min" "4" "2 --type f64"; do
-      for rows in 961 3841 100003 1000003; do
-        # shellcheck disable=SC2086
-        GPU_SCAN_COLUMN_WINDOW=1 check_both "bulk window 1: $rows x $c" $rows $c
-      done
-    done
-    GPU_SCAN_COLUMN_WINDOW=1 sanitize "memcheck racecheck synccheck" "$host" "batched 20003 16 --axis 0" \
-      "batched 30001 16 --axis 0 --type f64 --exclusive" "batched 10007 64 --axis 0 --type u32 --op max"
-  fi
-  for round in $(seq "${ROUNDS:-2}"); do
     [[ $parts == *" items "* ]] || break
     echo "== heights and windows of the column tiles in shared memory, round $round"
     for c in "4194304 64" "8388608 16 --type f64" "67108864 4" "16777216 16"; do
@@ -185,11 +165,11 @@ parts=" ${PARTS:-vec sanitize} "
         "$b" batched $c --axis 0 2>&1 | grep -E '^(time|check|error)' | cut -c1-175 |
           sed "s|^|[$(basename "$b")] [$c] |" || status=1
       done
-      for s in "4 15 0" "4 11 0" "4 7 0" "4 23 0" "1 15 0" "1 11 0" "1 7 0" "4 15 132" "4 11 132" "1 7 264"; do
-        read -r w k a <<<"$s"
+      for s in "15 0" "11 0" "7 0" "23 0" "15 132" "11 132" "7 264"; do
+        read -r k a <<<"$s"
         # shellcheck disable=SC2086
-        run "window=$w items=$k ahead=$a" GPU_SCAN_PIPELINED=0 GPU_SCAN_COLUMN_BULK=1 GPU_SCAN_COLUMN_WINDOW=$w \
-          GPU_SCAN_COLUMN_BULK_ITEMS=$k GPU_SCAN_COLUMN_BULK_AHEAD=$a -- batched $c --axis 0
+        run "items=$k ahead=$a" GPU_SCAN_PIPELINED=0 GPU_SCAN_COLUMN_BULK=1 GPU_SCAN_COLUMN_BULK_ITEMS=$k \
+          GPU_SCAN_COLUMN_BULK_AHEAD=$a -- batched $c --axis 0
       done
     done
   done

@@ -65,9 +65,6 @@ pub const BATCHED_COLUMNS_VEC: &str = "batched_columns_vec";
 /// most 16 16-byte vectors (`tuning::columns_bulk_rows`), each tile in shared memory by bulk
 /// copies, each look-back thread reading 4 tiles of its column a round.
 pub const BATCHED_COLUMNS_BULK: &str = "batched_columns_bulk";
-/// `batched_columns_bulkw1_<type>_<op>`: [`BATCHED_COLUMNS_BULK`] reading one tile a round
-/// (`GPU_SCAN_COLUMN_WINDOW=1`; unmeasured).
-pub const BATCHED_COLUMNS_BULK_WINDOW1: &str = "batched_columns_bulkw1";
 /// `batched_columns_vecw4_<type>_<op>`: [`BATCHED_COLUMNS_VEC`] with each look-back thread reading
 /// 4 tiles of its column a round, for matrices of few strips (`tuning::column_lookback_window`).
 pub const BATCHED_COLUMNS_VEC_WINDOW4: &str = "batched_columns_vecw4";

@@ -206,7 +206,11 @@ pub const fn column_vec_threads(arch: u32, cols: u64, elem_size: usize) -> u32 {
 /// 256 `f32` (16 strips) 80.8% / 80.8-80.9% / 78.4%; 33554432 x 8 `f64` (1 strip) 68.4% /
 /// 69.6-69.7% / 69.5-69.6%, 8388608 x 16 `f64` (1 strip) 71.7% / 72.2-72.4% / 72.5-72.8%, but
 /// 4194304 x 64 `f64` (4 strips) 80.3-80.7% / 78.7% / 76.7-76.8%. Session 20 had measured a
-/// window of 4 on wide matrices and 64 `f64` columns only, where it lost.
+/// window of 4 on wide matrices and 64 `f64` columns only, where it lost. The column tiles in
+/// shared memory (one strip) always read 4: a window of 1 (session 31's
+/// `batched_columns_bulkw1`, since removed) measured no faster at 15 rows a thread group
+/// (`docs/results/columns-items-s33-h200.log`, window 1 / 4): 4194304 x 64 `f32` 77.9% / 77.9%,
+/// 8388608 x 16 `f64` 79.4% / 79.7%, 16777216 x 16 `f32` 82.0% / 82.6%.
 pub const fn column_lookback_window(arch: u32, strips: u64, elem_size: usize) -> u32 {
     let _ = arch;
     if (elem_size <= 4 && strips <= 4) || strips == 1 {

@@ -41,7 +41,6 @@ fn expected_kernels() -> Vec<String> {
                     BATCHED_COLUMNS_VEC,
                     BATCHED_COLUMNS_VEC_WINDOW4,
                     BATCHED_COLUMNS_BULK,
-                    BATCHED_COLUMNS_BULK_WINDOW1,
                     BATCHED_COLUMNS_PIPELINED,
                     BATCHED_COLUMNS_PIPELINED16,
                     BATCHED_ROWS_PIPELINED,

@@ -747,7 +747,6 @@ macro_rules! batched_kernels {
         batched_kernels!(@vector_tiles $t, $op, batched_columns_vec_, 1);
         batched_kernels!(@vector_tiles $t, $op, batched_columns_vecw4_, 4);
         batched_kernels!(@bulk_tiles $t, $op, batched_columns_bulk_, 4);
-        batched_kernels!(@bulk_tiles $t, $op, batched_columns_bulkw1_, 1);
     };
     // The column tiles of 16-byte vectors in registers, looking back `$window` tiles a round.
     (@vector_tiles $t:ident, $op:ident, $prefix:ident, $window:literal) => { paste::paste! {

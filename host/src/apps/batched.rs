@@ -117,8 +117,8 @@ pub fn uses_columns_vec(cols: u64, elem_size: usize, aligned: bool) -> bool {
         && switch("GPU_SCAN_COLUMN_VEC").unwrap_or(tuning::columns_vec_by_default(tuning::DEFAULT_ARCH, elem_size))
 }
 
-/// Tiles of its column each look-back thread of the vector column tiles (and, as one strip, of
-/// the column tiles in shared memory) reads a round (1 or 4) for a matrix of `strips` strips:
+/// Tiles of its column each look-back thread of the vector column tiles reads a round (1 or 4)
+/// for a matrix of `strips` strips:
 /// `tuning::column_lookback_window`, or `GPU_SCAN_COLUMN_WINDOW` (1 or 4) to measure both in one
 /// run.
 pub fn column_lookback_window(strips: u64, elem_size: usize) -> u32 {
@@ -284,10 +284,8 @@ impl Gpu {
         let (o, _w) = output.device_ptr_mut(stream);
         let aligned = (i | o).is_multiple_of(tuning::VECTOR_BYTES as u64);
         let tiles = if let Some(bulk) = column_bulk_plan(rows, cols, size, aligned) {
-            // One strip: a window of 4 unless `GPU_SCAN_COLUMN_WINDOW=1` asks for 1.
-            let window = column_lookback_window(1, size);
             ColumnTiles {
-                name: if window == 1 { names::BATCHED_COLUMNS_BULK_WINDOW1 } else { names::BATCHED_COLUMNS_BULK },
+                name: names::BATCHED_COLUMNS_BULK,
                 strip: cols,
                 arg: bulk.tpr,
                 items: Some(bulk.items),
