@@ -37,6 +37,10 @@
 #            4) with and without tiles brought into L2 ahead (GPU_SCAN_COLUMN_BULK_AHEAD 66 to
 #            264) on the narrow matrices they take at 2^28 and 2^26, interleaved ROUNDS times
 #            (times only: the items part checks heights at awkward sizes);
+#   wide     rows of 32 16-byte vectors (128 columns of 4 bytes, 64 of 8): the vector tiles (their
+#            default) against the column tiles in shared memory (GPU_SCAN_COLUMN_BULK=1) at
+#            heights 23 to 47 rows a thread group and 0 to 66 tiles ahead, at 2^28 and 2^27,
+#            interleaved ROUNDS times, then the tallest at awkward sizes;
 #   small    the pipelined scans of 16- and 32-byte rows (GPU_SCAN_PIPELINED=1) against the
 #            column tiles (0) from 4 to 64 MiB, interleaved ROUNDS times;
 #   narrow   issue 5's narrow matrices down the columns at 2^28 (and 64 columns of f64, 16 of
@@ -205,6 +209,29 @@ parts=" ${PARTS:-vec sanitize} "
       done
     done
   done
+  for round in $(seq "${ROUNDS:-2}"); do
+    [[ $parts == *" wide "* ]] || break
+    echo "== rows of 32 vectors: vector tiles against taller column tiles in shared memory, round $round"
+    for c in "2097152 128" "4194304 64 --type f64" "1048576 128" "2097152 128 --type u32 --op max"; do
+      # shellcheck disable=SC2086
+      run "vector tiles" GPU_SCAN_COLUMN_BULK=0 -- batched $c --axis 0
+      for s in "23 66" "23 0" "27 66" "31 66" "31 0" "39 66" "39 33" "47 66" "47 0"; do
+        read -r k a <<<"$s"
+        # shellcheck disable=SC2086
+        run "items=$k ahead=$a" GPU_SCAN_COLUMN_BULK=1 GPU_SCAN_COLUMN_BULK_ITEMS=$k GPU_SCAN_COLUMN_BULK_AHEAD=$a \
+          -- batched $c --axis 0
+      done
+    done
+  done
+  if [[ $parts == *" wide "* ]]; then
+    echo "== column tiles in shared memory, 47 rows a thread group, rows of 32 vectors at awkward sizes"
+    for c in "128" "64 --type f64" "128 --type u32 --op max" "64 --type i64 --op min"; do
+      for rows in 377 1505 100003; do
+        # shellcheck disable=SC2086
+        GPU_SCAN_COLUMN_BULK=1 GPU_SCAN_COLUMN_BULK_ITEMS=47 check_both "bulk 47: $rows x $c" $rows $c
+      done
+    done
+  fi
   for round in $(seq "${ROUNDS:-2}"); do
     [[ $parts == *" small "* ]] || break
     echo "== pipelined scans of 16- and 32-byte rows against the column tiles, 4 to 64 MiB, round $round"
