@@ -73,6 +73,17 @@ ab() { # VAR "VALUES" CASE...: `batched CASE --axis 0` with VAR at each value in
     done
   done
 }
+heights() { # CASE "ITEMS AHEAD"...: `batched CASE --axis 0` on the column tiles in shared memory, each
+  # setting in turn: ITEMS rows a thread group, the tile AHEAD after its own brought into L2
+  local c=$1 s k a
+  shift
+  for s in "$@"; do
+    read -r k a <<<"$s"
+    # shellcheck disable=SC2086
+    run "items=$k ahead=$a" GPU_SCAN_PIPELINED=0 GPU_SCAN_COLUMN_BULK=1 GPU_SCAN_COLUMN_BULK_ITEMS=$k \
+      GPU_SCAN_COLUMN_BULK_AHEAD=$a -- batched $c --axis 0
+  done
+}
 by_build() { # ARGS: `batched ARGS --axis 0` by this build and every other in .gpu-bundle/bin/host-*
   local b
   for b in "$host" .gpu-bundle/bin/host-*; do
@@ -169,12 +180,7 @@ parts=" ${PARTS:-vec sanitize} "
         "$b" batched $c --axis 0 2>&1 | grep -E '^(time|check|error)' | cut -c1-175 |
           sed "s|^|[$(basename "$b")] [$c] |" || status=1
       done
-      for s in "15 0" "11 0" "7 0" "23 0" "15 132" "11 132" "7 264"; do
-        read -r k a <<<"$s"
-        # shellcheck disable=SC2086
-        run "items=$k ahead=$a" GPU_SCAN_PIPELINED=0 GPU_SCAN_COLUMN_BULK=1 GPU_SCAN_COLUMN_BULK_ITEMS=$k \
-          GPU_SCAN_COLUMN_BULK_AHEAD=$a -- batched $c --axis 0
-      done
+      heights "$c" "15 0" "11 0" "7 0" "23 0" "15 132" "11 132" "7 264"
     done
   done
   if [[ $parts == *" items "* ]]; then
@@ -201,12 +207,7 @@ parts=" ${PARTS:-vec sanitize} "
     echo "== taller column tiles in shared memory and tiles brought into L2 ahead, round $round"
     for c in "4194304 64" "8388608 16 --type f64" "16777216 16" "16777216 16 --type u32 --op max" "1048576 64" \
       "4194304 16"; do
-      for s in "15 0" "15 132" "13 0" "13 132" "19 0" "19 132" "23 0" "23 66" "23 132" "23 264" "27 0" "27 132"; do
-        read -r k a <<<"$s"
-        # shellcheck disable=SC2086
-        run "items=$k ahead=$a" GPU_SCAN_PIPELINED=0 GPU_SCAN_COLUMN_BULK=1 GPU_SCAN_COLUMN_BULK_ITEMS=$k \
-          GPU_SCAN_COLUMN_BULK_AHEAD=$a -- batched $c --axis 0
-      done
+      heights "$c" "15 0" "15 132" "13 0" "13 132" "19 0" "19 132" "23 0" "23 66" "23 132" "23 264" "27 0" "27 132"
     done
   done
   for round in $(seq "${ROUNDS:-2}"); do
@@ -215,12 +216,7 @@ parts=" ${PARTS:-vec sanitize} "
     for c in "2097152 128" "4194304 64 --type f64" "1048576 128" "2097152 128 --type u32 --op max"; do
       # shellcheck disable=SC2086
       run "vector tiles" GPU_SCAN_COLUMN_BULK=0 -- batched $c --axis 0
-      for s in "23 66" "23 0" "27 66" "31 66" "31 0" "39 66" "39 33" "47 66" "47 0"; do
-        read -r k a <<<"$s"
-        # shellcheck disable=SC2086
-        run "items=$k ahead=$a" GPU_SCAN_COLUMN_BULK=1 GPU_SCAN_COLUMN_BULK_ITEMS=$k GPU_SCAN_COLUMN_BULK_AHEAD=$a \
-          -- batched $c --axis 0
-      done
+      heights "$c" "23 66" "23 0" "27 66" "31 66" "31 0" "39 66" "39 33" "47 66" "47 0"
     done
   done
   if [[ $parts == *" wide "* ]]; then
