@@ -129,7 +129,7 @@ pub const fn columns_vec(arch: u32, elem_size: usize) -> TileShape {
 /// 4194304 x 16 79.2% -> 80.1%. 13 and 19 rows were slower than 15 on all six (74.5% and 75.4%
 /// on the first), 27 rows with none ahead close to 23 with 66 (80.9%, 83.0%, 84.1%, 84.2%, 77.8%,
 /// 79.2%); 7 and 11 rows slower still (`columns-items-s33-h200.log`: 64.0% and 74.5% on the
-/// first), as was the window of one tile (77.9% at 15 rows, as with 4).
+/// first). A look-back window of one tile gained nothing ([`column_lookback_window`]).
 pub const fn columns_bulk(arch: u32, elem_size: usize) -> TileShape {
     let _ = (arch, elem_size);
     TileShape { threads: 256, items: 23 }
