@@ -76,7 +76,7 @@ pub const fn columns_vec_smem(arch: u32, elem_size: usize) -> u32 {
 /// barrier, each warp's totals per column of the widest strip, the strip's column prefixes, and
 /// the tile's rows.
 pub const fn columns_bulk_smem(arch: u32, elem_size: usize, items: u32) -> u32 {
-    let shape = crate::tuning::TileShape { items, ..crate::tuning::columns_bulk(arch, elem_size) };
+    let shape = crate::tuning::columns_bulk_at(arch, elem_size, items);
     let strip = 32 * crate::tuning::VECTOR_BYTES as u32 / elem_size as u32;
     smem_window(1, 4)
         + smem_window(1, 8)

@@ -135,6 +135,12 @@ pub const fn columns_bulk(arch: u32, elem_size: usize) -> TileShape {
     TileShape { threads: 256, items: 23 }
 }
 
+/// [`columns_bulk`] at `items` rows a thread group: the height is the launch's, so the host may
+/// override it to measure heights in one run.
+pub const fn columns_bulk_at(arch: u32, elem_size: usize, items: u32) -> TileShape {
+    TileShape { items, ..columns_bulk(arch, elem_size) }
+}
+
 /// How many tiles after the one it claimed each block of the column tiles in shared memory asks
 /// the bulk-copy engine to bring into L2 (`prefetch.global.L2` of a whole tile, by its first
 /// thread): 66, half the H200's SMs, a quarter of the blocks in flight at 23 rows. At 23 rows

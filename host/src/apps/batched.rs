@@ -102,8 +102,7 @@ pub fn column_bulk_tiles(rows: u64, cols: u64, elem_size: usize, aligned: bool) 
         return None;
     }
     let items = column_bulk_items(elem_size);
-    let shape = tuning::TileShape { items, ..tuning::columns_bulk(tuning::DEFAULT_ARCH, elem_size) };
-    let tile_rows = shape.tile_rows(tpr as u32);
+    let tile_rows = tuning::columns_bulk_at(tuning::DEFAULT_ARCH, elem_size, items).tile_rows(tpr as u32);
     (rows > tile_rows).then_some(BulkTiles { tpr: tpr as u32, items, tile_rows })
 }
 
@@ -193,13 +192,13 @@ fn gcd(a: u64, b: u64) -> u64 {
 
 /// One launch plan of the column tiles, scalar, vector or in shared memory: the kernel group,
 /// columns per strip, the kernel's strip argument (columns, or threads per row for vectors), the
-/// rows per thread group that the tiles in shared memory take as an argument (and then the tiles
-/// they bring into L2 ahead), rows per tile, dynamic shared memory and threads per block.
+/// two arguments only the tiles in shared memory take (rows per thread group, tiles brought into
+/// L2 ahead), rows per tile, dynamic shared memory and threads per block.
 struct ColumnTiles {
     name: &'static str,
     strip: u64,
     arg: u32,
-    items: Option<u32>,
+    bulk: Option<(u32, u32)>,
     tile_rows: u64,
     smem: u32,
     threads: u32,
@@ -288,7 +287,7 @@ impl Gpu {
                 name: names::BATCHED_COLUMNS_BULK,
                 strip: cols,
                 arg: bulk.tpr,
-                items: Some(bulk.items),
+                bulk: Some((bulk.items, column_bulk_ahead())),
                 tile_rows: bulk.tile_rows,
                 smem: layout::columns_bulk_smem(tuning::DEFAULT_ARCH, size, bulk.items),
                 threads: tuning::columns_bulk(tuning::DEFAULT_ARCH, size).threads,
@@ -301,7 +300,7 @@ impl Gpu {
                 name: if window == 4 { names::BATCHED_COLUMNS_VEC_WINDOW4 } else { names::BATCHED_COLUMNS_VEC },
                 strip,
                 arg: tpr,
-                items: None,
+                bulk: None,
                 tile_rows,
                 smem: layout::columns_vec_smem(tuning::DEFAULT_ARCH, size),
                 threads: tuning::columns_vec(tuning::DEFAULT_ARCH, size).threads,
@@ -312,7 +311,7 @@ impl Gpu {
                 name: names::BATCHED_COLUMNS,
                 strip: strip as u64,
                 arg: strip,
-                items: None,
+                bulk: None,
                 tile_rows,
                 smem: layout::columns_smem(tuning::DEFAULT_ARCH, size),
                 threads: tuning::columns(tuning::DEFAULT_ARCH, size).threads,
@@ -333,8 +332,7 @@ impl Gpu {
         let cfg = grid(count, tiles.threads, tiles.smem)?;
         let mut b = stream.launch_builder(&f);
         b.arg(&i).arg(&o).arg(&rows).arg(&cols).arg(&tiles.arg);
-        let ahead = tiles.items.map(|_| column_bulk_ahead());
-        if let (Some(items), Some(ahead)) = (&tiles.items, &ahead) {
+        if let Some((items, ahead)) = &tiles.bulk {
             b.arg(items).arg(ahead);
         }
         b.arg(&flags).arg(&base).arg(&counter_base).arg(&epoch);
@@ -626,7 +624,7 @@ mod tests {
     fn emulate_bulk(x: &[u32], rows: u64, cols: u64, exclusive: bool, stop: u64) -> Vec<u32> {
         let size = tuning::VECTOR_BYTES / 2;
         let bulk = column_bulk_tiles(rows, cols, size, true).expect("a matrix the bulk tiles take");
-        let shape = tuning::TileShape { items: bulk.items, ..tuning::columns_bulk(tuning::DEFAULT_ARCH, size) };
+        let shape = tuning::columns_bulk_at(tuning::DEFAULT_ARCH, size, bulk.items);
         emulate_vector_tiles(x, rows, cols, exclusive, stop, bulk.tpr, shape)
     }
 
@@ -775,7 +773,7 @@ mod tests {
     fn the_bulk_column_kernels_algorithm_equals_the_scan_of_every_column() {
         // Tile heights for 1 to 32 vectors a row (2 to 64 columns here): one past a tile, one
         // past two, and partial tiles after several.
-        let shape = tuning::TileShape { items: column_bulk_items(8), ..tuning::columns_bulk(tuning::DEFAULT_ARCH, 8) };
+        let shape = tuning::columns_bulk_at(tuning::DEFAULT_ARCH, 8, column_bulk_items(8));
         let t = |tpr| shape.tile_rows(tpr);
         let shapes = [
             (t(1) + 1, 2),
