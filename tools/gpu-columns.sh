@@ -38,9 +38,9 @@
 #            264) on the narrow matrices they take at 2^28 and 2^26, interleaved ROUNDS times
 #            (times only: the items part checks heights at awkward sizes);
 #   wide     rows of 32 16-byte vectors (128 columns of 4 bytes, 64 of 8): the vector tiles (their
-#            default) against the column tiles in shared memory (GPU_SCAN_COLUMN_BULK=1) at
-#            heights 23 to 47 rows a thread group and 0 to 66 tiles ahead, at 2^28 and 2^27,
-#            interleaved ROUNDS times, then the tallest at awkward sizes;
+#            default until session 34) against the column tiles in shared memory
+#            (GPU_SCAN_COLUMN_BULK=1) at heights 23 to 47 rows a thread group and 0 to 66 tiles
+#            ahead, at 2^28 and 2^27, interleaved ROUNDS times, then the tallest at awkward sizes;
 #   small    the pipelined scans of 16- and 32-byte rows (GPU_SCAN_PIPELINED=1) against the
 #            column tiles (0) from 4 to 64 MiB, interleaved ROUNDS times;
 #   narrow   issue 5's narrow matrices down the columns at 2^28 (and 64 columns of f64, 16 of

@@ -119,20 +119,23 @@ pub const fn columns_vec(arch: u32, elem_size: usize) -> TileShape {
 }
 
 /// Column tiles in shared memory (`batched_columns_bulk`, a row of one strip of 16-byte vectors):
-/// threads per block and rows per thread group. 23 rows (odd, so that the eight groups of a warp
-/// reading 64-byte rows meet both halves of the banks) make 94,208-byte tiles whatever the row's
-/// width, two blocks to an SM. Since session 32 the height is a launch argument; on the H200
-/// at 2^28 with [`columns_bulk_ahead`]'s 66 tiles ahead, against 15 rows (three blocks an SM)
-/// and none ahead, in one run (`docs/results/columns-tall-s33-h200.log`, percent of a same-run
-/// copy): 4194304 x 64 `f32` 77.7% -> 81.2%, 8388608 x 16 `f64` 79.9% -> 83.4%, 16777216 x 16
-/// `f32` 82.5% -> 85.1%, `u32` max 82.8% -> 84.7%, and at 2^26 1048576 x 64 75.4% -> 76.8%,
-/// 4194304 x 16 79.2% -> 80.1%. 13 and 19 rows were slower than 15 on all six (74.5% and 75.4%
-/// on the first), 27 rows with none ahead close to 23 with 66 (80.9%, 83.0%, 84.1%, 84.2%, 77.8%,
-/// 79.2%); 7 and 11 rows slower still (`columns-items-s33-h200.log`: 64.0% and 74.5% on the
-/// first). A look-back window of one tile gained nothing ([`column_lookback_window`]).
+/// threads per block and rows per thread group. 27 rows (odd, so that the eight groups of a warp
+/// reading 64-byte rows meet both halves of the banks) make 110,592-byte tiles whatever the row's
+/// width, the tallest that leave two blocks to an SM (115,232 bytes of shared memory a block).
+/// On the H200 at 2^28 with [`columns_bulk_ahead`]'s 66 tiles ahead, against 23 rows in one run
+/// (`docs/results/columns-height27-s34-h200.log`, percent of a same-run copy): 2097152 x 128
+/// `f32` 77.5% -> 80.6%, `u32` max 77.8% -> 80.2%, 4194304 x 64 `f64` 77.4% -> 79.9%, 4194304 x
+/// 64 `f32` 81.0% -> 83.9%, 8388608 x 16 `f64` 83.2% -> 86.0%, 16777216 x 16 `f32` 85.2% ->
+/// 87.1%, `u32` max 84.8% -> 87.1%. Taller tiles leave one block to an SM and lose 10-15 points
+/// (`columns-wide27-s34-h200.log`, 2097152 x 128 `f32`: 27 rows 81.0%, 31 rows 66.5%, 39 rows
+/// 69.2%, 47 rows 70.5%). Session 33 chose 23 rows over 15 (three blocks an SM) and none ahead
+/// (`columns-tall-s33-h200.log`): 4194304 x 64 `f32` 77.7% -> 81.2%, 8388608 x 16 `f64` 79.9% ->
+/// 83.4%; 13 and 19 rows were slower than 15, and 7 and 11 slower still
+/// (`columns-items-s33-h200.log`). A look-back window of one tile gained nothing
+/// ([`column_lookback_window`]).
 pub const fn columns_bulk(arch: u32, elem_size: usize) -> TileShape {
     let _ = (arch, elem_size);
-    TileShape { threads: 256, items: 23 }
+    TileShape { threads: 256, items: 27 }
 }
 
 /// [`columns_bulk`] at `items` rows a thread group: the height is the launch's, so the host may
@@ -143,7 +146,7 @@ pub const fn columns_bulk_at(arch: u32, elem_size: usize, items: u32) -> TileSha
 
 /// How many tiles after the one it claimed each block of the column tiles in shared memory asks
 /// the bulk-copy engine to bring into L2 (`prefetch.global.L2` of a whole tile, by its first
-/// thread): 66, half the H200's SMs, a quarter of the blocks in flight at 23 rows. At 23 rows
+/// thread): 66, half the H200's SMs, a quarter of the blocks in flight (two an SM). At 23 rows
 /// on the H200, in one run (`docs/results/columns-tall-s33-h200.log`), tiles ahead 0 / 66 / 132
 /// / 264: 4194304 x 64 `f32` 79.6% / 81.2% / 80.7% / 64.6% of copy, 8388608 x 16 `f64` 81.4% /
 /// 83.4% / 82.6% / 66.0%, 16777216 x 16 `f32` 82.5% / 85.1% / 84.1% / 67.4% (264 tiles ahead
@@ -155,18 +158,22 @@ pub const fn columns_bulk_ahead(arch: u32) -> u32 {
 
 /// Whether the scan down the columns of a matrix whose rows are `row_vectors` 16-byte vectors
 /// (one strip, on 16-byte boundaries) takes the column tiles in shared memory
-/// ([`columns_bulk`]) rather than the vector column tiles: up to 16 vectors (256-byte rows). At
-/// 2^28 elements against the vector tiles in one run, twice (`docs/results/columns-bulk-s31-h200.log`):
-/// 67108864 x 4 `f32` 38.2% -> 71.8-72.0% of copy, 16777216 x 16 `f32` 73.6-73.7% -> 82.7-82.8%,
-/// `u32` max 73.1-73.2% -> 82.9-83.0%, 33554432 x 8 `f64` 69.2-69.4% -> 82.9-83.1%, 8388608 x 16
-/// `f64` 72.3-72.5% -> 79.7-79.8%, 4194304 x 64 `f32` 76.6-76.7% -> 77.6-77.8%; and wider, where
-/// the vector tiles stay: 2097152 x 128 `f32` 77.0-77.1% against 73.0-73.1%, 4194304 x 64 `f64`
-/// 80.3% against 72.1-72.2%. Starting each block's copy before the tile counter answered (its
-/// own index's tile, copied again when the counter named another) was slower on each of the
-/// six: 61.7-61.8%, 75.8%, 75.8-76.0%, 76.2%, 75.0%, 73.5-73.8%.
+/// ([`columns_bulk`]) rather than the vector column tiles: up to 32 vectors (512-byte rows), all
+/// the kernel takes. Rows of 32 vectors since session 34, at 27 rows a thread group and 66 tiles
+/// ahead, against the vector tiles in two runs (`docs/results/columns-wide27-s34-h200.log`,
+/// `columns-height27-s34-h200.log`): 2097152 x 128 `f32` 77.3% -> 81.0% and 80.6% of copy,
+/// 4194304 x 64 `f64` 80.3% against 80.6% and 79.9%. Up to 16 vectors since session 31, at 15
+/// rows a thread group and none ahead, against the vector tiles in one run, twice
+/// (`docs/results/columns-bulk-s31-h200.log`): 67108864 x 4 `f32` 38.2% -> 71.8-72.0%, 16777216 x
+/// 16 `f32` 73.6-73.7% -> 82.7-82.8%, 33554432 x 8 `f64` 69.2-69.4% -> 82.9-83.1%, 8388608 x 16
+/// `f64` 72.3-72.5% -> 79.7-79.8%, 4194304 x 64 `f32` 76.6-76.7% -> 77.6-77.8% (rows of 32
+/// vectors then lost: 2097152 x 128 `f32` 73.0-73.1% against 77.0-77.1%). Starting each block's
+/// copy before the tile counter answered (its own index's tile, copied again when the counter
+/// named another) was slower on each of the six: 61.7-61.8%, 75.8%, 75.8-76.0%, 76.2%, 75.0%,
+/// 73.5-73.8%.
 pub const fn columns_bulk_rows(arch: u32, row_vectors: u64) -> bool {
     let _ = arch;
-    row_vectors <= 16
+    row_vectors <= 32
 }
 
 /// Whether the scan down the columns of `elem_size`-byte elements takes the vector column tiles

@@ -278,16 +278,16 @@ pub unsafe fn scan_columns_vec<
 /// [`scan_columns_vec`] for matrices whose row is one strip of `tpr` vectors (`cols == tpr * V`),
 /// with the tile in shared memory: one bulk copy brings its contiguous rows in, each thread
 /// combines its `items` rows from there, the tile looks back as the vector tiles do, each thread
-/// scans its rows in place, and one bulk copy writes the tile out. No register holds the tile
-/// while it arrives or while the block waits for its prefix, so more blocks fit on an SM than
-/// the vector tiles' two, and the copies ask for whole lines. The tile's height is the launch's
-/// (`items` rows a thread group, the shared memory for them), so that the host can size it to the
-/// blocks an SM should hold. With `ahead` > 0, the block also asks the bulk-copy engine to bring
-/// the tile `ahead` after its own into L2 (`kernels::prefetch_tile_l2`'s idea, by the claimed
-/// tile), so that the block claiming it then waits on L2 rather than memory. With `items` odd the
-/// groups of a warp fall on both halves of the banks for 64-byte rows. At least two tiles. A tile
-/// is copied once the counter names it: copying the block's own index's tile while the counter
-/// answered, and again when it named another, ran 6-10 points of copy slower
+/// scans its rows in place, and one bulk copy writes the tile out. No register holds the tile while
+/// it arrives or while the block waits for its prefix, so a tile may be taller than the vector
+/// tiles' (216 rows of 512 bytes against 128), and the copies ask for whole lines. The tile's
+/// height is the launch's (`items` rows a thread group, the shared memory for them), so that the
+/// host can size it to the blocks an SM should hold. With `ahead` > 0, the block also asks the
+/// bulk-copy engine to bring the tile `ahead` after its own into L2 (`kernels::prefetch_tile_l2`'s
+/// idea, by the claimed tile), so that the block claiming it then waits on L2 rather than memory.
+/// With `items` odd the groups of a warp fall on both halves of the banks for 64-byte rows. At
+/// least two tiles. A tile is copied once the counter names it: copying the block's own index's
+/// tile while the counter answered, and again when it named another, ran 6-10 points of copy slower
 /// (`tuning::columns_bulk_rows`).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]

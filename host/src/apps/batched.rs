@@ -485,9 +485,24 @@ mod tests {
             assert_eq!(column_bulk_plan(1 << 24, 4, 4, true), tile(1, four));
             assert_eq!(column_bulk_plan(1 << 24, 64, 4, true), tile(16, four));
             assert_eq!(column_bulk_plan(1 << 24, 32, 8, true), tile(16, eight));
-            assert_eq!(column_bulk_plan(1 << 24, 128, 4, true), None, "32 vectors: the vector tiles");
-            assert_eq!(column_bulk_plan(1 << 24, 64, 8, true), None, "32 vectors: the vector tiles");
+            assert_eq!(column_bulk_plan(1 << 24, 128, 4, true), tile(32, four));
+            assert_eq!(column_bulk_plan(1 << 24, 64, 8, true), tile(32, eight));
+            assert_eq!(column_bulk_plan(1 << 24, 256, 4, true), None, "wider than 32 vectors");
             assert_eq!(column_bulk_plan(1 << 24, 16, 4, false), None, "off 16-byte boundaries");
+        }
+    }
+
+    #[test]
+    fn column_tiles_in_shared_memory_leave_two_blocks_to_an_h200_sm_and_no_taller_would() {
+        // An H200 SM has 228 KiB of shared memory, 1 KiB of it reserved for each block.
+        let fits_two = |smem: u32| 2 * (smem + 1024) <= 228 * 1024;
+        for size in [4, 8] {
+            let items = tuning::columns_bulk(tuning::DEFAULT_ARCH, size).items;
+            assert!(fits_two(layout::columns_bulk_smem(tuning::DEFAULT_ARCH, size, items)), "{size}-byte elements");
+            assert!(
+                !fits_two(layout::columns_bulk_smem(tuning::DEFAULT_ARCH, size, items + 1)),
+                "{size}-byte elements"
+            );
         }
     }
 
