@@ -150,7 +150,10 @@ pub const fn columns_bulk_at(arch: u32, elem_size: usize, items: u32) -> TileSha
 /// on the H200, in one run (`docs/results/columns-tall-s33-h200.log`), tiles ahead 0 / 66 / 132
 /// / 264: 4194304 x 64 `f32` 79.6% / 81.2% / 80.7% / 64.6% of copy, 8388608 x 16 `f64` 81.4% /
 /// 83.4% / 82.6% / 66.0%, 16777216 x 16 `f32` 82.5% / 85.1% / 84.1% / 67.4% (264 tiles ahead
-/// evict the tiles in flight from L2 before their blocks read them).
+/// evict the tiles in flight from L2 before their blocks read them). At 27 rows, tiles ahead 33 /
+/// 66 / 99 / 132 (`columns-ahead27-s34-h200.log`): 2097152 x 128 `u32` max 80.6% / 81.0% / 80.5%
+/// / 78.4%, `f32` 81.3% / 80.9% / 80.7% / 78.4%, 4194304 x 64 `f64` 81.2% / 80.7% / 80.6% /
+/// 78.3%, 16777216 x 16 `f32` 86.7% / 86.5% / 86.5% / 81.0%.
 pub const fn columns_bulk_ahead(arch: u32) -> u32 {
     let _ = arch;
     66
