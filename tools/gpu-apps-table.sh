@@ -2,9 +2,10 @@
 # Runs on the GPU machine, from the repository root, after ../shared/tools/gpu-bundle: the
 # applications' benchmark table in one run, so that every ratio compares timings of the same run.
 # CUB's DeviceSelect::If and DeviceRadixSort (on cub_baseline.cu's keys and, by tools/cub_sort.cu, on
-# the sort's random keys), torch.cumsum along either axis, then each
-# application at 2^28 elements (the f64 recurrence at 2^27), every one checked against the CPU,
-# and the lecture demos. No sanitizers (gpu-apps.sh runs those). Log: $RESULTS_DIR/apps-table.log.
+# the sort's random keys), then each application at 2^28 elements (the f64 recurrence at
+# 2^27), every one checked against the CPU, with the batched scans and torch.cumsum beside them
+# by tools/gpu-batched-table.sh, and the lecture demos. No sanitizers (gpu-apps.sh runs those).
+# Log: $RESULTS_DIR/apps-table.log.
 #   bash tools/gpu-apps-table.sh
 # shellcheck source=tools/gpu-common.sh
 . "$(dirname "$0")/gpu-common.sh"
@@ -14,8 +15,6 @@ set -o pipefail
   nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/cub_sort tools/cub_sort.cu & built=$!
   cub "$out/cub-apps-table.csv" --ops select,sort --log2 28 --types u32,f32,u64,f64 || status=1
   wait $built && /tmp/cub_sort --log2 28 --types u32,f32,u64,f64 | tee "$out/cub-sort-table.csv" || status=1
-  echo "== torch.cumsum along either axis (same run)"
-  python3 tools/peers_batched.py | tee "$out/peers-apps-table.csv"
   for t in u32 f32 u64; do
     "$host" compact 2^28 --type $t --baseline "$out/cub-apps-table.csv" || status=1
   done
@@ -31,14 +30,7 @@ set -o pipefail
   for len in 3 1000 1000000; do
     "$host" segmented 2^28 --type f32 --mean-length $len || status=1
   done
-  for shape in "33554432 8" "1048576 256" "16384 16384" "256 1048576" "8 33554432"; do
-    for axis in 1 0; do
-      # shellcheck disable=SC2086
-      "$host" batched $shape --axis $axis || status=1
-    done
-  done
-  "$host" batched 1048576 8 --axis 1 || status=1
-  "$host" batched 1048576 8 --axis 0 || status=1
+  bash "$(dirname "$0")/gpu-batched-table.sh" || status=1
   "$host" recurrence 2^28 || status=1
   "$host" recurrence 2^27 --type f64 || status=1
   for e in sandwich brackets flag_to_address; do
