@@ -14,11 +14,6 @@ pub const MODE_RADIX: u32 = 0;
 /// `mode` argument: equal-width bin over `[lo, hi)`; `bins` for values outside it or NaN.
 pub const MODE_BINS: u32 = 1;
 
-/// Threads per block and elements per thread of the partition kernels.
-pub const THREADS: u32 = 256;
-pub const ITEMS: u32 = 8;
-pub const TILE: u32 = THREADS * ITEMS;
-
 /// Digits of a pass: 256 for radix, `bins + 1` for bins (the last one collects the outside).
 pub const fn digits(mode: u32, bins: u32) -> u32 {
     if mode == MODE_RADIX {
@@ -72,7 +67,7 @@ impl Digit {
 
     /// The digit of `x`.
     #[inline(always)]
-    pub fn of<T: crate::Element>(&self, x: T) -> u32 {
+    pub fn of<T: crate::element::Element>(&self, x: T) -> u32 {
         if self.mode == MODE_RADIX {
             radix_digit(x.order_key(), self.shift)
         } else {
@@ -85,13 +80,4 @@ impl Digit {
 #[inline(always)]
 pub fn radix_digit(order_key: u64, shift: u32) -> u32 {
     ((order_key >> shift) & ((1 << RADIX_BITS) - 1)) as u32
-}
-
-/// Shared memory of the partition kernels: counting keeps one counter per digit; the scatter
-/// one per warp and digit (windows as the kernels carve them).
-pub const fn count_smem(digits: u32) -> u32 {
-    crate::layout::smem_window(digits, 4)
-}
-pub const fn scatter_smem(digits: u32) -> u32 {
-    crate::layout::smem_window((THREADS / 32) * digits, 4)
 }

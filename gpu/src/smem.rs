@@ -62,7 +62,7 @@ impl Carver {
     #[inline(always)]
     pub fn take<T: Copy>(&mut self, elems: u32) -> Smem<T> {
         let ptr = unsafe { self.base.add(self.used as usize) } as *mut T;
-        self.used += scan_abi::layout::smem_window(elems, core::mem::size_of::<T>() as u32);
+        self.used += scan_abi::smem::window(elems, core::mem::size_of::<T>() as u32);
         Smem { ptr, _t: PhantomData }
     }
 

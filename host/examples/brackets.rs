@@ -2,7 +2,7 @@
 //! depth after each character, and its running minimum shows the first `)` without a partner.
 //! Balanced means the depth never drops below 0 and ends at 0.
 //!
-//!     cargo run --release -p host --example brackets
+//!     cargo run --release -p gpu-scan --example brackets
 
 use gpu_scan::{Gpu, Op, ScanOptions};
 

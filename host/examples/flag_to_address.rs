@@ -1,10 +1,9 @@
 //! Flag to address: the exclusive scan of keep-flags is each kept element's place in the output,
 //! which is all stream compaction needs. Shown step by step, then done by `Gpu::compact`.
 //!
-//!     cargo run --release -p host --example flag_to_address
+//!     cargo run --release -p gpu-scan --example flag_to_address
 
-use gpu_scan::apps::compact::Keep;
-use gpu_scan::{Gpu, Op, ScanOptions, TempStorage};
+use gpu_scan::{CompactOptions, Gpu, Keep, Op, ScanOptions, TempStorage};
 
 fn main() -> gpu_scan::Result<()> {
     let gpu = Gpu::new(0)?;
@@ -23,7 +22,8 @@ fn main() -> gpu_scan::Result<()> {
     let stream = gpu.stream().clone();
     let d_in = gpu.upload(&stream, "input", &input)?;
     let mut d_out = gpu.alloc_zeros::<i32>(&stream, "output", input.len())?;
-    let kept = gpu.compact(&stream, &d_in, None, Keep::Greater(0), &mut d_out, &mut TempStorage::new())? as usize;
+    let opts = CompactOptions::new(Keep::Greater(0));
+    let kept = gpu.compact(&stream, &d_in, None, &mut d_out, &opts, &mut TempStorage::new())? as usize;
     let compacted = gpu.download(&stream, &d_out)?;
     println!("scatter:  {by_hand:?}");
     println!("compact:  {:?}  ({kept} kept, Gpu::compact in one pass)", &compacted[..kept]);

@@ -1,7 +1,7 @@
 //! The lecture's 100-inch sandwich: each guest asks for some inches; an inclusive scan of the
 //! demands gives the cut marks, an exclusive scan where each piece starts, and what is left.
 //!
-//!     cargo run --release -p host --example sandwich
+//!     cargo run --release -p gpu-scan --example sandwich
 
 use gpu_scan::{Gpu, Op, ScanOptions};
 

@@ -15,17 +15,7 @@ pub trait OpVisitor<T> {
 }
 
 /// An element type with kernels.
-pub trait Element:
-    scan_abi::Element
-    + DeviceRepr
-    + ValidAsZeroBits
-    + Debug
-    + Display
-    + FromStr
-    + Unpin
-    + npyz::Deserialize
-    + npyz::AutoSerialize
-{
+pub trait Element: scan_abi::Element + DeviceRepr + ValidAsZeroBits + Debug + Display + FromStr + Unpin {
     /// Calls `v.visit::<O>()` with the operator type of `op`, or fails when `op` does not exist
     /// for this type (bitwise operators on floats, for instance).
     fn visit_op<V: OpVisitor<Self>>(op: Op, v: V) -> Result<V::Output>;

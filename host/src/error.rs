@@ -40,7 +40,7 @@ impl From<DriverError> for Error {
 
 impl Error {
     /// Wraps a driver error from launching or running `kernel`.
-    pub(crate) fn kernel(kernel: &str, e: DriverError) -> Error {
+    pub(crate) fn kernel(kernel: impl std::fmt::Display, e: DriverError) -> Error {
         match e.0 {
             CUresult::CUDA_ERROR_OUT_OF_MEMORY => Error::Driver(e),
             _ => Error::Kernel { kernel: kernel.to_string(), source: e },

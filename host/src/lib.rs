@@ -1,7 +1,7 @@
 //! # gpu_scan
 //!
-//! Device-wide parallel prefix sums (scans) on NVIDIA GPUs, with every kernel written in Rust and
-//! compiled to PTX, on top of [cudarc](https://docs.rs/cudarc).
+//! Device-wide parallel prefix sums (scans) and what they are for, on NVIDIA GPUs, with every
+//! kernel written in Rust and compiled to PTX, on top of [cudarc](https://docs.rs/cudarc).
 //!
 //! ```no_run
 //! use gpu_scan::{Gpu, Op, ScanOptions, TempStorage};
@@ -16,30 +16,36 @@
 //! # Ok(()) }
 //! ```
 //!
-//! Integer addition and multiplication wrap around. Float min/max follow IEEE minNum/maxNum.
-//! Operators need not be commutative: elements are always combined in index order. With
-//! [`ScanOptions::deterministic`] float results are bitwise reproducible, and [`replica`]
-//! computes them on the CPU.
+//! Every call goes the same way: options become a request, a pure planner (`plan`) turns the
+//! request and the [`Tuning`] in force into launches, and a launcher (`launch`) runs them on the
+//! caller's stream. Integer addition and multiplication wrap around; float min/max follow IEEE
+//! minNum/maxNum; operators need not be commutative (elements are combined in index order).
+//! With [`ScanOptions::deterministic`] float results are bitwise reproducible, and
+//! [`reference::replica`] computes them on the CPU. The library reads no environment variables.
 
-pub mod accuracy;
 pub mod apps;
-pub mod bench;
-pub mod cpu;
-pub mod dispatch;
 pub mod element;
 pub mod error;
 pub mod input;
-pub mod io;
-mod plot;
-pub mod ptx;
-pub mod replica;
-mod runtime;
+mod launch;
+pub mod options;
+pub mod plan;
+pub mod reference;
+pub mod runtime;
+pub mod scan;
+pub mod temp;
 pub mod timeline;
-pub mod verify;
+pub mod trace;
+pub mod tuning;
 
 pub use cudarc;
-pub use dispatch::{temp_bytes, Algorithm, Propagation, ScanOptions, StatusOrdering, TempStorage, Trace, TraceStep};
 pub use element::{ElemType, Element, Op, OpVisitor, ScanOp};
 pub use error::{Error, Result};
-pub use runtime::{driver_present, DeviceInfo, Gpu, PTX_ENV};
+pub use options::{
+    Algorithm, Axis, BatchedKernel, BatchedOptions, CompactKernel, CompactOptions, HistogramOptions, Keep, Matrix,
+    Propagation, RecurrenceOptions, ScanKernel, ScanOptions, SegmentedOptions, StatusOrdering,
+};
+pub use runtime::{driver_present, DeviceInfo, Gpu};
 pub use scan_abi::block::BlockAlgo;
+pub use scan_abi::{Kernel, Tuning};
+pub use temp::TempStorage;

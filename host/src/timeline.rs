@@ -3,13 +3,13 @@
 //! same clock on every SM), its look-back's rounds of polls and its SM. The summary tells whether
 //! tiles wait on their loads, on the look-back, or on nothing, and how many are in flight.
 
-use crate::dispatch::{single_pass, Job, ScanOptions, TempStorage};
 use crate::error::{Error, Result};
+use crate::launch::scan::{single_pass, Operands};
+use crate::plan::scan::timeline;
 use crate::runtime::Gpu;
-use crate::Op;
+use crate::temp::TempStorage;
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
 use scan_abi::timeline::{Event, RECORD_WORDS, TIMED};
-use scan_abi::{names, tuning};
 use std::sync::Arc;
 
 /// One tile's record: the nanosecond time of each [`TIMED`] event, in that order, the
@@ -33,13 +33,13 @@ impl TileRecord {
     }
 }
 
-/// A stretch of a tile's way: from one event to the next, and its color in [`plot`].
+/// A stretch of a tile's way: from one event to the next, and its color in plots.
 #[derive(Clone, Copy)]
 pub struct Phase {
     pub name: &'static str,
     pub from: Event,
     pub to: Event,
-    color: (u8, u8, u8),
+    pub color: (u8, u8, u8),
 }
 
 /// The phases, in order; together they make the whole tile.
@@ -187,75 +187,17 @@ impl Gpu {
         if n == 0 {
             return Ok(Vec::new());
         }
-        let tiles = n.div_ceil(tuning::single_pass(tuning::DEFAULT_ARCH, 4).tile() as u64) as usize;
-        let mut records = stream.alloc_zeros::<u64>(tiles * RECORD_WORDS)?;
-        let opts = ScanOptions::new(Op::Add);
+        let plan = timeline(self.tuning(), n)?;
+        let mut records = self.alloc_zeros::<u64>(stream, "tile records", plan.state.slots as usize * RECORD_WORDS)?;
         {
-            let (i, _r) = input.device_ptr(stream);
-            let (o, _w) = output.device_ptr_mut(stream);
+            let (input, _r) = input.device_ptr(stream);
+            let (output, _w) = output.device_ptr_mut(stream);
             let (r, _rw) = records.device_ptr_mut(stream);
-            let job = Job { gpu: self, stream, input: i, output: o, n, opts: &opts };
-            single_pass::launch(&job, names::SINGLE_PASS_TIMELINE, false, 0u32, Some(r), temp)?;
+            let ops = Operands { input, output, n, init: 0u32, identity: 0u32 };
+            single_pass(self, stream, &plan, ops, Some(r), temp)?;
         }
         Ok(decode(&stream.clone_dtoh(&records)?))
     }
-}
-
-/// Draws tiles `from..from + count` of `records` as a PNG at `path`: one row per tile, time
-/// running right (microseconds from the first drawn tile's start), each phase in its color, so
-/// that waits show as long red bars and convoys as red bars ending together.
-pub fn plot(path: &std::path::Path, records: &[TileRecord], from: usize, count: usize) -> Result<()> {
-    use plotters::prelude::*;
-    let drawn = &records[from.min(records.len())..(from + count).min(records.len())];
-    let fail = |e: &dyn std::fmt::Display| Error::invalid(format!("{}: {e}", path.display()));
-    if drawn.is_empty() {
-        return Err(Error::invalid("no tiles to draw"));
-    }
-    crate::plot::register_font();
-    let t0 = drawn.iter().map(|r| r.times[0]).min().unwrap_or(0);
-    let t1 = drawn.iter().map(|r| r.times[TIMED.len() - 1]).max().unwrap_or(t0 + 1);
-    let us = |t: u64| (t.saturating_sub(t0)) as f64 / 1e3;
-    let root = BitMapBackend::new(path, (1400, 900)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| fail(&e))?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(
-            format!("single-pass u32 tiles {}..{}: where each tile's time goes", from, from + drawn.len()),
-            ("sans-serif", 22),
-        )
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(60)
-        .build_cartesian_2d(0.0..us(t1), (from as f64)..((from + drawn.len()) as f64))
-        .map_err(|e| fail(&e))?;
-    chart
-        .configure_mesh()
-        .x_desc("microseconds")
-        .y_desc("tile")
-        .y_label_formatter(&|y| format!("{}", *y as u64))
-        .disable_mesh()
-        .draw()
-        .map_err(|e| fail(&e))?;
-    for phase in PHASES {
-        let (r, g, b) = phase.color;
-        let color = RGBColor(r, g, b);
-        chart
-            .draw_series(drawn.iter().enumerate().map(|(i, rec)| {
-                let y = (from + i) as f64;
-                Rectangle::new([(us(rec.at(phase.from)), y), (us(rec.at(phase.to)), y + 0.8)], color.filled())
-            }))
-            .map_err(|e| fail(&e))?
-            .label(phase.name)
-            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], color.filled()));
-    }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .position(SeriesLabelPosition::UpperLeft)
-        .draw()
-        .map_err(|e| fail(&e))?;
-    root.present().map_err(|e| fail(&e))?;
-    Ok(())
 }
 
 #[cfg(test)]
@@ -289,21 +231,6 @@ mod tests {
         assert_eq!(s.most_polls, 3);
         let lookback = s.phases.iter().find(|p| p.0 == "look-back").unwrap().1;
         assert_eq!(lookback[3], 1000);
-    }
-
-    #[test]
-    fn the_plot_draws_the_tiles_asked_for() {
-        let mut words = Vec::new();
-        for i in 0..50u64 {
-            let s = 100 * i;
-            words.extend(record([s, s + 300, s + 1500, s + 1510, s + 1510 + 40 * (i % 7), s + 2600], 1 + i as u32 % 3));
-        }
-        let records = decode(&words);
-        let path = std::env::temp_dir().join(format!("gpu-scan-timeline-{}.png", std::process::id()));
-        plot(&path, &records, 10, 30).unwrap();
-        assert!(std::fs::metadata(&path).unwrap().len() > 1000);
-        std::fs::remove_file(&path).unwrap();
-        assert!(plot(&path, &records, 60, 10).is_err());
     }
 
     #[test]

@@ -1,20 +1,47 @@
 //! The applications on the GPU against their CPU references: awkward sizes, every type, every
-//! way of choosing, and user mistakes.
+//! kernel path chosen through the public options, and user mistakes.
 
-mod common;
+use gpu_scan::reference::apps as reference;
+use gpu_scan::{input, CompactKernel, CompactOptions, Element, Gpu, HistogramOptions, Keep, Op, TempStorage};
+use std::process::ExitCode;
+use workspace_tests::checks::assert_none_failed;
+use workspace_tests::{gpu_test, vectors};
 
-use common::{assert_none_failed, gpu};
-use gpu_scan::apps::compact::{self, Compaction, Keep};
-use gpu_scan::{input, Element, Gpu, TempStorage};
+fn main() -> ExitCode {
+    workspace_tests::main(vec![
+        gpu_test("compaction_matches_the_cpu", compaction_matches_the_cpu),
+        gpu_test("compaction_pipelined_matches_the_cpu", compaction_pipelined_matches_the_cpu),
+        gpu_test("compaction_mistakes_are_errors", compaction_mistakes_are_errors),
+        gpu_test("radix_sort_matches_a_stable_cpu_sort", radix_sort_matches_a_stable_cpu_sort),
+        gpu_test("float_keys_sort_with_negative_zero_first_and_nans_last", float_keys_sort_order),
+        gpu_test("histogram_counts_starts_and_permutation", histogram_counts_starts_and_permutation),
+        gpu_test("coo_to_csr_and_back", coo_to_csr_and_back),
+        gpu_test("compaction_lecture_vectors", compaction_lecture_vectors),
+        gpu_test("segmented_scans_match_the_cpu", segmented_scans_match_the_cpu),
+        gpu_test("segmented_mistakes_are_errors", segmented_mistakes_are_errors),
+        gpu_test("linear_recurrence_matches_the_loop", linear_recurrence_matches_the_loop),
+        gpu_test("batched_scans_along_either_axis", batched_scans_along_either_axis),
+        gpu_test("every_batched_kernel_chosen_by_its_options", every_batched_kernel_chosen_by_its_options),
+        gpu_test(
+            "narrow_columns_scan_as_one_pipelined_scan_of_rows",
+            narrow_columns_scan_as_one_pipelined_scan_of_rows,
+        ),
+        gpu_test("few_long_rows_scan_each_row_whole", few_long_rows_scan_each_row_whole),
+    ])
+}
+
+fn shapes() -> &'static scan_abi::tuning::Shapes {
+    &scan_abi::tuning::for_arch(scan_abi::tuning::DEFAULT_ARCH).shapes
+}
 
 /// The compaction's tile (the single-pass tile for 4- and 8-byte elements).
 fn tile<T>() -> usize {
-    scan_abi::tuning::compact(scan_abi::tuning::DEFAULT_ARCH, std::mem::size_of::<T>()).tile() as usize
+    shapes().compact.at(std::mem::size_of::<T>()).tile() as usize
 }
 
 /// The pipelined compaction's tile.
 fn pipe_tile<T>() -> usize {
-    scan_abi::tuning::pipeline_compact(scan_abi::tuning::DEFAULT_ARCH, std::mem::size_of::<T>()).tile() as usize
+    shapes().compact_pipeline.at(std::mem::size_of::<T>()).tile() as usize
 }
 
 fn sizes<T>() -> Vec<usize> {
@@ -22,13 +49,13 @@ fn sizes<T>() -> Vec<usize> {
     vec![0, 1, 31, 33, 1023, t - 1, t, t + 1, 3 * t + 7, 100_003, (1 << 20) + 7, 10_000_019]
 }
 
-/// One compaction against the CPU; `pipelined` as `Compaction::pipelined`.
+/// One compaction against the CPU with `kernel`.
 fn compact_case<T: Element>(
     gpu: &Gpu,
     temp: &mut TempStorage,
     n: usize,
     keep: Keep<T>,
-    pipelined: Option<bool>,
+    kernel: CompactKernel,
 ) -> Option<String> {
     let data: Vec<T> = input::generate::<T>(gpu_scan::Op::Xor, n as u64, n);
     let data: Vec<T> = match keep {
@@ -36,7 +63,7 @@ fn compact_case<T: Element>(
         Keep::Greater(_) => input::cub_pattern::<T>(n).into_iter().zip(&data).map(|(c, _)| c).collect(),
         _ => data.iter().enumerate().map(|(i, &x)| if i % 3 == 0 { T::zero() } else { x }).collect(),
     };
-    compact_data_case(gpu, temp, data, keep, pipelined)
+    compact_data_case(gpu, temp, data, keep, kernel)
 }
 
 /// `n` elements, the first `dropped` of them zero and the others not.
@@ -50,7 +77,7 @@ fn compact_data_case<T: Element>(
     temp: &mut TempStorage,
     data: Vec<T>,
     keep: Keep<T>,
-    pipelined: Option<bool>,
+    kernel: CompactKernel,
 ) -> Option<String> {
     let n = data.len();
     let flags: Vec<u8> = (0..n as u64).map(|i| input::bits(7, i).is_multiple_of(3) as u8).collect();
@@ -59,11 +86,11 @@ fn compact_data_case<T: Element>(
     let d_flags = gpu.upload(&stream, "flags", &flags).unwrap();
     let poison = vec![input::value::<T>(gpu_scan::Op::Xor, 99, 0); n];
     let mut d_out = gpu.upload(&stream, "out", &poison).unwrap();
-    let how = Compaction { keep, pipelined };
-    let kept = gpu.compact(&stream, &d_in, Some(&d_flags), how, &mut d_out, temp).unwrap() as usize;
+    let opts = CompactOptions::new(keep).kernel(kernel);
+    let kept = gpu.compact(&stream, &d_in, Some(&d_flags), &mut d_out, &opts, temp).unwrap() as usize;
     let got = gpu.download(&stream, &d_out).unwrap();
-    let want = compact::reference(&data, Some(&flags), keep);
-    let what = format!("compact {} n={n} {keep:?} pipelined={pipelined:?}", T::TYPE.name());
+    let want = reference::compact(&data, Some(&flags), keep);
+    let what = format!("compact {} n={n} {keep:?} {kernel:?}", T::TYPE.name());
     if kept != want.len() {
         return Some(format!("{what}: kept {kept}, expected {}", want.len()));
     }
@@ -74,9 +101,7 @@ fn compact_data_case<T: Element>(
     (bits(&got[..kept]) != bits(&want)).then(|| format!("{what}: wrong elements"))
 }
 
-#[test]
-fn compaction_matches_the_cpu() {
-    let Some(gpu) = gpu("compaction_matches_the_cpu") else { return };
+fn compaction_matches_the_cpu(gpu: &Gpu) {
     let mut temp = TempStorage::new();
     let mut failures = Vec::new();
     macro_rules! each {
@@ -84,21 +109,20 @@ fn compaction_matches_the_cpu() {
             for n in sizes::<$t>() {
                 let three: $t = "3".parse().unwrap();
                 for keep in [Keep::Greater(three), Keep::NonZero, Keep::Flags] {
-                    failures.extend(compact_case::<$t>(gpu, &mut temp, n, keep, None));
+                    failures.extend(compact_case::<$t>(gpu, &mut temp, n, keep, CompactKernel::Auto));
+                    failures.extend(compact_case::<$t>(gpu, &mut temp, n, keep, CompactKernel::Tiles));
                 }
             }
         )*};
     }
     each!(u8, u16, u32, i32, u64, i64, f32, f64);
-    failures.extend(compact_case::<u32>(gpu, &mut temp, 1 << 28, Keep::Greater(3), None));
+    failures.extend(compact_case::<u32>(gpu, &mut temp, 1 << 28, Keep::Greater(3), CompactKernel::Auto));
     assert_none_failed(&failures);
 }
 
 /// The pipelined form of the compaction (the default from 64 MiB for comparisons), at the same
 /// sizes and its own tile's edges.
-#[test]
-fn compaction_pipelined_matches_the_cpu() {
-    let Some(gpu) = gpu("compaction_pipelined_matches_the_cpu") else { return };
+fn compaction_pipelined_matches_the_cpu(gpu: &Gpu) {
     let mut temp = TempStorage::new();
     let mut failures = Vec::new();
     macro_rules! each {
@@ -107,7 +131,7 @@ fn compaction_pipelined_matches_the_cpu() {
             for n in sizes::<$t>().into_iter().chain([t - 1, t, t + 1, 7 * t + 3]) {
                 let three: $t = "3".parse().unwrap();
                 for keep in [Keep::Greater(three), Keep::NonZero, Keep::Flags] {
-                    failures.extend(compact_case::<$t>(gpu, &mut temp, n, keep, Some(true)));
+                    failures.extend(compact_case::<$t>(gpu, &mut temp, n, keep, CompactKernel::Pipelined));
                 }
             }
         )*};
@@ -121,7 +145,7 @@ fn compaction_pipelined_matches_the_cpu() {
             let t = pipe_tile::<$t>();
             for n in [t + 1, 7 * t + 3] {
                 for dropped in [1usize, 3] {
-                    failures.extend(compact_data_case::<$t>(gpu, &mut temp, kept_after(n, dropped), Keep::NonZero, Some(true)));
+                    failures.extend(compact_data_case::<$t>(gpu, &mut temp, kept_after(n, dropped), Keep::NonZero, CompactKernel::Pipelined));
                 }
             }
         )*};
@@ -130,31 +154,33 @@ fn compaction_pipelined_matches_the_cpu() {
     assert_none_failed(&failures);
 }
 
-#[test]
-fn compaction_mistakes_are_errors() {
-    let Some(gpu) = gpu("compaction_mistakes_are_errors") else { return };
+fn compaction_mistakes_are_errors(gpu: &Gpu) {
     let stream = gpu.stream().clone();
     let mut temp = TempStorage::new();
     let d_in = gpu.upload(&stream, "in", &[1u32, 2, 3]).unwrap();
     let mut short = gpu.alloc_zeros::<u32>(&stream, "out", 2).unwrap();
     let mut out = gpu.alloc_zeros::<u32>(&stream, "out", 3).unwrap();
     let flags = gpu.upload(&stream, "flags", &[1u8]).unwrap();
-    let e = gpu.compact(&stream, &d_in, None, Keep::NonZero, &mut short, &mut temp).unwrap_err();
+    let keep = |k| CompactOptions::new(k);
+    let e = gpu.compact(&stream, &d_in, None, &mut short, &keep(Keep::NonZero), &mut temp).unwrap_err();
     assert!(e.to_string().contains("output holds 2"), "{e}");
-    let e = gpu.compact(&stream, &d_in, None, Keep::Flags, &mut out, &mut temp).unwrap_err();
+    let e = gpu.compact(&stream, &d_in, None, &mut out, &keep(Keep::Flags), &mut temp).unwrap_err();
     assert!(e.to_string().contains("needs a flags array"), "{e}");
-    let e = gpu.compact(&stream, &d_in, Some(&flags), Keep::Flags, &mut out, &mut temp).unwrap_err();
+    let e = gpu.compact(&stream, &d_in, Some(&flags), &mut out, &keep(Keep::Flags), &mut temp).unwrap_err();
     assert!(e.to_string().contains("flags array holds 1"), "{e}");
-    assert_eq!(gpu.compact(&stream, &d_in, None, Keep::Greater(1), &mut out, &mut temp).unwrap(), 2);
+    let bytes = gpu.upload(&stream, "in", &[1u8, 2, 3]).unwrap();
+    let mut bytes_out = gpu.alloc_zeros::<u8>(&stream, "out", 3).unwrap();
+    let pipelined = CompactOptions::new(Keep::NonZero).kernel(CompactKernel::Pipelined);
+    let e = gpu.compact(&stream, &bytes, None, &mut bytes_out, &pipelined, &mut temp).unwrap_err();
+    assert!(e.to_string().contains("4- and 8-byte"), "{e}");
+    assert_eq!(gpu.compact(&stream, &d_in, None, &mut out, &keep(Keep::Greater(1)), &mut temp).unwrap(), 2);
 }
 
 fn random_keys<T: Element>(seed: u64, n: usize) -> Vec<T> {
     (0..n as u64).map(|i| T::from_bits(input::bits(seed, i))).collect()
 }
 
-#[test]
-fn radix_sort_matches_a_stable_cpu_sort() {
-    let Some(gpu) = gpu("radix_sort_matches_a_stable_cpu_sort") else { return };
+fn radix_sort_matches_a_stable_cpu_sort(gpu: &Gpu) {
     let stream = gpu.stream().clone();
     let mut failures = Vec::new();
     macro_rules! each {
@@ -171,7 +197,7 @@ fn radix_sort_matches_a_stable_cpu_sort() {
                 let mut d_keys = gpu.upload(&stream, "keys", &keys).unwrap();
                 let mut d_values = gpu.upload(&stream, "values", &values).unwrap();
                 gpu.sort(&stream, &mut d_keys, Some(&mut d_values)).unwrap();
-                let (want, want_values) = gpu_scan::apps::sort::reference(&keys, Some(&values));
+                let (want, want_values) = reference::sort(&keys, Some(&values));
                 let got = gpu.download(&stream, &d_keys).unwrap();
                 let bits = |v: &[$t]| v.iter().map(|&x| scan_abi::Element::to_bits(x)).collect::<Vec<u64>>();
                 if bits(&got) != bits(&want) || gpu.download(&stream, &d_values).unwrap() != want_values.unwrap() {
@@ -187,7 +213,7 @@ fn radix_sort_matches_a_stable_cpu_sort() {
             let mut d_keys = gpu.upload(&stream, "keys", &keys).unwrap();
             gpu.sort_with(&stream, &mut d_keys, None, &mut bufs).unwrap();
             let bits = |v: &[$t]| v.iter().map(|&x| scan_abi::Element::to_bits(x)).collect::<Vec<u64>>();
-            if bits(&gpu.download(&stream, &d_keys).unwrap()) != bits(&gpu_scan::apps::sort::reference(&keys, None).0) {
+            if bits(&gpu.download(&stream, &d_keys).unwrap()) != bits(&reference::sort(&keys, None).0) {
                 failures.push(format!("sort {} n=1000 in grown buffers", stringify!($t)));
             }
         )*};
@@ -204,9 +230,7 @@ fn radix_sort_matches_a_stable_cpu_sort() {
     assert_none_failed(&failures);
 }
 
-#[test]
-fn float_keys_sort_with_negative_zero_first_and_nans_last() {
-    let Some(gpu) = gpu("float_keys_sort_order") else { return };
+fn float_keys_sort_order(gpu: &Gpu) {
     let stream = gpu.stream().clone();
     let keys = [f32::NAN, 1.0, 0.0, -0.0, f32::NEG_INFINITY, -f32::NAN, f32::INFINITY, -1.0];
     let mut d = gpu.upload(&stream, "keys", &keys).unwrap();
@@ -219,9 +243,7 @@ fn float_keys_sort_with_negative_zero_first_and_nans_last() {
     assert!(got[6].is_nan() && got[7].is_nan());
 }
 
-#[test]
-fn histogram_counts_starts_and_permutation() {
-    let Some(gpu) = gpu("histogram_counts_starts_and_permutation") else { return };
+fn histogram_counts_starts_and_permutation(gpu: &Gpu) {
     let stream = gpu.stream().clone();
     let mut failures = Vec::new();
     for n in [0usize, 1, 33, 2049, 100_003, 3_000_017] {
@@ -232,29 +254,27 @@ fn histogram_counts_starts_and_permutation() {
                 data[5] = 1.0;
             }
             let d = gpu.upload(&stream, "data", &data).unwrap();
-            let got = gpu.histogram(&stream, &d, bins, 0.0, 1.0).unwrap();
-            if got != gpu_scan::apps::histogram::reference(&data, bins, 0.0, 1.0).unwrap() {
+            let got = gpu.histogram(&stream, &d, &HistogramOptions::new(bins, 0.0, 1.0)).unwrap();
+            if got != reference::histogram(&data, bins, 0.0, 1.0).unwrap() {
                 failures.push(format!("histogram n={n} bins={bins}"));
             }
         }
     }
     let ints: Vec<i64> = (0..1_000_003).map(|i| (input::bits(3, i) % 2000) as i64 - 500).collect();
     let d = gpu.upload(&stream, "ints", &ints).unwrap();
-    if gpu.histogram(&stream, &d, 100, 0.0, 1000.0).unwrap()
-        != gpu_scan::apps::histogram::reference(&ints, 100, 0.0, 1000.0).unwrap()
+    if gpu.histogram(&stream, &d, &HistogramOptions::new(100, 0.0, 1000.0)).unwrap()
+        != reference::histogram(&ints, 100, 0.0, 1000.0).unwrap()
     {
         failures.push("histogram i64".into());
     }
     assert_none_failed(&failures);
-    let e = gpu.histogram(&stream, &d, 0, 0.0, 1.0).unwrap_err();
+    let e = gpu.histogram(&stream, &d, &HistogramOptions::new(0, 0.0, 1.0)).unwrap_err();
     assert!(e.to_string().contains("0 bins"), "{e}");
-    let e = gpu.histogram(&stream, &d, 10, 1.0, 1.0).unwrap_err();
+    let e = gpu.histogram(&stream, &d, &HistogramOptions::new(10, 1.0, 1.0)).unwrap_err();
     assert!(e.to_string().contains("empty"), "{e}");
 }
 
-#[test]
-fn coo_to_csr_and_back() {
-    let Some(gpu) = gpu("coo_to_csr_and_back") else { return };
+fn coo_to_csr_and_back(gpu: &Gpu) {
     let stream = gpu.stream().clone();
     let mut failures = Vec::new();
     for (nnz, nrows) in
@@ -265,7 +285,7 @@ fn coo_to_csr_and_back() {
         rows.sort_unstable();
         let d = gpu.upload(&stream, "rows", &rows).unwrap();
         let offsets = gpu.coo_to_csr(&stream, &d, nrows).unwrap();
-        if gpu.download(&stream, &offsets).unwrap() != gpu_scan::apps::csr::offsets_reference(&rows, nrows) {
+        if gpu.download(&stream, &offsets).unwrap() != reference::csr_offsets(&rows, nrows) {
             failures.push(format!("offsets nnz={nnz} rows={nrows}"));
         }
         if gpu.download(&stream, &gpu.csr_to_coo(&stream, &offsets).unwrap()).unwrap() != rows {
@@ -279,10 +299,8 @@ fn coo_to_csr_and_back() {
 }
 
 /// The lecture's compaction vectors.
-#[test]
-fn compaction_lecture_vectors() {
-    let Some(gpu) = gpu("compaction_lecture_vectors") else { return };
-    let v = common::vectors();
+fn compaction_lecture_vectors(gpu: &Gpu) {
+    let v = vectors();
     let stream = gpu.stream().clone();
     let mut temp = TempStorage::new();
     for case in v["compaction"].as_array().unwrap() {
@@ -294,12 +312,13 @@ fn compaction_lecture_vectors() {
         let d_flags = gpu.upload(&stream, "flags", &flags).unwrap();
         for keep in [Keep::Greater(threshold), Keep::Flags] {
             let mut d_out = gpu.alloc_zeros::<i32>(&stream, "out", input.len()).unwrap();
-            let kept = gpu.compact(&stream, &d_in, Some(&d_flags), keep, &mut d_out, &mut temp).unwrap() as usize;
+            let opts = CompactOptions::new(keep);
+            let kept = gpu.compact(&stream, &d_in, Some(&d_flags), &mut d_out, &opts, &mut temp).unwrap() as usize;
             assert_eq!(&gpu.download(&stream, &d_out).unwrap()[..kept], &want[..], "{}", case["name"]);
         }
         let scan: Vec<u32> = serde_json::from_value(case["flag_exclusive_scan"].clone()).unwrap();
         let flags32: Vec<u32> = flags.iter().map(|&f| f as u32).collect();
-        let opts = gpu_scan::ScanOptions::new(gpu_scan::Op::Add).exclusive(true);
+        let opts = gpu_scan::ScanOptions::new(Op::Add).exclusive(true);
         assert_eq!(gpu.scan_host(&flags32, &opts).unwrap(), scan);
     }
     let large = &v["compaction_large"];
@@ -307,17 +326,28 @@ fn compaction_lecture_vectors() {
     let input: Vec<i32> = (0..n as i32).map(|i| (i % 10) - 5).collect();
     let d_in = gpu.upload(&stream, "in", &input).unwrap();
     let mut d_out = gpu.alloc_zeros::<i32>(&stream, "out", n).unwrap();
-    let kept = gpu.compact(&stream, &d_in, None, Keep::Greater(0), &mut d_out, &mut temp).unwrap();
+    let kept =
+        gpu.compact(&stream, &d_in, None, &mut d_out, &CompactOptions::new(Keep::Greater(0)), &mut temp).unwrap();
     assert_eq!(kept, large["kept_count"].as_u64().unwrap());
     assert_eq!(&gpu.download(&stream, &d_out).unwrap()[..kept as usize], &[1, 2, 3, 4].repeat(100)[..]);
 }
 
+/// Whether two results hold the same bits (so NaNs compare equal to themselves).
+fn same_bits<T: Element>(got: &[T], want: &[T]) -> bool {
+    got.len() == want.len() && got.iter().zip(want).all(|(g, w)| g.to_bits() == w.to_bits())
+}
+
+/// Exact operators only for floats: their sums and products round differently in another order.
+fn exact<T: Element>(op: Op) -> bool {
+    !op.order_sensitive(T::TYPE)
+}
+
 /// Segmented scans against the per-segment CPU scan: heads at random (sparse and dense), from
 /// offsets, and fixed-length rows; every operator; inclusive and exclusive.
-#[test]
-fn segmented_scans_match_the_cpu() {
-    use gpu_scan::apps::segmented::{self, Segments, OPS};
-    let Some(gpu) = gpu("segmented_scans_match_the_cpu") else { return };
+fn segmented_scans_match_the_cpu(gpu: &Gpu) {
+    use gpu_scan::apps::segmented::Segments;
+    use gpu_scan::{Axis, BatchedOptions, Matrix, SegmentedOptions};
+    use scan_abi::kernel::ARITHMETIC_OPS;
     let stream = gpu.stream().clone();
     let mut temp = TempStorage::new();
     let mut failures = Vec::new();
@@ -327,27 +357,24 @@ fn segmented_scans_match_the_cpu() {
                 for mean in [1u64, 3, 50, 5000, 1 << 40] {
                     let heads: Vec<u8> = (0..n as u64).map(|i| (input::bits(mean, i) % mean == 0) as u8).collect();
                     let d_heads = gpu.upload(&stream, "heads", &heads).unwrap();
-                    for op in OPS {
-                        // Exact operators only: float sums and products round differently per order.
-                        if <$t as scan_abi::Element>::TYPE.is_float() && op.order_sensitive(<$t as scan_abi::Element>::TYPE) {
-                            continue;
-                        }
+                    for op in ARITHMETIC_OPS.into_iter().filter(|&op| exact::<$t>(op)) {
                         let data: Vec<$t> = input::generate::<$t>(op, n as u64 ^ mean, n);
                         let d_in = gpu.upload(&stream, "in", &data).unwrap();
                         for exclusive in [false, true] {
                             let mut d_out = gpu.alloc_zeros::<$t>(&stream, "out", n).unwrap();
-                            gpu.segmented_scan(&stream, &d_in, Segments::Heads(&d_heads), &mut d_out, op, exclusive, &mut temp).unwrap();
-                            let want = segmented::reference(op, &data, |i| heads[i] != 0, exclusive).unwrap();
-                            let got = gpu.download(&stream, &d_out).unwrap();
-                            if got.iter().zip(&want).any(|(g, w)| scan_abi::Element::to_bits(*g) != scan_abi::Element::to_bits(*w)) {
+                            let opts = SegmentedOptions::new(op).exclusive(exclusive);
+                            gpu.segmented_scan(&stream, &d_in, Segments::Heads(&d_heads), &mut d_out, &opts, &mut temp).unwrap();
+                            let want = reference::segmented(op, &data, |i| heads[i] != 0, exclusive).unwrap();
+                            if !same_bits(&gpu.download(&stream, &d_out).unwrap(), &want) {
                                 failures.push(format!("segmented {} {} n={n} mean={mean} exclusive={exclusive}", stringify!($t), op.name()));
                             }
                             let cols = (mean as usize).clamp(1, 1000);
                             if n % cols == 0 {
-                                gpu.scan_rows(&stream, &d_in, cols as u64, &mut d_out, op, exclusive, &mut temp).unwrap();
-                                let want = segmented::reference(op, &data, |i| i % cols == 0, exclusive).unwrap();
-                                let got = gpu.download(&stream, &d_out).unwrap();
-                                if got.iter().zip(&want).any(|(g, w)| scan_abi::Element::to_bits(*g) != scan_abi::Element::to_bits(*w)) {
+                                let matrix = Matrix::new((n / cols) as u64, cols as u64);
+                                let opts = BatchedOptions::new(Axis::Rows, op).exclusive(exclusive);
+                                gpu.batched_scan(&stream, &d_in, matrix, &mut d_out, &opts, &mut temp).unwrap();
+                                let want = reference::segmented(op, &data, |i| i % cols == 0, exclusive).unwrap();
+                                if !same_bits(&gpu.download(&stream, &d_out).unwrap(), &want) {
                                     failures.push(format!("rows {} {} n={n} cols={cols} exclusive={exclusive}", stringify!($t), op.name()));
                                 }
                             }
@@ -361,12 +388,12 @@ fn segmented_scans_match_the_cpu() {
 
     // The shape torch.cumsum is slow on: (1048576, 8) along the rows; and long segments.
     for (n, cols) in [(8usize << 20, 8u64), ((1 << 24) + 7, 1 << 22)] {
-        let data: Vec<i32> = input::generate::<i32>(gpu_scan::Op::Add, 5, n);
+        let data: Vec<i32> = input::generate::<i32>(Op::Add, 5, n);
         let d_in = gpu.upload(&stream, "in", &data).unwrap();
         let mut d_out = gpu.alloc_zeros::<i32>(&stream, "out", n).unwrap();
-        gpu.segmented_scan(&stream, &d_in, Segments::Every(cols), &mut d_out, gpu_scan::Op::Add, false, &mut temp)
-            .unwrap();
-        let want = segmented::reference(gpu_scan::Op::Add, &data, |i| (i as u64).is_multiple_of(cols), false).unwrap();
+        let opts = SegmentedOptions::new(Op::Add);
+        gpu.segmented_scan(&stream, &d_in, Segments::Every(cols), &mut d_out, &opts, &mut temp).unwrap();
+        let want = reference::segmented(Op::Add, &data, |i| (i as u64).is_multiple_of(cols), false).unwrap();
         if gpu.download(&stream, &d_out).unwrap() != want {
             failures.push(format!("rows of {cols}, n={n}"));
         }
@@ -380,8 +407,8 @@ fn segmented_scans_match_the_cpu() {
     let data = input::uniform::<f32>(3, n, -1.0, 1.0);
     let d_in = gpu.upload(&stream, "in", &data).unwrap();
     let mut d_out = gpu.alloc_zeros::<f32>(&stream, "out", n).unwrap();
-    gpu.segmented_scan(&stream, &d_in, Segments::Heads(&d_heads), &mut d_out, gpu_scan::Op::Add, false, &mut temp)
-        .unwrap();
+    let opts = SegmentedOptions::new(Op::Add);
+    gpu.segmented_scan(&stream, &d_in, Segments::Heads(&d_heads), &mut d_out, &opts, &mut temp).unwrap();
     let got = gpu.download(&stream, &d_out).unwrap();
     let is_start: std::collections::HashSet<u64> = starts.iter().copied().collect();
     let (mut sum, mut mag) = (0f64, 0f64);
@@ -399,208 +426,251 @@ fn segmented_scans_match_the_cpu() {
     assert_none_failed(&failures);
 }
 
-#[test]
-fn segmented_mistakes_are_errors() {
+fn segmented_mistakes_are_errors(gpu: &Gpu) {
     use gpu_scan::apps::segmented::Segments;
-    let Some(gpu) = gpu("segmented_mistakes_are_errors") else { return };
+    use gpu_scan::{Axis, BatchedOptions, Matrix, SegmentedOptions};
     let stream = gpu.stream().clone();
     let mut temp = TempStorage::new();
     let d_in = gpu.upload(&stream, "in", &[1u32, 2, 3, 4]).unwrap();
     let mut out = gpu.alloc_zeros::<u32>(&stream, "out", 4).unwrap();
     let short = gpu.upload(&stream, "heads", &[1u8]).unwrap();
-    let e = gpu
-        .segmented_scan(&stream, &d_in, Segments::Heads(&short), &mut out, gpu_scan::Op::Add, false, &mut temp)
-        .unwrap_err();
+    let add = SegmentedOptions::new(Op::Add);
+    let e = gpu.segmented_scan(&stream, &d_in, Segments::Heads(&short), &mut out, &add, &mut temp).unwrap_err();
     assert!(e.to_string().contains("head flags hold 1"), "{e}");
-    let e = gpu
-        .segmented_scan(&stream, &d_in, Segments::Every(0), &mut out, gpu_scan::Op::Add, false, &mut temp)
-        .unwrap_err();
+    let e = gpu.segmented_scan(&stream, &d_in, Segments::Every(0), &mut out, &add, &mut temp).unwrap_err();
     assert!(e.to_string().contains("length 0"), "{e}");
-    let e = gpu
-        .segmented_scan(&stream, &d_in, Segments::Every(2), &mut out, gpu_scan::Op::Xor, false, &mut temp)
-        .unwrap_err();
+    let xor = SegmentedOptions::new(Op::Xor);
+    let e = gpu.segmented_scan(&stream, &d_in, Segments::Every(2), &mut out, &xor, &mut temp).unwrap_err();
     assert!(e.to_string().contains("not xor on u32"), "{e}");
-    let e = gpu.scan_rows(&stream, &d_in, 3, &mut out, gpu_scan::Op::Add, false, &mut temp).unwrap_err();
-    assert!(e.to_string().contains("not whole rows of 3"), "{e}");
+    let rows = BatchedOptions::new(Axis::Rows, Op::Add);
+    let e = gpu.batched_scan(&stream, &d_in, Matrix::new(1, 3), &mut out, &rows, &mut temp).unwrap_err();
+    assert!(e.to_string().contains("a 1 x 3 matrix is not the input's 4 elements"), "{e}");
 }
 
 /// The linear recurrence against the sequential f64 loop, within 2 roundings per combine of the
 /// magnitude recurrence `s[t] = |a[t]|·s[t-1] + |b[t]|` (the single-pass rounding count of
-/// `verify::roundings`).
-#[test]
-fn linear_recurrence_matches_the_loop() {
-    use gpu_scan::apps::recurrence;
-    let Some(gpu) = gpu("linear_recurrence_matches_the_loop") else { return };
+/// `verify::roundings`), with every kernel.
+fn linear_recurrence_matches_the_loop(gpu: &Gpu) {
+    use gpu_scan::apps::recurrence::RecurrenceFloat;
+    use gpu_scan::reference::verify::roundings;
+    use gpu_scan::{Algorithm, RecurrenceOptions, ScanKernel};
+    fn check<F: RecurrenceFloat>(
+        gpu: &Gpu,
+        n: usize,
+        (lo, hi): (f64, f64),
+        x0: F,
+        kernel: ScanKernel,
+    ) -> Option<String> {
+        let a = input::uniform::<F>(n as u64, n, lo, hi);
+        let b = input::uniform::<F>(n as u64 ^ 1, n, -1.0, 1.0);
+        let got = gpu.recurrence_host(&a, &b, &RecurrenceOptions::new(x0).kernel(kernel)).unwrap();
+        let (x, s) = reference::recurrence(&a, &b, x0);
+        let eps = if F::TYPE.size() == 4 { f32::EPSILON as f64 } else { f64::EPSILON };
+        let bound = |t: usize| 2.0 * roundings(Algorithm::SinglePass, t, n) * eps * s[t];
+        let t = (0..n).find(|&t| (got[t].into() - x[t]).abs() > bound(t))?;
+        Some(format!(
+            "{} {kernel:?} n={n} a in [{lo},{hi}) at {t}: {} vs {} (bound {:e})",
+            F::TYPE.name(),
+            got[t],
+            x[t],
+            bound(t)
+        ))
+    }
     let mut failures = Vec::new();
     let tile = tile::<u64>();
+    let kernels = [ScanKernel::Auto, ScanKernel::Tiles, ScanKernel::Staged, ScanKernel::Pipelined];
     for n in [0usize, 1, 33, tile - 1, tile, tile + 1, 100_003, 3_000_017, 1 << 24] {
-        for (lo, hi, x0) in [(0.9f64, 1.0f64, 1.5f32), (-1.0, 1.0, -2.0), (0.999, 1.001, 0.0)] {
-            let a = input::uniform::<f32>(n as u64, n, lo, hi);
-            let b = input::uniform::<f32>(n as u64 ^ 1, n, -1.0, 1.0);
-            let got = gpu.recurrence_host(&a, &b, x0).unwrap();
-            let (x, s) = recurrence::reference(&a, &b, x0);
-            let bound = |t: usize| {
-                2.0 * gpu_scan::verify::roundings(gpu_scan::Algorithm::SinglePass, t, n) * f32::EPSILON as f64 * s[t]
-            };
-            if let Some(t) = (0..n).find(|&t| (got[t] as f64 - x[t]).abs() > bound(t)) {
-                failures.push(format!(
-                    "recurrence n={n} a in [{lo},{hi}) at {t}: {} vs {} (bound {:e})",
-                    got[t],
-                    x[t],
-                    bound(t)
-                ));
+        for (range, x0) in [((0.9, 1.0), 1.5f32), ((-1.0, 1.0), -2.0), ((0.999, 1.001), 0.0)] {
+            for kernel in kernels {
+                failures.extend(check::<f32>(gpu, n, range, x0, kernel));
             }
         }
     }
     for n in [1usize, 1025, 100_003, 1 << 22] {
-        let a = input::uniform::<f64>(n as u64, n, 0.9, 1.0);
-        let b = input::uniform::<f64>(n as u64 ^ 1, n, -1.0, 1.0);
-        let got = gpu.recurrence_host(&a, &b, 0.5).unwrap();
-        let (x, s) = recurrence::reference(&a, &b, 0.5);
-        let bound =
-            |t: usize| 2.0 * gpu_scan::verify::roundings(gpu_scan::Algorithm::SinglePass, t, n) * f64::EPSILON * s[t];
-        if let Some(t) = (0..n).find(|&t| (got[t] - x[t]).abs() > bound(t)) {
-            failures.push(format!("recurrence f64 n={n} at {t}: {} vs {}", got[t], x[t]));
+        for kernel in kernels {
+            failures.extend(check::<f64>(gpu, n, (0.9, 1.0), 0.5, kernel));
         }
     }
     assert_none_failed(&failures);
-    let e = gpu.recurrence_host(&[1.0f32], &[], 0.0).unwrap_err();
+    let e = gpu.recurrence_host(&[1.0f32], &[], &RecurrenceOptions::new(0.0)).unwrap_err();
     assert!(e.to_string().contains("1 factors but 0 offsets"), "{e}");
 }
 
-/// Batched scans of a row-major matrix along either axis, against per-row and per-column CPU
-/// scans (exact operators, so bit for bit): every type and operator; shapes that take every path
-/// (one row or column, strips narrower and wider than a warp, uneven strips, strips widened for
-/// few rows, few rows to the column-vector kernel, rows on 16-byte boundaries to the vector
-/// column tiles (strips of one vector, partial last strips, widened for few rows), short rows to
-/// the short-row kernel with whole or partial last tiles, few long rows to one single-pass chain
-/// per row, many to the row kernel, rows that break 16-byte alignment).
-#[test]
-fn batched_scans_along_either_axis() {
-    use gpu_scan::apps::batched::{
-        column_bulk_plan, short_rows_per_tile, uses_column_vectors, uses_columns_pipelined, uses_columns_vec,
-        uses_row_kernel,
-    };
-    use gpu_scan::apps::segmented::{self, OPS};
-    use gpu_scan::Op;
-    let Some(gpu) = gpu("batched_scans_along_either_axis") else { return };
+/// Scans a matrix down its columns and along its rows as `kernel` on `axis` (either axis when
+/// `Auto`) and checks it against per-row and per-column CPU scans, bit for bit: the failures.
+fn check_batched<T: Element>(
+    gpu: &Gpu,
+    temp: &mut TempStorage,
+    (rows, cols): (usize, usize),
+    op: Op,
+    axes: &[gpu_scan::Axis],
+    kernel: gpu_scan::BatchedKernel,
+) -> Vec<String> {
+    use gpu_scan::{Axis, BatchedOptions, Matrix};
     let stream = gpu.stream().clone();
+    let data: Vec<T> = input::generate::<T>(op, (rows * cols) as u64, rows * cols);
+    let d_in = gpu.upload(&stream, "matrix", &data).unwrap();
+    let mut failures = Vec::new();
+    for &axis in axes {
+        for exclusive in [false, true] {
+            let what =
+                format!("{} {} {rows}x{cols} {axis:?} {kernel:?} exclusive={exclusive}", T::TYPE.name(), op.name());
+            let mut d_out = gpu.alloc_zeros::<T>(&stream, "out", rows * cols).unwrap();
+            let opts = BatchedOptions::new(axis, op).exclusive(exclusive).kernel(kernel);
+            if let Err(e) =
+                gpu.batched_scan(&stream, &d_in, Matrix::new(rows as u64, cols as u64), &mut d_out, &opts, temp)
+            {
+                failures.push(format!("{what}: {e}"));
+                continue;
+            }
+            let got = gpu.download(&stream, &d_out).unwrap();
+            let good = match axis {
+                Axis::Rows => same_bits(&got, &reference::segmented(op, &data, |i| i % cols == 0, exclusive).unwrap()),
+                Axis::Columns => (0..cols).all(|c| {
+                    let column: Vec<T> = (0..rows).map(|r| data[r * cols + c]).collect();
+                    let want = gpu_scan::reference::scan(op, &column, exclusive, None).unwrap();
+                    same_bits(&(0..rows).map(|r| got[r * cols + c]).collect::<Vec<T>>(), &want)
+                }),
+            };
+            if !good {
+                failures.push(what);
+            }
+        }
+    }
+    failures
+}
+
+/// Batched scans of a row-major matrix along either axis with the default kernels, against
+/// per-row and per-column CPU scans (exact operators, so bit for bit): every type and operator;
+/// shapes that take every default path, and the paths they took.
+fn batched_scans_along_either_axis(gpu: &Gpu) {
+    use gpu_scan::{Axis, BatchedKernel, BatchedOptions, Matrix};
+    use scan_abi::kernel::ARITHMETIC_OPS;
     let mut temp = TempStorage::new();
     let mut failures = Vec::new();
-    let mut row_kernel_runs = 0;
-    let mut short_row_runs = 0;
-    let mut column_vector_runs = 0;
-    let (mut bulk_tile_runs, mut vector_tile_runs, mut scalar_tile_runs) = (0, 0, 0);
+    let mut paths = std::collections::HashSet::new();
+    let shapes = [
+        (1usize, 1usize),
+        (7, 3),
+        (33, 1),
+        (1, 33),
+        (1000, 1000),
+        (1 << 17, 8),
+        (8, 1 << 17),
+        (3, 100_003),
+        (4097, 2),
+        (100, 65),
+        (50, 200),
+        (2000, 129),
+        (1024, 4096),
+        (1100, 4099),
+        (5, 4095),
+        (301, 1365),
+        (1 << 16, 31),
+        (3000, 2048),
+        (2, 16384),
+        (5, 8193),
+        (40, 3000),
+        (6, 1001),
+        (8, 2048),
+        (9, 4100),
+        (3000, 52),
+        (20, 1024),
+        (70_000, 4),
+        (5000, 12),
+        (777, 264),
+        (9001, 16),
+        (3841, 64),
+        (20_003, 8),
+        (1921, 128),
+    ];
     macro_rules! each {
         ($($t:ty),*) => {$(
-            for (rows, cols) in [
-                (1usize, 1usize), (7, 3), (33, 1), (1, 33), (1000, 1000), (1 << 17, 8), (8, 1 << 17),
-                (3, 100_003), (4097, 2), (100, 65), (50, 200), (2000, 129), (1024, 4096), (1100, 4099),
-                (5, 4095), (301, 1365), (1 << 16, 31), (3000, 2048), (2, 16384), (5, 8193), (40, 3000),
-                (6, 1001), (8, 2048), (9, 4100), (3000, 52), (20, 1024), (70_000, 4), (5000, 12), (777, 264),
-                (9001, 16), (3841, 64), (20_003, 8), (1921, 128),
-            ] {
-                for op in OPS {
-                    if <$t as scan_abi::Element>::TYPE.is_float() && op.order_sensitive(<$t as scan_abi::Element>::TYPE) {
-                        continue;
+            for (rows, cols) in shapes {
+                for op in ARITHMETIC_OPS.into_iter().filter(|&op| exact::<$t>(op)) {
+                    for axis in Axis::ALL {
+                        // Fresh allocations start on 16-byte boundaries.
+                        let plan = gpu.batched_plan::<$t>(Matrix::new(rows as u64, cols as u64), &BatchedOptions::new(axis, op), true).unwrap();
+                        paths.insert(std::mem::discriminant(&plan));
                     }
-                    let data: Vec<$t> = input::generate::<$t>(op, (rows * cols) as u64, rows * cols);
-                    let d_in = gpu.upload(&stream, "matrix", &data).unwrap();
-                    let size = std::mem::size_of::<$t>();
-                    let short = short_rows_per_tile(cols as u64, size).is_some();
-                    short_row_runs += short as u32;
-                    row_kernel_runs += (!short && uses_row_kernel(rows as u64, cols as u64, size)) as u32;
-                    let vectors = cols > 1 && uses_column_vectors(rows as u64, size);
-                    column_vector_runs += vectors as u32;
-                    // Fresh allocations start on 16-byte boundaries.
-                    let (r, c) = (rows as u64, cols as u64);
-                    let tiles = cols > 1 && !vectors && !uses_columns_pipelined(r, c, size);
-                    let bulk = tiles && column_bulk_plan(r, c, size, true).is_some();
-                    bulk_tile_runs += bulk as u32;
-                    vector_tile_runs += (tiles && !bulk && uses_columns_vec(c, size, true)) as u32;
-                    scalar_tile_runs += (tiles && !bulk && !uses_columns_vec(c, size, true)) as u32;
-                    for exclusive in [false, true] {
-                        let what = format!("{} {} {rows}x{cols} exclusive={exclusive}", stringify!($t), op.name());
-                        let mut d_out = gpu.alloc_zeros::<$t>(&stream, "out", rows * cols).unwrap();
-                        gpu.scan_rows(&stream, &d_in, cols as u64, &mut d_out, op, exclusive, &mut temp).unwrap();
-                        let want = segmented::reference(op, &data, |i| i % cols == 0, exclusive).unwrap();
-                        let got = gpu.download(&stream, &d_out).unwrap();
-                        if got.iter().zip(&want).any(|(g, w)| scan_abi::Element::to_bits(*g) != scan_abi::Element::to_bits(*w)) {
-                            failures.push(format!("rows {what}"));
-                        }
-                        gpu.scan_columns(&stream, &d_in, rows as u64, &mut d_out, op, exclusive, &mut temp).unwrap();
-                        let got = gpu.download(&stream, &d_out).unwrap();
-                        for c in 0..cols {
-                            let column: Vec<$t> = (0..rows).map(|r| data[r * cols + c]).collect();
-                            let want = gpu_scan::cpu::scan(op, &column, exclusive, None).unwrap();
-                            if (0..rows).any(|r| scan_abi::Element::to_bits(got[r * cols + c]) != scan_abi::Element::to_bits(want[r])) {
-                                failures.push(format!("columns {what}: column {c}"));
-                                break;
-                            }
-                        }
-                    }
+                    failures.extend(check_batched::<$t>(gpu, &mut temp, (rows, cols), op, &Axis::ALL, BatchedKernel::Auto));
                 }
             }
         )*};
     }
     each!(u32, i32, u64, i64, f32, f64);
-    assert!(row_kernel_runs > 0, "no shape took the row kernel");
-    assert!(short_row_runs > 0, "no shape took the short-row kernel");
-    assert!(column_vector_runs > 0, "no shape took the column-vector kernel");
-    assert!(
-        bulk_tile_runs > 0 && vector_tile_runs > 0 && scalar_tile_runs > 0,
-        "column tiles in shared memory / vector / scalar: {bulk_tile_runs} / {vector_tile_runs} / {scalar_tile_runs}"
-    );
+    assert_eq!(paths.len(), 9, "every default path (the plain scan and eight kernels) was taken");
+    let stream = gpu.stream().clone();
     let d = gpu.upload(&stream, "m", &[1.0f32, 5.0, -2.0, 7.0, 3.0, 0.5]).unwrap();
     let mut out = gpu.alloc_zeros::<f32>(&stream, "out", 6).unwrap();
-    gpu.scan_columns(&stream, &d, 3, &mut out, Op::Max, false, &mut temp).unwrap();
+    let max = BatchedOptions::new(Axis::Columns, Op::Max);
+    gpu.batched_scan(&stream, &d, Matrix::new(3, 2), &mut out, &max, &mut temp).unwrap();
     assert_eq!(gpu.download(&stream, &out).unwrap(), [1.0, 5.0, 1.0, 7.0, 3.0, 7.0]);
-    let e = gpu.scan_columns(&stream, &d, 4, &mut out, Op::Max, false, &mut temp).unwrap_err();
-    assert!(e.to_string().contains("not 4 whole rows"), "{e}");
-    let e = gpu.scan_rows(&stream, &d, 4, &mut out, Op::Max, false, &mut temp).unwrap_err();
-    assert!(e.to_string().contains("not whole rows of 4"), "{e}");
+    let e = gpu.batched_scan(&stream, &d, Matrix::new(4, 2), &mut out, &max, &mut temp).unwrap_err();
+    assert!(e.to_string().contains("a 4 x 2 matrix is not the input's 6 elements"), "{e}");
     let mut short = gpu.alloc_zeros::<f32>(&stream, "out", 5).unwrap();
-    let e = gpu.scan_columns(&stream, &d, 3, &mut short, Op::Max, false, &mut temp).unwrap_err();
+    let e = gpu.batched_scan(&stream, &d, Matrix::new(3, 2), &mut short, &max, &mut temp).unwrap_err();
     assert!(e.to_string().contains("output holds 5"), "{e}");
     assert_none_failed(&failures);
 }
 
+/// Every batched kernel chosen through `BatchedOptions::kernel` on shapes it takes (and on some
+/// it takes only when chosen), for every type and exact operator, inclusive and exclusive.
+fn every_batched_kernel_chosen_by_its_options(gpu: &Gpu) {
+    use gpu_scan::{Axis, BatchedKernel::*};
+    use scan_abi::kernel::ARITHMETIC_OPS;
+    let mut temp = TempStorage::new();
+    let mut failures = Vec::new();
+    let cases = [
+        (ColumnTiles, Axis::Columns, (3000, 64)),
+        (ColumnTiles, Axis::Columns, (100, 5)),
+        (VectorTiles, Axis::Columns, (3000, 64)),
+        (VectorTiles, Axis::Columns, (70_000, 4)),
+        (VectorTiles, Axis::Columns, (300, 4096)),
+        (BulkTiles, Axis::Columns, (7001, 16)),
+        (BulkTiles, Axis::Columns, (20_003, 4)),
+        (ColumnVectors, Axis::Columns, (8, 3000)),
+        (Pipelined, Axis::Columns, (5000, 8)),
+        (Pipelined, Axis::Columns, (5000, 4)),
+        (ShortRows, Axis::Rows, (3000, 31)),
+        (RowBlocks, Axis::Rows, (3, 100_003)),
+        (RowChains, Axis::Rows, (1000, 64)),
+        (Pipelined, Axis::Rows, (3, 100_000)),
+    ];
+    macro_rules! each {
+        ($($t:ty),*) => {$(
+            for (kernel, axis, (rows, cols)) in cases {
+                let size = std::mem::size_of::<$t>();
+                // Rows of 16 or 32 bytes: 8 and 4 columns of 4 bytes, 4 and 2 of 8.
+                let cols = if kernel == Pipelined && axis == Axis::Columns { cols * 4 / size } else { cols };
+                for op in ARITHMETIC_OPS.into_iter().filter(|&op| exact::<$t>(op)) {
+                    failures.extend(check_batched::<$t>(gpu, &mut temp, (rows, cols), op, &[axis], kernel));
+                }
+            }
+        )*};
+    }
+    each!(u32, i32, u64, i64, f32, f64);
+    assert_none_failed(&failures);
+}
+
 /// Matrices of 16- and 32-byte rows (4 or 8 columns of 4 bytes, 2 or 4 of 8) large enough for
-/// the pipelined kernels are scanned down their columns as one pipelined scan of the rows: every
-/// type and exact operator, inclusive and exclusive, with a partial last tile, against per-column
-/// CPU scans.
-#[test]
-fn narrow_columns_scan_as_one_pipelined_scan_of_rows() {
-    use gpu_scan::apps::batched::uses_columns_pipelined;
-    use gpu_scan::apps::segmented::OPS;
-    let Some(gpu) = gpu("narrow_columns_scan_as_one_pipelined_scan_of_rows") else { return };
-    let stream = gpu.stream().clone();
+/// the pipelined kernels are scanned down their columns as one pipelined scan of the rows by
+/// default: every type and exact operator, inclusive and exclusive, with a partial last tile.
+fn narrow_columns_scan_as_one_pipelined_scan_of_rows(gpu: &Gpu) {
+    use gpu_scan::plan::batched::BatchedPlan;
+    use gpu_scan::{Axis, BatchedKernel, BatchedOptions, Matrix};
+    use scan_abi::kernel::ARITHMETIC_OPS;
     let mut temp = TempStorage::new();
     let mut failures = Vec::new();
     macro_rules! each {
         ($($t:ty),*) => {$(
             let size = std::mem::size_of::<$t>();
-            for (row_bytes, op) in [16, 32].into_iter().flat_map(|b| OPS.into_iter().map(move |op| (b, op))) {
-                let cols = row_bytes / size;
-                let rows = (64 << 20) / row_bytes + 3;
-                assert!(uses_columns_pipelined(rows as u64, cols as u64, size));
-                if <$t as scan_abi::Element>::TYPE.is_float() && op.order_sensitive(<$t as scan_abi::Element>::TYPE) {
-                    continue;
-                }
-                let data: Vec<$t> = input::generate::<$t>(op, rows as u64, rows * cols);
-                let d_in = gpu.upload(&stream, "matrix", &data).unwrap();
-                let mut d_out = gpu.alloc_zeros::<$t>(&stream, "out", rows * cols).unwrap();
-                for exclusive in [false, true] {
-                    gpu.scan_columns(&stream, &d_in, rows as u64, &mut d_out, op, exclusive, &mut temp).unwrap();
-                    let got = gpu.download(&stream, &d_out).unwrap();
-                    for c in 0..cols {
-                        let column: Vec<$t> = (0..rows).map(|r| data[r * cols + c]).collect();
-                        let want = gpu_scan::cpu::scan(op, &column, exclusive, None).unwrap();
-                        if let Some(r) = (0..rows).find(|&r| scan_abi::Element::to_bits(got[r * cols + c]) != scan_abi::Element::to_bits(want[r])) {
-                            failures.push(format!("{} {} {rows} x {cols} exclusive={exclusive}: column {c} row {r}", stringify!($t), op.name()));
-                            break;
-                        }
-                    }
+            for row_bytes in [16, 32] {
+                let (cols, rows) = (row_bytes / size, (64 << 20) / row_bytes + 3);
+                for op in ARITHMETIC_OPS.into_iter().filter(|&op| exact::<$t>(op)) {
+                    let plan = gpu.batched_plan::<$t>(Matrix::new(rows as u64, cols as u64), &BatchedOptions::new(Axis::Columns, op), true);
+                    assert!(matches!(plan, Ok(BatchedPlan::ColumnsPipelined(_))), "{rows} x {cols}: {plan:?}");
+                    failures.extend(check_batched::<$t>(gpu, &mut temp, (rows, cols), op, &[Axis::Columns], BatchedKernel::Auto));
                 }
             }
         )*};
@@ -609,45 +679,24 @@ fn narrow_columns_scan_as_one_pipelined_scan_of_rows() {
     assert_none_failed(&failures);
 }
 
-/// Few long rows of a large enough matrix run as one launch of the pipelined kernel, each row a
-/// chain of its own tiles (rows on 16-byte boundaries, the last tile of each row partial), or
-/// as chains of one-tile-per-block tiles (a row length that breaks 16-byte alignment); both
-/// against the CPU, inclusive and exclusive, with a sum that wraps and a max, 4- and 8-byte.
-#[test]
-fn few_long_rows_scan_each_row_whole() {
-    use gpu_scan::apps::batched::long_rows_pipelined;
-    use gpu_scan::apps::segmented;
-    use gpu_scan::Op;
-    let Some(gpu) = gpu("few_long_rows_scan_each_row_whole") else { return };
-    let stream = gpu.stream().clone();
+/// Few long rows of a large enough matrix run as one launch of the pipelined kernel by default,
+/// each row a chain of its own tiles (rows on 16-byte boundaries, the last tile of each row
+/// partial), or as chains of one-tile-per-block tiles (a row length that breaks 16-byte
+/// alignment); both against the CPU, inclusive and exclusive, with a sum that wraps and a max.
+fn few_long_rows_scan_each_row_whole(gpu: &Gpu) {
+    use gpu_scan::plan::batched::BatchedPlan;
+    use gpu_scan::{Axis, BatchedKernel, BatchedOptions, Matrix};
     let mut temp = TempStorage::new();
     let mut failures = Vec::new();
     macro_rules! each {
         ($($t:ty),*) => {$(
             let rows = 3;
             let long = ((24 << 20) + 16) / std::mem::size_of::<$t>();
-            let ty = <$t as scan_abi::Element>::TYPE;
-            assert!(long_rows_pipelined(rows as u64, long as u64, ty, Op::Add) || std::env::var_os("GPU_SCAN_PIPELINED").is_some());
-            assert!(!long_rows_pipelined(rows as u64, long as u64 + 1, ty, Op::Add));
-            for cols in [long, long + 1] {
+            for (cols, pipelined) in [(long, true), (long + 1, false)] {
+                let plan = gpu.batched_plan::<$t>(Matrix::new(rows as u64, cols as u64), &BatchedOptions::new(Axis::Rows, Op::Add), true).unwrap();
+                assert_eq!(matches!(plan, BatchedPlan::RowsPipelined(_)), pipelined, "{rows} x {cols}");
                 for op in [Op::Add, Op::Max] {
-                    let data: Vec<$t> = input::generate::<$t>(op, cols as u64, rows * cols);
-                    let d_in = gpu.upload(&stream, "matrix", &data).unwrap();
-                    let mut d_out = gpu.alloc_zeros::<$t>(&stream, "out", rows * cols).unwrap();
-                    for exclusive in [false, true] {
-                        gpu.scan_rows(&stream, &d_in, cols as u64, &mut d_out, op, exclusive, &mut temp).unwrap();
-                        let want = segmented::reference(op, &data, |i| i % cols == 0, exclusive).unwrap();
-                        let got = gpu.download(&stream, &d_out).unwrap();
-                        if let Some(i) = (0..got.len()).find(|&i| got[i] != want[i]) {
-                            failures.push(format!(
-                                "{} {rows}x{cols} {} exclusive={exclusive}: [{i}] {} != {}",
-                                stringify!($t),
-                                op.name(),
-                                got[i],
-                                want[i]
-                            ));
-                        }
-                    }
+                    failures.extend(check_batched::<$t>(gpu, &mut temp, (rows, cols), op, &[Axis::Rows], BatchedKernel::Auto));
                 }
             }
         )*};

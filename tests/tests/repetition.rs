@@ -2,16 +2,21 @@
 //! are all correct; two host threads scanning on their own streams at once both get correct
 //! results.
 
-mod common;
+use gpu_scan::{input, with_elem_type, Algorithm, ElemType, Gpu, Op, TempStorage};
+use std::process::ExitCode;
+use workspace_tests::checks::{assert_none_failed, check, check_on, Case};
+use workspace_tests::gpu_test;
 
-use common::{assert_none_failed, check, check_on, gpu, Case};
-use gpu_scan::{input, with_elem_type, Algorithm, ElemType, Op, TempStorage};
+fn main() -> ExitCode {
+    workspace_tests::main(vec![
+        gpu_test("ten_thousand_back_to_back_scans_are_correct_and_leak_nothing", ten_thousand_back_to_back_scans),
+        gpu_test("two_threads_on_their_own_streams", two_threads_on_their_own_streams),
+    ])
+}
 
 const MIB: u64 = 1 << 20;
 
-#[test]
-fn ten_thousand_back_to_back_scans_are_correct_and_leak_nothing() {
-    let Some(gpu) = gpu("ten_thousand_back_to_back_scans") else { return };
+fn ten_thousand_back_to_back_scans(gpu: &'static Gpu) {
     let types = [ElemType::U8, ElemType::U32, ElemType::I64, ElemType::F32, ElemType::F64];
     let pick = |i: u64| {
         let b = input::bits(0x7e7, i);
@@ -19,8 +24,7 @@ fn ten_thousand_back_to_back_scans_are_correct_and_leak_nothing() {
         let ops: Vec<Op> = [Op::Add, Op::Max, Op::Min].into_iter().filter(|o| o.supports(ty)).collect();
         let op = ops[((b >> 8) % ops.len() as u64) as usize];
         let n = ((b >> 16) % 40_000) as usize;
-        let algorithm =
-            if (b >> 40).is_multiple_of(4) { Algorithm::default_hierarchical() } else { Algorithm::SinglePass };
+        let algorithm = if (b >> 40).is_multiple_of(4) { Algorithm::hierarchical() } else { Algorithm::SinglePass };
         (ty, Case { exclusive: (b >> 48).is_multiple_of(2), seed: i, ..Case::new(op, algorithm, n) })
     };
     // Load every module first: module code stays resident and is not a leak.
@@ -52,9 +56,7 @@ fn ten_thousand_back_to_back_scans_are_correct_and_leak_nothing() {
     );
 }
 
-#[test]
-fn two_threads_on_their_own_streams() {
-    let Some(gpu) = gpu("two_threads_on_their_own_streams") else { return };
+fn two_threads_on_their_own_streams(gpu: &'static Gpu) {
     let failures: Vec<String> = std::thread::scope(|s| {
         let workers: Vec<_> = (0..2u64)
             .map(|t| {

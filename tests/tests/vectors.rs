@@ -2,11 +2,22 @@
 //! reference, the work counts, and, on a GPU, every scan algorithm and the round-by-round traces
 //! read back from the kernels.
 
-mod common;
-
-use common::{gpu, vectors};
-use gpu_scan::{cpu, Algorithm, BlockAlgo, Op, Propagation, ScanOptions};
+use gpu_scan::reference as cpu;
+use gpu_scan::{Algorithm, BlockAlgo, Gpu, Op, Propagation, ScanOptions};
 use serde_json::Value;
+use std::process::ExitCode;
+use workspace_tests::{gpu_test, test, vectors};
+
+fn main() -> ExitCode {
+    workspace_tests::main(vec![
+        test("cpu_reference_matches_every_scan_example", cpu_reference_matches_every_scan_example),
+        test("hierarchical_example_by_hand", hierarchical_example_by_hand),
+        test("work_counts", work_counts),
+        gpu_test("every_algorithm_on_the_gpu_matches_every_scan_example", every_algorithm_matches_every_scan_example),
+        gpu_test("gpu_traces_match_the_lecture_traces", gpu_traces_match_the_lecture_traces),
+        gpu_test("traces_work_for_sizes_that_are_not_powers_of_two", traces_work_for_other_sizes),
+    ])
+}
 
 fn nums(v: &Value) -> Vec<u32> {
     v.as_array().expect("an array").iter().map(|x| x.as_u64().expect("a number") as u32).collect()
@@ -16,7 +27,6 @@ fn scans() -> Vec<Value> {
     vectors()["scans"].as_array().expect("scans").clone()
 }
 
-#[test]
 fn cpu_reference_matches_every_scan_example() {
     for s in scans() {
         assert_eq!(s["op"], "add");
@@ -32,7 +42,6 @@ fn cpu_reference_matches_every_scan_example() {
     assert_eq!(s["length"].as_u64().unwrap() as u32 - marks.last().unwrap(), s["leftover"].as_u64().unwrap() as u32);
 }
 
-#[test]
 fn hierarchical_example_by_hand() {
     let h = &vectors()["hierarchical"];
     let input = nums(&h["input"]);
@@ -47,7 +56,6 @@ fn hierarchical_example_by_hand() {
     assert_eq!(global, nums(&h["second_block_global_exclusive"]));
 }
 
-#[test]
 fn work_counts() {
     let w = &vectors()["work_counts"];
     for (m, adds) in w["kogge_stone_adds"].as_object().unwrap() {
@@ -58,11 +66,7 @@ fn work_counts() {
     }
 }
 
-#[test]
-fn every_algorithm_on_the_gpu_matches_every_scan_example() {
-    let Some(gpu) = gpu("every_algorithm_matches_the_examples") else {
-        return;
-    };
+fn every_algorithm_matches_every_scan_example(gpu: &Gpu) {
     let mut algorithms = vec![Algorithm::SinglePass, Algorithm::Naive];
     for block in BlockAlgo::ALL.into_iter().filter(|b| *b != BlockAlgo::KoggeStoneRacy) {
         for propagation in [Propagation::ReduceThenScan, Propagation::ScanThenAdd] {
@@ -86,7 +90,7 @@ fn every_algorithm_on_the_gpu_matches_every_scan_example() {
     }
 }
 
-fn states(trace: &gpu_scan::Trace<u32>, phases: &[&str]) -> Vec<(String, u32, Vec<u32>)> {
+fn states(trace: &gpu_scan::trace::Trace<u32>, phases: &[&str]) -> Vec<(String, u32, Vec<u32>)> {
     trace
         .steps
         .iter()
@@ -95,11 +99,7 @@ fn states(trace: &gpu_scan::Trace<u32>, phases: &[&str]) -> Vec<(String, u32, Ve
         .collect()
 }
 
-#[test]
-fn gpu_traces_match_the_lecture_traces() {
-    let Some(gpu) = gpu("gpu_traces_match") else {
-        return;
-    };
+fn gpu_traces_match_the_lecture_traces(gpu: &Gpu) {
     let mut checked = 0;
     for s in scans() {
         let input = nums(&s["input"]);
@@ -145,11 +145,7 @@ fn gpu_traces_match_the_lecture_traces() {
     assert!(checked >= 15, "only {checked} traces checked");
 }
 
-#[test]
-fn traces_work_for_sizes_that_are_not_powers_of_two() {
-    let Some(gpu) = gpu("traces_for_other_sizes") else {
-        return;
-    };
+fn traces_work_for_other_sizes(gpu: &Gpu) {
     for n in [1usize, 3, 5, 10, 33, 100, 1000, 1024] {
         let input: Vec<u32> = (0..n as u32).map(|i| (i * 7 + 3) % 11).collect();
         let inclusive = cpu::scan(Op::Add, &input, false, None).unwrap();

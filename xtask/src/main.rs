@@ -59,8 +59,13 @@ fn build_ptx(arch: String, filter: Option<String>) -> Result<(), Box<dyn std::er
     };
     // Report on the module as the host embeds it, with the launch bounds of the tuning table.
     let arch_number = arch.trim_start_matches("sm_").parse().unwrap_or(scan_abi::tuning::DEFAULT_ARCH);
-    let bounded =
-        ptx_builder::write_with_launch_bounds(&built.ptx, |k| scan_abi::tuning::launch_bounds(arch_number, k))?;
+    let tuning = scan_abi::tuning::for_arch(arch_number);
+    let bounds: std::collections::HashMap<String, (u32, u32)> =
+        scan_abi::bounds::bounded_kernels(tuning).map(|(k, t, b)| (k.to_string(), (t, b))).collect();
+    let mut with_bounds = String::new();
+    scan_abi::bounds::insert(&text, |k| bounds.get(k).copied(), &mut with_bounds)?;
+    let bounded = built.ptx.with_extension("bounded.ptx");
+    std::fs::write(&bounded, with_bounds)?;
     let kernels = ptx_builder::ptxas_report(&ptxas, &bounded, &arch)?;
     println!("{:<44} {:>5} {:>7} {:>8} {:>8}", "kernel", "regs", "stack", "spill-st", "spill-ld");
     for k in kernels.iter().filter(|k| filter.as_ref().is_none_or(|f| k.name.contains(f.as_str()))) {

@@ -29,14 +29,14 @@ use crate::arch::{
 };
 use crate::kernels::segmented::{finish_part, fixed_heads, scan_part};
 use crate::kernels::single_pass::single_pass_placed;
-use crate::kernels::{claim_tile, next_tile, prefetch_tile_l2, Mode, Place, ARCH};
+use crate::kernels::{claim_tile, next_tile, prefetch_tile_l2, Mode, Place, SHAPES};
 use crate::lookback::{StatusValue, TileStatus};
 use crate::op::{combine_after, combine_opt, Add, Max, Min, Mul, ScanOp, Seg, SegOp};
 use crate::smem::{Carver, Smem};
 use crate::tile::{load_striped, store_striped};
 use crate::warp;
 use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
-use scan_abi::tuning;
+use scan_abi::shape::{vector_elems, Tile, VECTOR_BYTES};
 
 /// Each thread's `IT` items, scanned in place (inclusive or exclusive) after `prefix`.
 #[inline(always)]
@@ -54,7 +54,7 @@ fn finish<T: Copy, O: ScanOp<T>, const IT: usize>(vals: &mut [T; IT], prefix: Op
 }
 
 /// The scan down every column of `inp` into `out`, in tiles of `groups * IT` rows by `strip`
-/// columns (`groups = min(TH / strip, scan_abi::tuning::COLUMN_GROUPS)`). `temp` holds the tile
+/// columns (`groups = min(TH / strip, SHAPES.column_groups)`). `temp` holds the tile
 /// counter and one status word per (row block, column); `counter_base` and `epoch` as in the
 /// single-pass scan.
 #[inline(always)]
@@ -72,7 +72,7 @@ pub unsafe fn scan_columns<T: StatusValue, O: ScanOp<T>, const TH: u32, const IT
 ) {
     let mode = Mode::from_flags(flags);
     let t = thread_idx();
-    let groups = (TH / strip).min(tuning::COLUMN_GROUPS);
+    let groups = (TH / strip).min(SHAPES.column_groups);
     let (g, c) = (t / strip, t % strip);
     let strips = cols.div_ceil(strip as u64);
     let tile_rows = (groups * IT as u32) as u64;
@@ -111,8 +111,8 @@ pub unsafe fn scan_columns<T: StatusValue, O: ScanOp<T>, const TH: u32, const IT
             let row = tile as u64 * tile_rows;
             Place { base: row * cols, len: (rows.saturating_sub(row).min(tile_rows) * cols) as u32, first: tile == 0 }
         };
-        let ahead = tuning::single_pass_prefetch_tiles(ARCH, core::mem::size_of::<T>());
-        prefetch_tile_l2(inp, place, ahead, inp as usize % tuning::VECTOR_BYTES == 0);
+        let ahead = SHAPES.prefetch_tiles;
+        prefetch_tile_l2(inp, place, ahead, inp as usize % VECTOR_BYTES == 0);
     }
     let (tile, mut vals) =
         if whole { (block_idx(), load(block_idx())) } else { claim_tile(temp, counter_base, tile_slot, load) };
@@ -195,7 +195,7 @@ pub unsafe fn scan_columns_vec<
     counter_base: u32,
     epoch: u32,
 ) {
-    const { assert!(V * core::mem::size_of::<T>() == tuning::VECTOR_BYTES) };
+    const { assert!(V * core::mem::size_of::<T>() == VECTOR_BYTES) };
     let mode = Mode::from_flags(flags);
     let (t, w, l) = (thread_idx(), warp_idx(), lane());
     let warps = TH / WARP;
@@ -304,7 +304,7 @@ pub unsafe fn scan_columns_bulk<T: StatusValue, O: ScanOp<T>, const TH: u32, con
     counter_base: u32,
     epoch: u32,
 ) {
-    const { assert!(V * core::mem::size_of::<T>() == tuning::VECTOR_BYTES) };
+    const { assert!(V * core::mem::size_of::<T>() == VECTOR_BYTES) };
     let mode = Mode::from_flags(flags);
     let t = thread_idx();
     let warps = TH / WARP;
@@ -556,8 +556,8 @@ pub unsafe fn scan_rows<T: Copy, O: ScanOp<T>, const TH: u32, const V: usize, co
     smem.check();
 
     let size = core::mem::size_of::<T>() as u64;
-    let aligned = (inp as usize | out as usize) % tuning::VECTOR_BYTES == 0
-        && (cols * size).is_multiple_of(tuning::VECTOR_BYTES as u64);
+    let aligned = (inp as usize | out as usize) % VECTOR_BYTES == 0
+        && (cols * size).is_multiple_of(VECTOR_BYTES as u64);
     let mut parity = 0;
     let mut row = block_idx() as u64;
     while row < rows {
@@ -632,8 +632,8 @@ pub unsafe fn scan_short_rows<T: Copy, O: ScanOp<T>, const TH: u32, const V: usi
     smem.check();
 
     let size = core::mem::size_of::<T>() as u64;
-    let aligned = (inp as usize | out as usize) % tuning::VECTOR_BYTES == 0
-        && (tile_elems * size).is_multiple_of(tuning::VECTOR_BYTES as u64);
+    let aligned = (inp as usize | out as usize) % VECTOR_BYTES == 0
+        && (tile_elems * size).is_multiple_of(VECTOR_BYTES as u64);
     let mut parity = 0;
     let mut tile = block_idx() as u64;
     while tile * tile_elems < n {
@@ -681,7 +681,7 @@ macro_rules! batched_kernels {
             inp: *const $t, out: *mut $t, rows: u64, cols: u64, strip: u32, flags: u32,
             temp: *mut u8, counter_base: u32, epoch: u32,
         ) {
-            const SHAPE: tuning::TileShape = tuning::columns(ARCH, core::mem::size_of::<$t>());
+            const SHAPE: Tile = SHAPES.columns.at(core::mem::size_of::<$t>());
             scan_columns::<$t, $op, { SHAPE.threads }, { SHAPE.items as usize }>(
                 inp, out, rows, cols, strip, flags, temp, counter_base, epoch,
             )
@@ -692,8 +692,8 @@ macro_rules! batched_kernels {
             inp: *const $t, out: *mut $t, rows: u64, cols: u64, flags: u32,
         ) {
             const SIZE: usize = core::mem::size_of::<$t>();
-            const V: usize = tuning::column_vector_bytes(ARCH, SIZE) / SIZE;
-            const B: usize = tuning::column_vectors(ARCH, SIZE).items as usize;
+            const V: usize = SHAPES.column_vector_bytes.at(SIZE) / SIZE;
+            const B: usize = SHAPES.column_vectors.items as usize;
             scan_column_vectors::<$t, $op, V, B>(inp, out, rows, cols, flags)
         }
 
@@ -702,8 +702,8 @@ macro_rules! batched_kernels {
             inp: *const $t, out: *mut $t, rows: u64, cols: u64, flags: u32,
         ) {
             const SIZE: usize = core::mem::size_of::<$t>();
-            const SHAPE: tuning::TileShape = tuning::rows(ARCH, SIZE);
-            const V: usize = tuning::vector_elems(SIZE) as usize;
+            const SHAPE: Tile = SHAPES.rows.at(SIZE);
+            const V: usize = vector_elems(SIZE) as usize;
             scan_rows::<$t, $op, { SHAPE.threads }, V, { SHAPE.items as usize / V }>(inp, out, rows, cols, flags)
         }
 
@@ -714,20 +714,20 @@ macro_rules! batched_kernels {
             temp: *mut u8, counter_base: u32, epoch: u32,
         ) {
             const SIZE: usize = core::mem::size_of::<$t>();
-            const SHAPE: tuning::TileShape = tuning::single_pass(ARCH, SIZE);
-            const V: usize = tuning::vector_elems(SIZE) as usize;
-            const D: usize = tuning::lookback_depth(ARCH, SIZE);
-            const K: usize = tuning::lookback_fixed_windows(ARCH, SIZE);
+            const SHAPE: Tile = SHAPES.single_pass.at(SIZE);
+            const V: usize = vector_elems(SIZE) as usize;
+            const D: usize = SHAPES.lookback_depth;
+            const K: usize = SHAPES.lookback_windows;
             let tile_elems = SHAPE.tile() as u64;
             let place = |tile: u32| {
                 let (row, k) = (tile / tiles_per_row, tile % tiles_per_row);
                 let start = k as u64 * tile_elems;
                 Place { base: row as u64 * cols + start, len: (cols - start).min(tile_elems) as u32, first: k == 0 }
             };
-            let aligned = (cols * SIZE as u64).is_multiple_of(tuning::VECTOR_BYTES as u64);
+            let aligned = (cols * SIZE as u64).is_multiple_of(VECTOR_BYTES as u64);
             single_pass_placed::<$t, $op, { SHAPE.threads }, V, { SHAPE.items as usize / V }, D, K, false>(
                 inp, out, place, aligned, <$op as ScanOp<$t>>::identity(), flags, temp, counter_base, epoch, 0,
-                tuning::single_pass_prefetch_tiles(ARCH, SIZE), crate::probe::NoProbe,
+                SHAPES.prefetch_tiles, crate::probe::NoProbe,
             )
         }
 
@@ -736,8 +736,8 @@ macro_rules! batched_kernels {
             inp: *const $t, out: *mut $t, rows: u64, cols: u64, rows_per_tile: u64, flags: u32,
         ) {
             const SIZE: usize = core::mem::size_of::<$t>();
-            const SHAPE: tuning::TileShape = tuning::short_rows(ARCH, SIZE);
-            const V: usize = tuning::vector_elems(SIZE) as usize;
+            const SHAPE: Tile = SHAPES.rows.at(SIZE);
+            const V: usize = vector_elems(SIZE) as usize;
             scan_short_rows::<$t, $op, { SHAPE.threads }, V, { SHAPE.items as usize / V }>(
                 inp, out, rows, cols, rows_per_tile, flags,
             )
@@ -757,8 +757,8 @@ macro_rules! batched_kernels {
             temp: *mut u8, counter_base: u32, epoch: u32,
         ) {
             const SIZE: usize = core::mem::size_of::<$t>();
-            const SHAPE: tuning::TileShape = tuning::columns_vec(ARCH, SIZE);
-            const V: usize = tuning::VECTOR_BYTES / SIZE;
+            const SHAPE: Tile = SHAPES.columns_vec;
+            const V: usize = VECTOR_BYTES / SIZE;
             scan_columns_vec::<$t, $op, { SHAPE.threads }, { SHAPE.items as usize }, V, $window>(
                 inp, out, rows, cols, tpr, flags, temp, counter_base, epoch,
             )
@@ -775,8 +775,8 @@ macro_rules! batched_kernels {
             flags: u32, temp: *mut u8, counter_base: u32, epoch: u32,
         ) {
             const SIZE: usize = core::mem::size_of::<$t>();
-            const TH: u32 = tuning::columns_bulk(ARCH, SIZE).threads;
-            const V: usize = tuning::VECTOR_BYTES / SIZE;
+            const TH: u32 = SHAPES.columns_bulk_threads;
+            const V: usize = VECTOR_BYTES / SIZE;
             scan_columns_bulk::<$t, $op, TH, V, 4>(
                 inp, out, rows, cols, tpr, items, ahead, flags, temp, counter_base, epoch,
             )

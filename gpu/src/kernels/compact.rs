@@ -19,14 +19,14 @@
 
 use crate::arch::{fence_proxy_async_shared, lane, load_vec16, sync_threads, sync_warp, thread_idx, warp_idx, WARP};
 use crate::kernels::pipelined::{blocked, pipeline, store_share, striped, TileWork};
-use crate::kernels::{claim_striped, prefetch_tile_l2, Place, ARCH};
+use crate::kernels::{claim_striped, prefetch_tile_l2, Place, SHAPES};
 use crate::lookback::TileStatus;
 use crate::op::{Add, Element};
 use crate::smem::{Carver, Smem};
 use crate::warp;
-use scan_abi::predicate;
+use scan_abi::kernel::predicate;
 use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
-use scan_abi::tuning;
+use scan_abi::shape::{vector_elems, Pipeline, Tile, VECTOR_BYTES};
 
 /// Copies the elements `x` of `inp[..n]` that satisfy `pred` (`scan_abi::predicate`, with
 /// `threshold`, or `flags[i] != 0`) to `out` in order and writes their number to `count`.
@@ -57,11 +57,11 @@ pub unsafe fn compact<T: Element, const TH: u32, const V: usize, const VECS: usi
     let no_windows = smem.take::<u64>(0);
     smem.check();
 
-    let vectors = inp as usize % tuning::VECTOR_BYTES == 0;
+    let vectors = inp as usize % VECTOR_BYTES == 0;
     prefetch_tile_l2(
         inp,
         |tile| Place::flat(tile, n, tile_elems),
-        tuning::compact_prefetch_tiles(ARCH, size_of::<T>()),
+        SHAPES.compact_prefetch_tiles,
         vectors,
     );
     let (tile, offset, valid, vals) =
@@ -304,8 +304,8 @@ macro_rules! compact_kernels {
             threshold: $t, temp: *mut u8, counter_base: u32, epoch: u32,
         ) {
             const SIZE: usize = core::mem::size_of::<$t>();
-            const SHAPE: tuning::TileShape = tuning::compact(ARCH, SIZE);
-            const V: usize = tuning::vector_elems(SIZE) as usize;
+            const SHAPE: Tile = SHAPES.compact.at(SIZE);
+            const V: usize = vector_elems(SIZE) as usize;
             compact::<$t, { SHAPE.threads }, V, { SHAPE.items as usize / V }>(
                 inp, flags, out, count, n, pred, threshold, temp, counter_base, epoch,
             )
@@ -326,12 +326,12 @@ macro_rules! compact_pipe_kernels {
             threshold: $t, temp: *mut u8, counter_base: u32, epoch: u32, stages: u32,
         ) {
             const SIZE: usize = core::mem::size_of::<$t>();
-            const P: tuning::Pipeline = tuning::pipeline_compact(ARCH, SIZE);
-            const V: usize = tuning::vector_elems(SIZE) as usize;
+            const P: Pipeline = SHAPES.compact_pipeline.at(SIZE);
+            const V: usize = vector_elems(SIZE) as usize;
             const B: usize = P.blocked_run(V as u32);
-            let aligned_out = out as usize % tuning::VECTOR_BYTES == 0;
+            let aligned_out = out as usize % VECTOR_BYTES == 0;
             let work = Compact::<$t, V, B> { flags, out, count, n, pred, threshold, aligned_out };
-            let aligned = inp as usize % tuning::VECTOR_BYTES == 0;
+            let aligned = inp as usize % VECTOR_BYTES == 0;
             pipeline::<Compact<$t, V, B>, { P.warps }, { P.split }, { P.items as usize / V }, 1, false>(
                 work, inp, n, n, aligned, temp, counter_base, epoch, 0, stages,
             )

@@ -12,12 +12,12 @@ use crate::arch::{block_dim, block_idx, thread_idx};
 use crate::block::{
     Blelloch, BlellochNoPad, BlockScan, BrentKung, KoggeStone, KoggeStoneInPlace, KoggeStoneRacy, NoTrace, WarpShuffle,
 };
-use crate::kernels::{for_each_type, rescan, Mode, ARCH};
+use crate::kernels::{for_each_type, rescan, Mode, SHAPES};
 use crate::op::{combine_opt, ScanOp};
 use crate::smem::{Carver, Smem};
 use crate::tile::{load_blocked, store_blocked};
 use scan_abi::block::blocked_buffer_elems;
-use scan_abi::tuning;
+use scan_abi::shape::{Tile};
 
 /// Valid elements of tile `tile` of `tile_elems`.
 #[inline(always)]
@@ -128,13 +128,13 @@ macro_rules! hierarchical_kernels {
 
         #[no_mangle]
         pub unsafe extern "ptx-kernel" fn [<hier_reduce_ $t _ $op:lower>](inp: *const $t, n: u64, sums: *mut $t) {
-            const IT: usize = tuning::hierarchical(ARCH, core::mem::size_of::<$t>()).items as usize;
+            const IT: usize = SHAPES.hierarchical.items as usize;
             tile_reduce::<$t, crate::op::$op, IT>(inp, n, sums)
         }
 
         #[no_mangle]
         pub unsafe extern "ptx-kernel" fn [<hier_add_ $t _ $op:lower>](out: *mut $t, n: u64, offsets: *const $t) {
-            const IT: usize = tuning::hierarchical(ARCH, core::mem::size_of::<$t>()).items as usize;
+            const IT: usize = SHAPES.hierarchical.items as usize;
             add_offsets::<$t, crate::op::$op, IT>(out, n, offsets)
         }
     )* } };
@@ -144,7 +144,7 @@ macro_rules! hierarchical_kernels {
         pub unsafe extern "ptx-kernel" fn [<hier_ $token _ $t _ $op:lower>](
             inp: *const $t, out: *mut $t, n: u64, offsets: *const $t, sums: *mut $t, init: $t, flags: u32,
         ) {
-            const IT: usize = tuning::hierarchical(ARCH, core::mem::size_of::<$t>()).items as usize;
+            const IT: usize = SHAPES.hierarchical.items as usize;
             tile_scan::<$t, crate::op::$op, $algo, IT>(inp, out, n, offsets, sums, init, flags)
         }
     } };

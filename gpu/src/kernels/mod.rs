@@ -18,8 +18,8 @@ pub mod segmented;
 pub mod single_pass;
 pub mod trace;
 
-/// The architecture the tuning table is read for (the PTX builder compiles for one target).
-pub const ARCH: u32 = scan_abi::tuning::DEFAULT_ARCH;
+/// The tile shapes the kernels are compiled with; the host plans from the same table.
+pub const SHAPES: scan_abi::tuning::Shapes = scan_abi::tuning::for_arch(scan_abi::tuning::DEFAULT_ARCH).shapes;
 
 /// Calls `$m!(type, [operators])` for every element type with the operators it supports
 /// (`scan_abi::Op::supports`).
@@ -49,9 +49,9 @@ impl Mode {
     #[inline(always)]
     pub fn from_flags(flags: u32) -> Mode {
         Mode {
-            exclusive: flags & scan_abi::flags::EXCLUSIVE != 0,
-            has_init: flags & scan_abi::flags::HAS_INIT != 0,
-            acq_rel_status: flags & scan_abi::flags::ACQ_REL_STATUS != 0,
+            exclusive: flags & scan_abi::kernel::flags::EXCLUSIVE != 0,
+            has_init: flags & scan_abi::kernel::flags::HAS_INIT != 0,
+            acq_rel_status: flags & scan_abi::kernel::flags::ACQ_REL_STATUS != 0,
         }
     }
 }

@@ -17,15 +17,15 @@ use crate::arch::{
     atomic_add_u32, block_idx, grid_dim, lane, load_vec16, opaque_u32, red_add_shared_u32, shared_window, shfl_xor,
     sync_threads, sync_threads_any, thread_idx, warp_idx, WARP,
 };
-use crate::kernels::claim_tile;
+use crate::kernels::{claim_tile, SHAPES};
 use crate::lookback::TileStatus;
 use crate::op::{Add, Element};
 use crate::smem::{Carver, Smem};
 use crate::warp;
-use scan_abi::layout;
+use scan_abi::smem;
 use scan_abi::partition::RADIX_BITS;
 use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
-use scan_abi::tuning;
+use scan_abi::shape::{Tile};
 
 /// Runs `body` with `r` = 0, 1, … while `r < n` (at most 24), each copy with `r` a constant.
 macro_rules! unrolled {
@@ -70,7 +70,7 @@ fn digit_in(half: u32, shift: u32) -> u32 {
 /// of pass `p` at `p * 256 + d`).
 ///
 /// Each block counts a contiguous share of the tiles. Lanes count into counters of their own
-/// (word `(p * 256 + d) * parts + l % parts`, `layout::sort_count_parts`), in their own
+/// (word `(p * 256 + d) * parts + l % parts`, `smem::sort_count_parts`), in their own
 /// shared-memory banks, so a warp's counter updates never meet in a bank whatever its digits:
 /// one shared-memory atomic per key and pass, without bank conflicts, and keys with few distinct
 /// digits do not serialize on one word (one 256-word histogram per pass sorted 2^28 keys with 8
@@ -90,7 +90,7 @@ pub unsafe fn digit_counts<T: Element, const TH: u32, const VECS: usize, const V
 ) {
     const { assert!(V * core::mem::size_of::<T>() == 16) };
     let passes = core::mem::size_of::<T>() as u32 * 8 / RADIX_BITS;
-    let parts = layout::sort_count_parts(core::mem::size_of::<T>());
+    let parts = smem::sort_count_parts(core::mem::size_of::<T>());
     let mut smem = Carver::new();
     let hist = smem.take::<u32>(passes * DIGITS * parts);
     smem.check();
@@ -229,7 +229,7 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize, const VALUES: boo
     let digit_warp_totals = smem.take::<u32>(DIGITS / WARP);
     let start_warp_totals = smem.take::<u32>(DIGITS / WARP);
     // The match-word ranking's two windows of one word per warp and digit.
-    let by_ballot = tuning::sort_rank_by_ballot(core::mem::size_of::<T>(), VALUES);
+    let by_ballot = smem::sort_by_ballot(&SHAPES, core::mem::size_of::<T>(), VALUES);
     let masks = smem.take::<u32>(if by_ballot { 0 } else { 2 * warps * DIGITS });
     let staged_keys = smem.take::<T>(tile_elems);
     let staged_values = smem.take::<u32>(if with_values { tile_elems } else { 0 });
@@ -368,7 +368,7 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize, const VALUES: boo
         let before = if let Some(start) = overall {
             start
         } else {
-            let p = status.look_back_alone::<u32, Add, { tuning::SORT_LOOKBACK_WINDOW }>(tile, word);
+            let p = status.look_back_alone::<u32, Add, { SHAPES.sort_lookback_window }>(tile, word);
             status.publish(word(tile), FLAG_PREFIX, p + tile_count);
             p
         };
@@ -399,8 +399,8 @@ macro_rules! sort_pass_kernel {
             keys_in: *const $t, values_in: *const u32, keys_out: *mut $t, values_out: *mut u32, n: u64,
             shift: u32, counts: *const u32, temp: *mut u8, counter_base: u32, epoch: u32,
         ) {
-            const SHAPE: scan_abi::tuning::TileShape =
-                scan_abi::tuning::sort(crate::kernels::ARCH, core::mem::size_of::<$t>());
+            const SHAPE: scan_abi::shape::Tile =
+                crate::kernels::SHAPES.sort.at(core::mem::size_of::<$t>());
             pass::<$t, { SHAPE.threads }, { SHAPE.items as usize }, $values>(
                 keys_in, values_in, keys_out, values_out, n, shift, counts, temp, counter_base, epoch,
             )
@@ -412,8 +412,8 @@ macro_rules! onesweep_kernels {
     ($($t:ident),*) => { paste::paste! { $(
         #[no_mangle]
         pub unsafe extern "ptx-kernel" fn [<sort_counts_ $t>](keys: *const $t, n: u64, counts: *mut u32) {
-            const SHAPE: scan_abi::tuning::TileShape =
-                scan_abi::tuning::sort_counts(crate::kernels::ARCH, core::mem::size_of::<$t>());
+            const SHAPE: scan_abi::shape::Tile =
+                crate::kernels::SHAPES.sort_counts.at(core::mem::size_of::<$t>());
             const V: usize = 16 / core::mem::size_of::<$t>();
             digit_counts::<$t, { SHAPE.threads }, { SHAPE.items as usize / V }, V>(keys, n, counts)
         }

@@ -15,7 +15,10 @@ use crate::arch::{atomic_add_shared_u32, block_idx, lane, sync_threads, sync_war
 use crate::op::Element;
 use crate::smem::Carver;
 use crate::warp;
-use scan_abi::partition::{Digit, ITEMS, THREADS};
+use scan_abi::partition::Digit;
+
+const THREADS: u32 = crate::kernels::SHAPES.partition.threads;
+const ITEMS: u32 = crate::kernels::SHAPES.partition.items;
 
 /// Index of this thread's `r`-th element: warp-striped, so a warp's 32 lanes read 32
 /// consecutive elements per step.

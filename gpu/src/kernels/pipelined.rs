@@ -27,7 +27,7 @@ use crate::arch::{
     mbar_wait, shfl_idx, shfl_up, shfl_xor, store_vec16, sync_group, sync_threads, sync_warp, thread_idx, warp_idx,
     WARP,
 };
-use crate::kernels::{Mode, ARCH};
+use crate::kernels::{Mode, SHAPES};
 use crate::lookback::{StatusValue, TileStatus};
 use crate::op::{combine_after, combine_opt, Lanewise, ScanOp};
 use crate::smem::{Carver, Smem};
@@ -35,7 +35,7 @@ use crate::vector::Vector16;
 use crate::warp;
 use core::mem::size_of;
 use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
-use scan_abi::tuning;
+use scan_abi::shape::{vector_elems, Pipeline, Tile, VECTOR_BYTES};
 
 /// Where a role is in the ring of stages: the stage its next tile uses, and the parity of that
 /// use's barrier phase (it flips each time round the ring).
@@ -492,7 +492,7 @@ pub unsafe fn columns_pipelined<
     O: ScanOp<T>,
     [T; C]: StatusValue,
 {
-    let aligned = (inp as usize | out as usize) % tuning::VECTOR_BYTES == 0;
+    let aligned = (inp as usize | out as usize) % VECTOR_BYTES == 0;
     let exclusive = Mode::from_flags(flags).exclusive;
     let work = Columns::<T, O, V, C, B> { out, exclusive, aligned, op: core::marker::PhantomData };
     pipeline::<Columns<T, O, V, C, B>, R, S, VECS, D, false>(
@@ -540,8 +540,8 @@ pub unsafe fn single_pass_pipelined<
     stages: u32,
 ) {
     // Rows start on 16-byte boundaries, or bulk copies cannot take them.
-    let rows_aligned = !ROWS || (cols * size_of::<T>() as u64).is_multiple_of(tuning::VECTOR_BYTES as u64);
-    let aligned = (inp as usize | out as usize) % tuning::VECTOR_BYTES == 0 && rows_aligned;
+    let rows_aligned = !ROWS || (cols * size_of::<T>() as u64).is_multiple_of(VECTOR_BYTES as u64);
+    let aligned = (inp as usize | out as usize) % VECTOR_BYTES == 0 && rows_aligned;
     let work = Scan::<T, O, B> { out, init, mode: Mode::from_flags(flags), aligned, op: core::marker::PhantomData };
     pipeline::<Scan<T, O, B>, R, S, VECS, D, ROWS>(
         work,
@@ -792,13 +792,12 @@ pub unsafe fn pipeline<W: TileWork, const R: u32, const S: u32, const VECS: usiz
 }
 
 /// One pipelined kernel `$name` over `$t` with operator `$op` and the shape `$shape` (a
-/// `tuning::Pipeline`), with the single-pass kernel's arguments and the number of stages; with
+/// `Pipeline`), with the single-pass kernel's arguments and the number of stages; with
 /// `rows`, then the row length `cols`, each row of the input scanned on its own
 /// ([`single_pass_pipelined`]'s `ROWS`). Stamped out below as `single_pass_pipe_<t>_<op>` for
 /// every element type and operator (`tuning::pipeline_of`), the linear recurrence's
 /// `recurrence_pipe_<t>` (`tuning::pipeline_recurrence`), the batched scan along few long rows'
-/// `batched_rows_pipe_<t>_<op>`, and, for measuring, `single_pass_pipesplit4_<t>_<op>` and
-/// `recurrence_pipesplit4_f64` with four scanning warps per reducing warp.
+/// `batched_rows_pipe_<t>_<op>`.
 macro_rules! pipelined_kernel {
     ($name:ident, $t:ty, $op:ident, $shape:expr) => {
         pipelined_kernel!(@emit $name, $t, $op, $shape, false, []);
@@ -827,9 +826,9 @@ macro_rules! pipelined_kernel {
             let row = n;
             $(let row = $cols;)?
             const SIZE: usize = core::mem::size_of::<$t>();
-            const P: tuning::Pipeline = $shape;
-            const V: usize = tuning::vector_elems(SIZE) as usize;
-            const D: usize = tuning::lookback_depth(ARCH, SIZE);
+            const P: Pipeline = $shape;
+            const V: usize = vector_elems(SIZE) as usize;
+            const D: usize = SHAPES.lookback_depth;
             const B: usize = P.blocked_run(V as u32);
             single_pass_pipelined::<$t, crate::op::$op, { P.warps }, { P.split }, { P.items as usize / V }, D, B, $rows>(
                 inp,
@@ -852,21 +851,11 @@ macro_rules! pipelined_kernels {
     ($t:ident, [$($op:ident),*]) => { paste::paste! { $(
         pipelined_kernel!(
             [<single_pass_pipe_ $t _ $op:lower>], $t, $op,
-            tuning::pipeline_of(ARCH, <$t as crate::op::Element>::TYPE, scan_abi::Op::$op)
+            SHAPES.scan_pipeline_of(<$t as crate::op::Element>::TYPE, scan_abi::Op::$op)
         );
     )* } };
 }
 crate::kernels::for_each_type!(pipelined_kernels);
-
-macro_rules! pipelined_split4_kernels {
-    ($($t:ident: [$($op:ident),*]),*) => { paste::paste! { $( $(
-        pipelined_kernel!(
-            [<single_pass_pipesplit4_ $t _ $op:lower>], $t, $op,
-            tuning::pipeline_split4(ARCH, core::mem::size_of::<$t>())
-        );
-    )* )* } };
-}
-pipelined_split4_kernels!(u16: [Add], f64: [Min, Max]);
 
 /// `batched_rows_pipe_<t>_<op>`: the rows of `cols` elements of a row-major matrix, each scanned
 /// on its own in one launch (the batched scan along few long rows), with the single-pass pipelined
@@ -876,7 +865,7 @@ macro_rules! rows_pipelined_kernels {
     (@ops $t:ident, [$($op:ident),*]) => { paste::paste! { $(
         pipelined_kernel!(
             [<batched_rows_pipe_ $t _ $op:lower>], $t, $op,
-            tuning::pipeline_of(ARCH, <$t as crate::op::Element>::TYPE, scan_abi::Op::$op), rows
+            SHAPES.scan_pipeline_of(<$t as crate::op::Element>::TYPE, scan_abi::Op::$op), rows
         );
     )* } };
 }
@@ -906,9 +895,9 @@ macro_rules! columns_pipelined_kernels {
             stages: u32,
         ) {
             const SIZE: usize = core::mem::size_of::<$t>();
-            const P: tuning::Pipeline = tuning::$shape(ARCH, SIZE);
-            const V: usize = tuning::vector_elems(SIZE) as usize;
-            const D: usize = tuning::lookback_depth(ARCH, $c * SIZE);
+            const P: Pipeline = SHAPES.$shape.at(SIZE);
+            const V: usize = vector_elems(SIZE) as usize;
+            const D: usize = SHAPES.lookback_depth;
             // Blocked runs are of whole matrix rows, `C / V` vectors each.
             const B: usize = P.blocked_run(V as u32) / ($c / V);
             const { assert!(P.blocked_run(V as u32) % ($c / V) == 0) };
@@ -920,10 +909,9 @@ macro_rules! columns_pipelined_kernels {
 }
 // Rows of two 16-byte vectors (`names::BATCHED_COLUMNS_PIPELINED`) and of one
 // (`names::BATCHED_COLUMNS_PIPELINED16`).
-columns_pipelined_kernels!(batched_columns_pipe, pipeline_columns: u32: 8, i32: 8, f32: 8, u64: 4, i64: 4, f64: 4);
-columns_pipelined_kernels!(batched_columns_pipe16, pipeline_columns16: u32: 4, i32: 4, f32: 4, u64: 2, i64: 2, f64: 2);
+columns_pipelined_kernels!(batched_columns_pipe, columns_pipeline: u32: 8, i32: 8, f32: 8, u64: 4, i64: 4, f64: 4);
+columns_pipelined_kernels!(batched_columns_pipe16, columns16_pipeline: u32: 4, i32: 4, f32: 4, u64: 2, i64: 2, f64: 2);
 
 // The linear recurrence's scans of affine maps (see `single_pass::recurrence_f32`).
-pipelined_kernel!(recurrence_pipe_f32, u64, AffineF32, tuning::pipeline_recurrence(ARCH, 8));
-pipelined_kernel!(recurrence_pipe_f64, [f64; 2], AffineF64, tuning::pipeline_recurrence(ARCH, 16));
-pipelined_kernel!(recurrence_pipesplit4_f64, [f64; 2], AffineF64, tuning::pipeline_split4(ARCH, 16));
+pipelined_kernel!(recurrence_pipe_f32, u64, AffineF32, SHAPES.recurrence_pipeline.at(8));
+pipelined_kernel!(recurrence_pipe_f64, [f64; 2], AffineF64, SHAPES.recurrence_pipeline.at(16));

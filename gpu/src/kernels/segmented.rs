@@ -9,14 +9,14 @@
 //! itself stays the plain one over values.
 
 use crate::arch::{lane, prefetch_l2, sync_threads, warp_idx, WARP};
-use crate::kernels::{claim_placed, Mode, Place, ARCH};
+use crate::kernels::{claim_placed, Mode, Place, SHAPES};
 use crate::lookback::{StatusValue, TileStatus};
 use crate::op::{combine_after, combine_opt, Add, Element, Max, Min, Mul, ScanOp, Seg, SegOp};
 use crate::smem::Carver;
 use crate::tile::store_striped;
 use crate::warp;
 use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
-use scan_abi::tuning;
+use scan_abi::shape::{vector_elems, Tile, VECTOR_BYTES};
 
 /// Which of a lane's `VECS` vectors of `V` elements start a segment: bit `j * V + k` for element
 /// `k` of vector `j`. One register instead of one per element keeps the segmented tiles at the
@@ -164,7 +164,7 @@ pub fn finish_part<T: Copy, O: ScanOp<T>, const V: usize, const VECS: usize>(
 }
 
 /// Scans `inp[..n]` segment by segment into `out`. Segments start where `heads[i] != 0`, or,
-/// when `heads` is null, at every multiple of `seg_len`. `flags`: `scan_abi::flags::EXCLUSIVE`
+/// when `heads` is null, at every multiple of `seg_len`. `flags`: `scan_abi::kernel::flags::EXCLUSIVE`
 /// (a segment's first element then gets the identity). The tile state is the single-pass scan's.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
@@ -191,7 +191,7 @@ pub unsafe fn segmented<T: Element + StatusValue, O: ScanOp<T>, const TH: u32, c
     let no_windows = smem.take::<T>(0);
     smem.check();
 
-    let vectors = (inp as usize | out as usize) % tuning::VECTOR_BYTES == 0;
+    let vectors = (inp as usize | out as usize) % VECTOR_BYTES == 0;
     let tile_elems = TH as u64 * (V * VECS) as u64;
     let place = |tile| Place::flat(tile, n, tile_elems);
     // The head flags are asked into L2 with the data loads, while the tile counter answers: read
@@ -274,8 +274,8 @@ macro_rules! segmented_kernels {
             temp: *mut u8, counter_base: u32, epoch: u32,
         ) {
             const SIZE: usize = core::mem::size_of::<$t>();
-            const SHAPE: tuning::TileShape = tuning::single_pass(ARCH, SIZE);
-            const V: usize = tuning::vector_elems(SIZE) as usize;
+            const SHAPE: Tile = SHAPES.single_pass.at(SIZE);
+            const V: usize = vector_elems(SIZE) as usize;
             segmented::<$t, $op, { SHAPE.threads }, V, { SHAPE.items as usize / V }>(
                 inp, heads, seg_len, out, n, flags, temp, counter_base, epoch,
             )

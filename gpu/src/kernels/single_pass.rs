@@ -14,7 +14,7 @@ use crate::arch::{
     cp_async_16, cp_async_wait_all, lane, load_vec16, opaque_u32, store_vec16,
     sync_threads, warp_idx, WARP,
 };
-use crate::kernels::{claim_placed, claim_tile, claim_tile_in_one_call, for_each_type, prefetch_tile_l2, Mode, Place, ARCH};
+use crate::kernels::{claim_placed, claim_tile, claim_tile_in_one_call, for_each_type, prefetch_tile_l2, Mode, Place, SHAPES};
 use crate::lookback::{StatusValue, TileStatus};
 use crate::probe::{NoProbe, Probe, Timeline};
 use crate::op::{combine_after, combine_opt, ScanOp};
@@ -25,7 +25,7 @@ use crate::warp;
 use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
 use core::mem::size_of;
 use scan_abi::timeline::Event;
-use scan_abi::tuning;
+use scan_abi::shape::{vector_elems, Tile, VECTOR_BYTES};
 
 /// Scans one tile of `TH` threads × `VECS` vectors of `V` elements.
 ///
@@ -56,7 +56,7 @@ pub unsafe fn single_pass<
 ) {
     let tile_elems = TH as u64 * (V * VECS) as u64;
     let place = |tile| Place::flat(tile, n, tile_elems);
-    let ahead = tuning::single_pass_prefetch_tiles(ARCH, size_of::<T>());
+    let ahead = SHAPES.prefetch_tiles;
     single_pass_placed::<T, O, TH, V, VECS, D, K, FIXED>(
         inp, out, place, true, init, flags, temp, counter_base, epoch, backoff_ns, ahead, NoProbe,
     )
@@ -105,7 +105,7 @@ pub unsafe fn single_pass_placed<
     let held = smem.take::<T>(((K + 1) * D) as u32 * WARP);
     smem.check();
 
-    let vectors = aligned && (inp as usize | out as usize) % tuning::VECTOR_BYTES == 0;
+    let vectors = aligned && (inp as usize | out as usize) % VECTOR_BYTES == 0;
     prefetch_tile_l2(inp, &place, ahead, vectors);
     let (tile, at, offset, valid, mut vals, ()) = claim_placed::<T, TH, V, VECS, ()>(
         inp,
@@ -257,7 +257,7 @@ pub unsafe fn single_pass_packed<
     smem.check();
     let publish = Publish { temp, epoch, backoff_ns };
     let (w, l) = (warp_idx(), lane());
-    let vectors = (inp as usize | out as usize) % tuning::VECTOR_BYTES == 0;
+    let vectors = (inp as usize | out as usize) % VECTOR_BYTES == 0;
     let segment = WARP * (V * VECS) as u32;
     let tile_elems = TH as u64 * (V * VECS) as u64;
     let part = |tile: u32| {
@@ -367,7 +367,7 @@ pub unsafe fn single_pass_staged<
     smem.check();
     let publish = Publish { temp, epoch, backoff_ns };
     let (w, l) = (warp_idx(), lane());
-    let vectors = (inp as usize | out as usize) % tuning::VECTOR_BYTES == 0;
+    let vectors = (inp as usize | out as usize) % VECTOR_BYTES == 0;
     let segment = WARP * (V * VECS) as u32;
     let tile_elems = TH as u64 * (V * VECS) as u64;
     let part = |tile: u32| {
@@ -376,7 +376,7 @@ pub unsafe fn single_pass_staged<
         ((base + (w * segment) as u64) as usize, valid)
     };
     let mine = staged.offset(w * segment);
-    prefetch_tile_l2(inp, |tile| Place::flat(tile, n, tile_elems), tuning::single_pass_prefetch_tiles(ARCH, size_of::<T>()), vectors);
+    prefetch_tile_l2(inp, |tile| Place::flat(tile, n, tile_elems), SHAPES.prefetch_tiles, vectors);
     // Element `k` of this lane's vector `j` within the warp's part.
     let at = |j: usize, k: usize| ((j * WARP as usize + l as usize) * V + k) as u32;
     let (tile, ()) = claim_tile(temp, counter_base, tile_slot, |tile| {
@@ -505,7 +505,7 @@ macro_rules! single_pass_kernel {
         single_pass_kernel!($name, $t, $op, $fixed, single_pass);
     };
     ($name:ident, $t:ty, $op:ident, $fixed:expr, single_pass_staged) => {
-        single_pass_kernel!($name, $t, $op, $fixed, single_pass_staged, single_pass_staged_shape);
+        single_pass_kernel!($name, $t, $op, $fixed, single_pass_staged, staged);
     };
     ($name:ident, $t:ty, $op:ident, $fixed:expr, $driver:ident) => {
         single_pass_kernel!($name, $t, $op, $fixed, $driver, single_pass);
@@ -526,10 +526,10 @@ macro_rules! single_pass_kernel {
             backoff_ns: u32,
         ) {
             const SIZE: usize = core::mem::size_of::<$t>();
-            const SHAPE: tuning::TileShape = tuning::$shape(ARCH, SIZE);
-            const V: usize = tuning::vector_elems(SIZE) as usize;
-            const D: usize = tuning::lookback_depth(ARCH, SIZE);
-            const K: usize = tuning::lookback_fixed_windows(ARCH, SIZE);
+            const SHAPE: Tile = SHAPES.$shape.at(SIZE);
+            const V: usize = vector_elems(SIZE) as usize;
+            const D: usize = SHAPES.lookback_depth;
+            const K: usize = SHAPES.lookback_windows;
             $driver::<$t, crate::op::$op, { SHAPE.threads }, V, { SHAPE.items as usize / V }, D, K, $fixed>(
                 inp,
                 out,
@@ -600,13 +600,13 @@ pub unsafe extern "ptx-kernel" fn single_pass_timeline_u32_add(
     backoff_ns: u32,
     records: *mut u64,
 ) {
-    const SHAPE: tuning::TileShape = tuning::single_pass(ARCH, 4);
-    const V: usize = tuning::vector_elems(4) as usize;
-    const D: usize = tuning::lookback_depth(ARCH, 4);
-    const K: usize = tuning::lookback_fixed_windows(ARCH, 4);
+    const SHAPE: Tile = SHAPES.single_pass.at(4);
+    const V: usize = vector_elems(4) as usize;
+    const D: usize = SHAPES.lookback_depth;
+    const K: usize = SHAPES.lookback_windows;
     let tile_elems = SHAPE.tile() as u64;
     let place = |tile| Place::flat(tile, n, tile_elems);
-    let (ahead, probe) = (tuning::single_pass_prefetch_tiles(ARCH, 4), Timeline { records });
+    let (ahead, probe) = (SHAPES.prefetch_tiles, Timeline { records });
     single_pass_placed::<u32, crate::op::Add, { SHAPE.threads }, V, { SHAPE.items as usize / V }, D, K, false>(
         inp, out, place, true, init, flags, temp, counter_base, epoch, backoff_ns, ahead, probe,
     )

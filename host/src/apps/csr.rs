@@ -1,26 +1,15 @@
-//! COO ↔ CSR for sparse matrices: row offsets are the exclusive scan of the row counts; back
+//! COO <-> CSR for sparse matrices: row offsets are the exclusive scan of the row counts; back
 //! again, the inclusive scan of row heads gives every nonzero its row.
 
-use crate::dispatch::{grid, ScanOptions, TempStorage};
 use crate::error::{Error, Result};
+use crate::launch::partition::helper;
+use crate::launch::scan::{run, Operands};
+use crate::plan::partition::{count_scan, helper as plan_helper};
 use crate::runtime::Gpu;
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, PushKernelArg};
-use scan_abi::{names, Op};
+use crate::temp::TempStorage;
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
+use scan_abi::Family;
 use std::sync::Arc;
-
-const THREADS: u32 = 256;
-
-/// CPU reference: the row offsets (`nrows + 1` entries) of sorted row indices.
-pub fn offsets_reference(rows: &[u32], nrows: u32) -> Vec<u32> {
-    let mut offsets = vec![0u32; nrows as usize + 1];
-    for &r in rows {
-        offsets[r as usize + 1] += 1;
-    }
-    for r in 0..nrows as usize {
-        offsets[r + 1] += offsets[r];
-    }
-    offsets
-}
 
 impl Gpu {
     /// Row offsets (`nrows + 1` entries) of the sorted row indices `rows` of a COO matrix.
@@ -29,20 +18,20 @@ impl Gpu {
         if nnz >= u32::MAX as u64 {
             return Err(Error::invalid(format!("{nnz} nonzeros: 32-bit offsets hold fewer than 2^32")));
         }
-        let mut counts = self.alloc_zeros::<u32>(stream, "row counts", nrows as usize + 1)?;
-        if nnz > 0 {
-            let name = format!("{}_u32", names::CSR_COUNT);
-            let f = self.kernel(&name)?;
+        let entries = nrows as u64 + 1;
+        let scan = count_scan(self.tuning(), entries, true)?;
+        let mut counts = self.alloc_zeros::<u32>(stream, "row counts", entries as usize)?;
+        let mut offsets = self.alloc_zeros::<u32>(stream, "row offsets", entries as usize)?;
+        {
             let (r, _r) = rows.device_ptr(stream);
             let (c, _w) = counts.device_ptr_mut(stream);
-            let mut b = stream.launch_builder(&f);
-            b.arg(&r).arg(&nnz).arg(&nrows).arg(&c);
-            // SAFETY: matches csr_count_u32; counts holds nrows + 1 entries.
-            unsafe { b.launch(grid(nnz.div_ceil(THREADS as u64), THREADS, 0)?) }
-                .map_err(|e| Error::kernel(&name, e))?;
+            if nnz > 0 {
+                helper(self, stream, &plan_helper(self.tuning(), Family::CsrCount, nnz), (r, nnz, nrows, c))?;
+            }
+            let (o, _wo) = offsets.device_ptr_mut(stream);
+            let ops = Operands { input: c, output: o, n: entries, init: 0u32, identity: 0u32 };
+            run(self, stream, &scan, ops, &mut TempStorage::new())?;
         }
-        let mut offsets = self.alloc_zeros::<u32>(stream, "row offsets", nrows as usize + 1)?;
-        self.scan(stream, &counts, &mut offsets, &ScanOptions::new(Op::Add).exclusive(true), &mut TempStorage::new())?;
         let mut last = [0u32];
         stream.memcpy_dtoh(&offsets.slice(nrows as usize..), &mut last)?;
         if last[0] as u64 != nnz {
@@ -60,24 +49,22 @@ impl Gpu {
         let mut last = [0u32];
         stream.memcpy_dtoh(&offsets.slice(nrows as usize..), &mut last)?;
         let nnz = last[0] as u64;
+        let scan = count_scan(self.tuning(), nnz, false)?;
         let mut heads = self.alloc_zeros::<u32>(stream, "row heads", nnz.max(1) as usize)?;
         let mut rows = self.alloc_zeros::<u32>(stream, "row indices", nnz as usize)?;
         if nnz == 0 {
             return Ok(rows);
         }
-        if nrows > 1 {
-            let name = format!("{}_u32", names::CSR_HEADS);
-            let f = self.kernel(&name)?;
-            let (o, _r) = offsets.device_ptr(stream);
+        {
             let (h, _w) = heads.device_ptr_mut(stream);
-            let mut b = stream.launch_builder(&f);
-            b.arg(&o).arg(&nrows).arg(&nnz).arg(&h);
-            // SAFETY: matches csr_heads_u32; heads holds nnz entries.
-            unsafe { b.launch(grid((nrows as u64).div_ceil(THREADS as u64), THREADS, 0)?) }
-                .map_err(|e| Error::kernel(&name, e))?;
+            if nrows > 1 {
+                let (o, _r) = offsets.device_ptr(stream);
+                helper(self, stream, &plan_helper(self.tuning(), Family::CsrHeads, nrows as u64), (o, nrows, nnz, h))?;
+            }
+            let (r, _wr) = rows.device_ptr_mut(stream);
+            let ops = Operands { input: h, output: r, n: nnz, init: 0u32, identity: 0u32 };
+            run(self, stream, &scan, ops, &mut TempStorage::new())?;
         }
-        let heads = heads.slice(0..nnz as usize);
-        self.scan(stream, &heads, &mut rows, &ScanOptions::new(Op::Add), &mut TempStorage::new())?;
         Ok(rows)
     }
 }

@@ -1,62 +1,30 @@
 //! Histogram of equal-width bins over `[lo, hi)`: counts, bin starts (the exclusive scan of the
-//! counts) and the stable counting-sort permutation that groups the elements by bin. Elements
-//! outside the range (and NaN) are counted apart and placed after the last bin.
+//! counts) and the stable counting-sort permutation that groups the elements by bin, by one
+//! stable partition pass with the bins as digits. Elements outside the range (and NaN) are
+//! counted apart and placed after the last bin.
 
-use super::partition::{check_len, pass, Digit, PassBuffers, Values};
 use crate::element::Element;
 use crate::error::{Error, Result};
+use crate::launch::partition::{self as launch, Buffers};
+use crate::options::HistogramOptions;
+use crate::plan::partition::{plan, PartitionPlan};
+use crate::plan::sort::check_len;
+use crate::reference::apps::check_bins;
+pub use crate::reference::apps::Histogram;
 use crate::runtime::Gpu;
-use cudarc::driver::{CudaSlice, CudaStream};
-use rayon::prelude::*;
-use scan_abi::partition::{bin_of, MAX_BINS, TILE};
+use crate::temp::TempStorage;
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
+use scan_abi::partition::Digit;
 use std::sync::Arc;
-
-/// A histogram and its counting sort.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Histogram {
-    pub counts: Vec<u64>,
-    /// `starts[b]`: where bin `b`'s elements begin in the permutation.
-    pub starts: Vec<u64>,
-    /// Elements outside `[lo, hi)` or NaN (placed after the last bin).
-    pub outside: u64,
-    /// `permutation[k]`: the index of the element at place `k` when grouped by bin.
-    pub permutation: Vec<u32>,
-}
-
-fn check(bins: u32, lo: f64, hi: f64) -> Result<()> {
-    if bins == 0 || bins > MAX_BINS {
-        return Err(Error::invalid(format!("{bins} bins: between 1 and {MAX_BINS} are supported")));
-    }
-    if !(lo.is_finite() && hi.is_finite() && lo < hi) {
-        return Err(Error::invalid(format!("the range [{lo}, {hi}) is empty or not finite")));
-    }
-    Ok(())
-}
-
-/// The CPU reference.
-pub fn reference<T: Element>(input: &[T], bins: u32, lo: f64, hi: f64) -> Result<Histogram> {
-    check(bins, lo, hi)?;
-    let bin: Vec<u32> = input.iter().map(|x| bin_of(x.as_f64(), lo, hi, bins)).collect();
-    let mut all = vec![0u64; bins as usize + 1];
-    for &b in &bin {
-        all[b as usize] += 1;
-    }
-    let mut starts = Vec::with_capacity(bins as usize);
-    let mut at = 0;
-    for &c in &all[..bins as usize] {
-        starts.push(at);
-        at += c;
-    }
-    let mut idx: Vec<u32> = (0..input.len() as u32).collect();
-    idx.par_sort_by_key(|&i| bin[i as usize]);
-    Ok(Histogram { outside: all[bins as usize], counts: all[..bins as usize].to_vec(), starts, permutation: idx })
-}
 
 /// Device buffers of a histogram of `n` elements, reusable across calls: the count matrix and its
 /// scan, the grouped elements, and the permutation.
 pub struct HistogramBuffers<T> {
     digit: Digit,
-    pass: PassBuffers,
+    plan: PartitionPlan,
+    counts: CudaSlice<u32>,
+    offsets: CudaSlice<u32>,
+    temp: TempStorage,
     grouped: CudaSlice<T>,
     /// After [`Gpu::histogram_async`]: the counting-sort permutation (first `n` entries).
     pub permutation: CudaSlice<u32>,
@@ -64,21 +32,24 @@ pub struct HistogramBuffers<T> {
 }
 
 impl Gpu {
-    /// Buffers for histograms of `n` elements in `bins` bins over `[lo, hi)`.
+    /// Buffers for histograms of `n` elements of `T` as `opts` says.
     pub fn histogram_buffers<T: Element>(
         &self,
         stream: &Arc<CudaStream>,
         n: u64,
-        bins: u32,
-        lo: f64,
-        hi: f64,
+        opts: &HistogramOptions,
     ) -> Result<HistogramBuffers<T>> {
-        check(bins, lo, hi)?;
+        check_bins(opts.bins, opts.lo, opts.hi)?;
         check_len(n)?;
-        let digit = Digit::bins(bins, lo, hi);
+        let digit = Digit::bins(opts.bins, opts.lo, opts.hi);
+        let plan = plan(self.tuning(), T::TYPE, n, &digit)?;
+        let entries = plan.entries.max(1) as usize;
         Ok(HistogramBuffers {
             digit,
-            pass: PassBuffers::new(self, stream, n, digit)?,
+            counts: self.alloc_zeros(stream, "histogram counts", entries)?,
+            offsets: self.alloc_zeros(stream, "histogram offsets", entries)?,
+            plan,
+            temp: TempStorage::new(),
             grouped: self.alloc_zeros::<T>(stream, "histogram grouped elements", n.max(1) as usize)?,
             permutation: self.alloc_zeros::<u32>(stream, "histogram permutation", n.max(1) as usize)?,
             n,
@@ -100,8 +71,17 @@ impl Gpu {
                 input.len()
             )));
         }
+        if bufs.n == 0 {
+            return Ok(());
+        }
         let b = &mut *bufs;
-        pass(self, stream, input, Values::Indices, &mut b.grouped, Some(&mut b.permutation), b.digit, &mut b.pass)
+        let (keys, _r) = input.device_ptr(stream);
+        let (keys_out, _w) = b.grouped.device_ptr_mut(stream);
+        let (values_out, _wv) = b.permutation.device_ptr_mut(stream);
+        let (counts, _wc) = b.counts.device_ptr_mut(stream);
+        let (offsets, _wo) = b.offsets.device_ptr_mut(stream);
+        let ptrs = Buffers { keys, values: 0, indices: true, keys_out, values_out, counts, offsets, n: b.n };
+        launch::run(self, stream, &b.plan, &b.digit, &ptrs, &mut b.temp)
     }
 
     /// Downloads the result of [`Gpu::histogram_async`] (this waits for the stream).
@@ -112,7 +92,7 @@ impl Gpu {
     ) -> Result<Histogram> {
         let (n, bins) = (bufs.n, bufs.digit.bins);
         // Bin b starts where the scanned count matrix's row b begins (tile 0).
-        let tiles = n.div_ceil(TILE as u64) as usize;
+        let tiles = bufs.plan.tiles as usize;
         let mut starts = Vec::with_capacity(bins as usize + 1);
         for b in 0..=bins as usize {
             if n == 0 {
@@ -120,7 +100,7 @@ impl Gpu {
                 continue;
             }
             let mut v = [0u32];
-            stream.memcpy_dtoh(&bufs.pass.offsets.slice(b * tiles..b * tiles + 1), &mut v)?;
+            stream.memcpy_dtoh(&bufs.offsets.slice(b * tiles..b * tiles + 1), &mut v)?;
             starts.push(v[0] as u64);
         }
         let mut permutation = self.download(stream, &bufs.permutation)?;
@@ -131,17 +111,15 @@ impl Gpu {
         Ok(Histogram { counts, starts, outside, permutation })
     }
 
-    /// The histogram of `input` in `bins` bins over `[lo, hi)` with its counting-sort
-    /// permutation (downloaded; this waits for the stream).
+    /// The histogram of `input` as `opts` says, with its counting-sort permutation (downloaded;
+    /// this waits for the stream).
     pub fn histogram<T: Element>(
         &self,
         stream: &Arc<CudaStream>,
         input: &CudaSlice<T>,
-        bins: u32,
-        lo: f64,
-        hi: f64,
+        opts: &HistogramOptions,
     ) -> Result<Histogram> {
-        let mut bufs = self.histogram_buffers::<T>(stream, input.len() as u64, bins, lo, hi)?;
+        let mut bufs = self.histogram_buffers::<T>(stream, input.len() as u64, opts)?;
         self.histogram_async(stream, input, &mut bufs)?;
         self.histogram_read(stream, &bufs)
     }

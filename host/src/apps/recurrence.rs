@@ -1,33 +1,32 @@
-//! The linear recurrence `x[t] = a[t]·x[t-1] + b[t]` (f32 and f64), the building block of parallel linear
-//! RNN and state-space layers, solved as one single-pass scan over affine maps `x -> a·x + b`
-//! (`scan_abi::op::AffineF32` on (a, b) pairs packed in a u64, `AffineF64` on `[a, b]`; both
-//! non-commutative).
+//! The linear recurrence `x[t] = a[t]·x[t-1] + b[t]` (f32 and f64), the building block of parallel
+//! linear RNN and state-space layers, solved as one single-pass scan over affine maps
+//! `x -> a·x + b` (`scan_abi::op::AffineF32` on (a, b) pairs packed in a u64, `AffineF64` on
+//! `[a, b]`; both non-commutative).
 //!
 //! The initial value enters as the constant map `x -> x0`, i.e. the pair (0, x0), in front of
 //! the first map: the scan's t-th result is then the pair (0, x[t]).
 
-use crate::dispatch::{check_output, single_pass, Job, ScanOptions, TempStorage};
+use crate::element::Element;
 use crate::error::{Error, Result};
+use crate::launch::scan::{single_pass, Operands};
+use crate::options::RecurrenceOptions;
+use crate::plan::check_output;
+use crate::plan::scan::{aligned, recurrence};
 use crate::runtime::Gpu;
+use crate::temp::TempStorage;
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, ValidAsZeroBits};
 use scan_abi::op::AffineF32;
-use scan_abi::{names, tuning, Op};
 use std::sync::Arc;
 
 /// A float type the recurrence is built for, with how its maps travel: f32 pairs packed in a
 /// u64 (`AffineF32`), f64 pairs as `[a, b]` (`AffineF64`).
-pub trait RecurrenceFloat: Copy + Into<f64> + Send + Sync + 'static {
+pub trait RecurrenceFloat: Element + Into<f64> {
     type Map: DeviceRepr + ValidAsZeroBits + Copy + Unpin + Send + Sync;
-    /// The kernels: tile in registers, tile staged in shared memory, pipelined.
-    const KERNEL: &'static str;
-    const STAGED_KERNEL: &'static str;
-    const PIPELINED_KERNEL: &'static str;
-    /// The pipelined kernel with four scanning warps per reducing warp, where one exists (for
-    /// measuring, `GPU_SCAN_PIPE_SPLIT=4`).
-    const PIPELINED_SPLIT4_KERNEL: Option<&'static str>;
     fn map(a: Self, b: Self) -> Self::Map;
     /// The constant map `x -> x0`, i.e. (0, x0), that starts the scan.
     fn start(x0: Self) -> Self::Map;
+    /// The identity map `x -> x`.
+    fn identity_map() -> Self::Map;
     /// `x` of a result map (0, x).
     fn x(m: Self::Map) -> Self;
     /// The nearest value to `v`.
@@ -36,15 +35,14 @@ pub trait RecurrenceFloat: Copy + Into<f64> + Send + Sync + 'static {
 
 impl RecurrenceFloat for f32 {
     type Map = u64;
-    const KERNEL: &'static str = names::RECURRENCE_F32;
-    const STAGED_KERNEL: &'static str = names::RECURRENCE_STAGED_F32;
-    const PIPELINED_KERNEL: &'static str = names::RECURRENCE_PIPELINED_F32;
-    const PIPELINED_SPLIT4_KERNEL: Option<&'static str> = None;
     fn map(a: f32, b: f32) -> u64 {
         AffineF32::pack(a, b)
     }
     fn start(x0: f32) -> u64 {
         AffineF32::pack(0.0, x0)
+    }
+    fn identity_map() -> u64 {
+        AffineF32::pack(1.0, 0.0)
     }
     fn x(m: u64) -> f32 {
         AffineF32::unpack(m).1
@@ -56,15 +54,14 @@ impl RecurrenceFloat for f32 {
 
 impl RecurrenceFloat for f64 {
     type Map = [f64; 2];
-    const KERNEL: &'static str = names::RECURRENCE_F64;
-    const STAGED_KERNEL: &'static str = names::RECURRENCE_STAGED_F64;
-    const PIPELINED_KERNEL: &'static str = names::RECURRENCE_PIPELINED_F64;
-    const PIPELINED_SPLIT4_KERNEL: Option<&'static str> = Some(names::RECURRENCE_PIPELINED_SPLIT4_F64);
     fn map(a: f64, b: f64) -> [f64; 2] {
         [a, b]
     }
     fn start(x0: f64) -> [f64; 2] {
         [0.0, x0]
+    }
+    fn identity_map() -> [f64; 2] {
+        [1.0, 0.0]
     }
     fn x(m: [f64; 2]) -> f64 {
         m[1]
@@ -74,30 +71,15 @@ impl RecurrenceFloat for f64 {
     }
 }
 
-/// The sequential loop in f64, and the magnitude `s[t] = |a[t]|·s[t-1] + |b[t]|` (from |x0|)
-/// against which rounding error is bounded.
-pub fn reference<F: RecurrenceFloat>(a: &[F], b: &[F], x0: F) -> (Vec<f64>, Vec<f64>) {
-    let (mut x, mut s) = (x0.into(), x0.into().abs());
-    a.iter()
-        .zip(b)
-        .map(|(&a, &b)| {
-            let (a, b): (f64, f64) = (a.into(), b.into());
-            x = a * x + b;
-            s = a.abs() * s + b.abs();
-            (x, s)
-        })
-        .unzip()
-}
-
 impl Gpu {
-    /// Solves the recurrence for the maps `F::map(a[t], b[t])` in `maps`, starting from `x0`:
+    /// Solves the recurrence for the maps `F::map(a[t], b[t])` in `maps` as `opts` says:
     /// `out[t]` becomes the map (0, x[t]) (read `x[t]` with `F::x`).
     pub fn recurrence<F: RecurrenceFloat>(
         &self,
         stream: &Arc<CudaStream>,
         maps: &CudaSlice<F::Map>,
-        x0: F,
         out: &mut CudaSlice<F::Map>,
+        opts: &RecurrenceOptions<F>,
         temp: &mut TempStorage,
     ) -> Result<()> {
         let n = maps.len() as u64;
@@ -105,26 +87,15 @@ impl Gpu {
         if n == 0 {
             return Ok(());
         }
-        let start = F::start(x0);
-        let opts = ScanOptions::new(Op::Affine).init(Some(start));
         let (input, _r) = maps.device_ptr(stream);
         let (output, _w) = out.device_ptr_mut(stream);
-        let job = Job { gpu: self, stream, input, output, n, opts: &opts };
-        let size = std::mem::size_of::<F::Map>();
-        let by_default = tuning::recurrence_pipelined(tuning::DEFAULT_ARCH, size, n);
-        let r = if single_pass::pipelined(&job, false, by_default) {
-            let (kernel, p) = single_pass::pipelined_recurrence(size, F::PIPELINED_KERNEL, F::PIPELINED_SPLIT4_KERNEL);
-            single_pass::launch_pipelined(&job, kernel, p, start, None, temp)
-        } else {
-            let staged = single_pass::staged(size, false);
-            let kernel = if staged { F::STAGED_KERNEL } else { F::KERNEL };
-            single_pass::launch(&job, kernel, staged, start, None, temp)
-        };
-        temp.poison_on_error(r)
+        let plan = recurrence(self.tuning(), F::TYPE, n, opts.kernel, aligned(input) && aligned(output))?;
+        let ops = Operands { input, output, n, init: F::start(opts.x0), identity: F::identity_map() };
+        single_pass(self, stream, &plan, ops, None, temp)
     }
 
     /// [`Gpu::recurrence`] from host arrays: returns `x[0..n]`.
-    pub fn recurrence_host<F: RecurrenceFloat>(&self, a: &[F], b: &[F], x0: F) -> Result<Vec<F>> {
+    pub fn recurrence_host<F: RecurrenceFloat>(&self, a: &[F], b: &[F], opts: &RecurrenceOptions<F>) -> Result<Vec<F>> {
         if a.len() != b.len() {
             return Err(Error::invalid(format!("{} factors but {} offsets", a.len(), b.len())));
         }
@@ -132,7 +103,7 @@ impl Gpu {
         let maps: Vec<F::Map> = a.iter().zip(b).map(|(&a, &b)| F::map(a, b)).collect();
         let d_maps = self.upload(&stream, "recurrence maps", &maps)?;
         let mut d_out = self.alloc_zeros::<F::Map>(&stream, "recurrence output", maps.len())?;
-        self.recurrence::<F>(&stream, &d_maps, x0, &mut d_out, &mut TempStorage::new())?;
+        self.recurrence::<F>(&stream, &d_maps, &mut d_out, opts, &mut TempStorage::new())?;
         Ok(stream.clone_dtoh(&d_out)?.into_iter().map(F::x).collect())
     }
 }
@@ -140,6 +111,7 @@ impl Gpu {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reference::apps::recurrence as reference;
     use scan_abi::ScanOp;
 
     /// The scan with the (0, x0) start computes the loop: checked on the CPU with the same
@@ -149,7 +121,7 @@ mod tests {
         let a: Vec<f32> = (0..1000).map(|i| 0.9 + (i % 7) as f32 * 0.01).collect();
         let b: Vec<f32> = (0..1000).map(|i| ((i * 37) % 11) as f32 - 5.0).collect();
         let maps: Vec<u64> = a.iter().zip(&b).map(|(&a, &b)| AffineF32::pack(a, b)).collect();
-        let seq = crate::cpu::scan_with::<u64, AffineF32>(&maps, false, Some(AffineF32::pack(0.0, 2.0)));
+        let seq = crate::reference::scan_with::<u64, AffineF32>(&maps, false, Some(AffineF32::pack(0.0, 2.0)));
         let (x, s) = reference(&a, &b, 2.0);
         for t in 0..1000 {
             let (zero, got) = AffineF32::unpack(seq[t]);
@@ -162,22 +134,25 @@ mod tests {
         let (la, lb) = AffineF32::unpack(left);
         let (ra, rb) = AffineF32::unpack(right);
         assert!((la - ra).abs() <= 1e-6 && (lb - rb).abs() <= 1e-5);
+        assert_eq!(f32::identity_map(), <AffineF32 as ScanOp<u64>>::identity());
+        assert_eq!(f64::identity_map(), <scan_abi::op::AffineF64 as ScanOp<[f64; 2]>>::identity());
     }
 
     /// In the GPU's own combine order (the deterministic replica of the single-pass kernel), the
     /// result stays within the bound the GPU test and the subcommand use.
     #[test]
     fn the_single_pass_order_stays_within_the_bound() {
+        use crate::options::Algorithm::SinglePass;
+        use crate::reference::{replica, verify::roundings};
         for (n, lo, hi) in [(1_000_003usize, 0.9, 1.0), (300_007, -1.0, 1.0), (300_007, 0.999, 1.001)] {
             let a = crate::input::uniform::<f32>(n as u64, n, lo, hi);
             let b = crate::input::uniform::<f32>(n as u64 ^ 1, n, -1.0, 1.0);
             let maps: Vec<u64> = a.iter().zip(&b).map(|(&a, &b)| AffineF32::pack(a, b)).collect();
-            let out = crate::replica::single_pass_with::<u64, AffineF32>(&maps, false, Some(f32::start(1.5)));
+            let out = replica::single_pass_with::<u64, AffineF32>(&maps, false, Some(f32::start(1.5)));
             let (x, s) = reference(&a, &b, 1.5);
             for t in 0..n {
                 let got = AffineF32::unpack(out[t]).1 as f64;
-                let bound =
-                    2.0 * crate::verify::roundings(crate::Algorithm::SinglePass, t, n) * f32::EPSILON as f64 * s[t];
+                let bound = 2.0 * roundings(SinglePass, t, n) * f32::EPSILON as f64 * s[t];
                 assert!(
                     (got - x[t]).abs() <= bound,
                     "n={n} a in [{lo},{hi}) t={t}: {got} vs {} (bound {bound:e})",
@@ -190,11 +165,10 @@ mod tests {
         let a = crate::input::uniform::<f64>(7, n, 0.9, 1.0);
         let b = crate::input::uniform::<f64>(8, n, -1.0, 1.0);
         let maps: Vec<[f64; 2]> = a.iter().zip(&b).map(|(&a, &b)| f64::map(a, b)).collect();
-        let out =
-            crate::replica::single_pass_with::<[f64; 2], scan_abi::op::AffineF64>(&maps, false, Some(f64::start(-3.0)));
+        let out = replica::single_pass_with::<[f64; 2], scan_abi::op::AffineF64>(&maps, false, Some(f64::start(-3.0)));
         let (x, s) = reference(&a, &b, -3.0);
         for t in 0..n {
-            let bound = 2.0 * crate::verify::roundings(crate::Algorithm::SinglePass, t, n) * f64::EPSILON * s[t];
+            let bound = 2.0 * roundings(SinglePass, t, n) * f64::EPSILON * s[t];
             assert!((f64::x(out[t]) - x[t]).abs() <= bound, "f64 t={t}");
         }
     }

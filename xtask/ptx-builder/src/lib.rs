@@ -188,37 +188,6 @@ pub fn build(opts: &Options) -> Result<Built, Error> {
     Ok(Built { ptx, toolchain })
 }
 
-/// `ptx` with launch bounds (`.maxntid`, `.minnctapersm`) inserted into every kernel for which
-/// `bounds(name)` gives `(threads, blocks per SM)`. rustc's nvptx backend has no way to declare
-/// them, and they are what makes ptxas cap a kernel's registers for a target occupancy.
-pub fn add_launch_bounds(ptx: &str, bounds: impl Fn(&str) -> Option<(u32, u32)>) -> String {
-    let mut out = String::with_capacity(ptx.len() + 1024);
-    let mut pending = None;
-    for line in ptx.lines() {
-        if let Some(rest) = line.strip_prefix(".visible .entry ") {
-            pending = bounds(rest.split('(').next().unwrap_or(rest));
-        }
-        if line.trim() == "{" {
-            if let Some((threads, blocks)) = pending.take() {
-                out.push_str(&format!(".maxntid {threads}, 1, 1\n.minnctapersm {blocks}\n"));
-            }
-        }
-        out.push_str(line);
-        out.push('\n');
-    }
-    out
-}
-
-/// Writes `add_launch_bounds` of the module at `ptx` next to it (`<name>.bounded.ptx`) and
-/// returns that path: the module as the host embeds it, for ptxas reports.
-pub fn write_with_launch_bounds(ptx: &Path, bounds: impl Fn(&str) -> Option<(u32, u32)>) -> Result<PathBuf, Error> {
-    let text = std::fs::read_to_string(ptx).map_err(|e| Error::Io(format!("reading {}", ptx.display()), e))?;
-    let out = ptx.with_extension("bounded.ptx");
-    std::fs::write(&out, add_launch_bounds(&text, bounds))
-        .map_err(|e| Error::Io(format!("writing {}", out.display()), e))?;
-    Ok(out)
-}
-
 /// `rustup run <toolchain> cargo` in `gpu/`, with the kernel flags and nothing inherited.
 ///
 /// The raised unroll threshold makes LLVM fully unroll the per-vector loops of the larger tiles;
@@ -302,18 +271,6 @@ pub fn parse_ptxas_log(log: &str) -> Vec<KernelResources> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn launch_bounds_go_into_the_named_kernels_only() {
-        let ptx = ".version 8.5\n.target sm_90\n.func helper()\n{\n\tret;\n}\n\
-                   .visible .entry bounded(\n\t.param .u64 p\n)\n{\n\tret;\n}\n\
-                   .visible .entry free(\n\t.param .u64 p\n)\n{\n\tret;\n}\n";
-        let out = add_launch_bounds(ptx, |k| (k == "bounded").then_some((256, 3)));
-        let bounded = &out[out.find(".entry bounded").unwrap()..out.find(".entry free").unwrap()];
-        assert!(bounded.contains(")\n.maxntid 256, 1, 1\n.minnctapersm 3\n{\n"), "{out}");
-        assert_eq!(out.matches(".maxntid").count(), 1, "only the named kernel, not the function or the other kernel");
-        assert_eq!(out.replace(".maxntid 256, 1, 1\n.minnctapersm 3\n", ""), ptx, "nothing else changes");
-    }
 
     #[test]
     fn parses_ptxas_verbose_output() {

@@ -1,0 +1,142 @@
+//! `compact`: stream compaction of CUB's benchmark values, checked and timed (against CUB's
+//! DeviceSelect::If with a same-run baseline).
+
+use crate::args::{host_len, parse_count, CompactKernelArg, Global, Runs, Type};
+use crate::experiment::{self, first_difference, Check, Experiment};
+use crate::sweep::Baseline;
+use clap::Args;
+use gpu_scan::cudarc::driver::CudaSlice;
+use gpu_scan::reference::apps as reference;
+use gpu_scan::{input, with_elem_type, CompactOptions, Element, Error, Gpu, Keep, Result, TempStorage};
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub struct CompactArgs {
+    /// Number of elements (100000000, 1e8, 2^28). Values follow CUB's benchmark: (i * 2654435761) mod 7.
+    #[arg(value_parser = parse_count)]
+    n: u64,
+    #[arg(long = "type", default_value = "u32")]
+    ty: Type,
+    /// What to keep: `gt:<threshold>`, `nonzero`, or `flags` (a random byte array, half set).
+    #[arg(long, default_value = "gt:3", allow_hyphen_values = true)]
+    keep: String,
+    /// The kernel (auto picks by size, type and what is kept).
+    #[arg(long, default_value = "auto")]
+    kernel: CompactKernelArg,
+    #[command(flatten)]
+    runs: Runs,
+    /// CSV of the CUB baseline from the same run: adds CUB's select_if_gt3 time.
+    #[arg(long)]
+    baseline: Option<PathBuf>,
+}
+
+fn parse_keep<T: Element>(s: &str) -> Result<Keep<T>> {
+    match s {
+        "nonzero" => Ok(Keep::NonZero),
+        "flags" => Ok(Keep::Flags),
+        _ => {
+            let t = s
+                .strip_prefix("gt:")
+                .ok_or_else(|| Error::invalid(format!("--keep `{s}`: expected gt:<threshold>, nonzero or flags")))?;
+            let t = t
+                .parse::<T>()
+                .map_err(|_| Error::invalid(format!("--keep `{s}`: `{t}` is not a valid {} value", T::TYPE.name())))?;
+            Ok(Keep::Greater(t))
+        }
+    }
+}
+
+pub fn run(args: &CompactArgs, global: &Global) -> Result<bool> {
+    with_elem_type!(args.ty.0, T => typed::<T>(args, global))
+}
+
+fn typed<T: Element>(args: &CompactArgs, global: &Global) -> Result<bool> {
+    let keep = parse_keep::<T>(&args.keep)?;
+    let n = host_len(args.n, "N")?;
+    let cub = args.baseline.as_deref().map(Baseline::read).transpose()?;
+    let cub_ms = match keep {
+        Keep::Greater(t) if "3".parse::<T>().ok() == Some(t) => {
+            cub.as_ref().and_then(|c| c.get("select_if_gt3", T::TYPE.name(), args.n))
+        }
+        _ => None,
+    };
+    let data = input::cub_pattern::<T>(n);
+    let flags =
+        (keep == Keep::Flags).then(|| (0..args.n).map(|i| (input::bits(args.runs.seed, i) & 1) as u8).collect());
+    let opts = CompactOptions::new(keep).kernel(args.kernel.0);
+    let mut exp = Compact {
+        spec: args.keep.clone(),
+        data,
+        flags,
+        opts,
+        cub_ms,
+        buffers: None,
+        temp: TempStorage::new(),
+        kept: 0,
+    };
+    experiment::run(global, args.runs.iters, &mut exp)
+}
+
+struct Compact<T> {
+    spec: String,
+    data: Vec<T>,
+    flags: Option<Vec<u8>>,
+    opts: CompactOptions<T>,
+    cub_ms: Option<f64>,
+    buffers: Option<Device<T>>,
+    temp: TempStorage,
+    kept: u64,
+}
+
+/// The compaction's device buffers.
+struct Device<T> {
+    input: CudaSlice<T>,
+    flags: Option<CudaSlice<u8>>,
+    output: CudaSlice<T>,
+}
+
+impl<T: Element> Experiment for Compact<T> {
+    fn title(&self) -> String {
+        format!("compact: n={} {} keep {}", self.data.len(), T::TYPE.name(), self.spec)
+    }
+
+    fn device_bytes(&self) -> u64 {
+        self.data.len() as u64 * (2 * T::TYPE.size() as u64 + 1)
+    }
+
+    fn traffic(&self) -> (u64, u64) {
+        let (n, size) = (self.data.len() as u64, T::TYPE.size() as u64);
+        let flags = self.flags.as_ref().map_or(0, |f| f.len() as u64);
+        (n * size + self.kept * size + flags, n * size)
+    }
+
+    fn prepare(&mut self, gpu: &Gpu) -> Result<()> {
+        let stream = gpu.stream().clone();
+        let d_in = gpu.upload(&stream, "compaction input", &self.data)?;
+        let d_flags = self.flags.as_deref().map(|f| gpu.upload(&stream, "compaction flags", f)).transpose()?;
+        let d_out = gpu.alloc_zeros::<T>(&stream, "compaction output", self.data.len())?;
+        self.buffers = Some(Device { input: d_in, flags: d_flags, output: d_out });
+        Ok(())
+    }
+
+    fn run(&mut self, gpu: &Gpu) -> Result<()> {
+        let d = self.buffers.as_mut().expect("prepared");
+        gpu.compact_async(gpu.stream(), &d.input, d.flags.as_ref(), &mut d.output, &self.opts, &mut self.temp)
+    }
+
+    fn check(&mut self, gpu: &Gpu) -> Result<Check> {
+        let stream = gpu.stream().clone();
+        let d = self.buffers.as_mut().expect("prepared");
+        self.kept = gpu.compact(&stream, &d.input, d.flags.as_ref(), &mut d.output, &self.opts, &mut self.temp)?;
+        let got = gpu.download(&stream, &d.output)?;
+        let want = reference::compact(&self.data, self.flags.as_deref(), self.opts.keep);
+        let kept = (self.kept as usize).min(got.len());
+        let mut check = Check::new(format!("{} kept elements", self.kept), first_difference(&got[..kept], &want));
+        check.notes.push(format!("kept: {} of {}", self.kept, self.data.len()));
+        Ok(check)
+    }
+
+    fn cub_ms(&self) -> Option<f64> {
+        self.cub_ms
+    }
+}

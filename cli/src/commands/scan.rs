@@ -1,0 +1,285 @@
+//! `scan`: one checked, timed scan of generated values, a list, or a file; and `--trace`, the
+//! shared array of a one-block scan after every round.
+
+use crate::args::{host_len, parse_count, Algo, Global, Kernel, Operator, OrderingArg, PropagationArg, Runs, Type};
+use crate::experiment::{self, Check, Experiment};
+use crate::io::{self, FileElement};
+use clap::Args;
+use gpu_scan::cudarc::driver::CudaSlice;
+use gpu_scan::reference::verify;
+use gpu_scan::{input, with_elem_type, BlockAlgo, ElemType, Error, Gpu, Op, Result, ScanOptions, TempStorage};
+use std::path::PathBuf;
+
+/// How the strategies run: options shared by `scan` and `bench`.
+#[derive(Args, Clone, Copy, Debug)]
+pub struct Strategy {
+    /// How the hierarchical strategy combines tile results.
+    #[arg(long, default_value = "reduce-then-scan")]
+    pub propagation: PropagationArg,
+    /// Single-pass: memory ordering of the tile-status words.
+    #[arg(long, default_value = "relaxed")]
+    pub status_ordering: OrderingArg,
+    /// Single-pass: nanoseconds the look-back sleeps between polls (default: the tuning's).
+    #[arg(long)]
+    pub backoff_ns: Option<u32>,
+    /// Single-pass: one fixed combine order, so float results are bitwise reproducible (and
+    /// checked bit for bit against the CPU replica of that order).
+    #[arg(long)]
+    pub deterministic: bool,
+    /// Single-pass: the kernel (auto picks by size, type and operator).
+    #[arg(long, default_value = "auto")]
+    pub kernel: Kernel,
+}
+
+impl Strategy {
+    /// The options of a scan with `op` by `algo`.
+    pub fn options<T>(&self, op: Op, algo: Algo) -> ScanOptions<T> {
+        ScanOptions::new(op)
+            .algorithm(algo.algorithm(self.propagation.0))
+            .status_ordering(self.status_ordering.0)
+            .backoff_ns(self.backoff_ns)
+            .deterministic(self.deterministic)
+            .kernel(self.kernel.0)
+    }
+}
+
+#[derive(Args)]
+pub struct ScanArgs {
+    /// Number of elements: 100000000, 1e8 or 2^28 (optional when --input gives the data).
+    #[arg(value_parser = parse_count)]
+    n: Option<u64>,
+    /// Element type (default u32; a .npy input brings its own).
+    #[arg(long = "type")]
+    ty: Option<Type>,
+    #[arg(long, default_value = "add")]
+    op: Operator,
+    /// Exclusive scan (element i gets the combination of elements 0..i).
+    #[arg(long)]
+    exclusive: bool,
+    /// Initial value combined in front of the first element (default: the operator's identity).
+    #[arg(long, allow_hyphen_values = true)]
+    init: Option<String>,
+    /// Algorithm; a block algorithm name selects the hierarchical strategy with that block scan.
+    #[arg(long, default_value = "single-pass")]
+    algo: Algo,
+    #[command(flatten)]
+    strategy: Strategy,
+    /// Scan the buffer in place (input and output the same).
+    #[arg(long)]
+    in_place: bool,
+    #[command(flatten)]
+    runs: Runs,
+    /// Print the shared array after every round of a one-block scan (kogge-stone, blelloch,
+    /// brent-kung and their variants; N <= 1024), read back from the GPU kernel.
+    #[arg(long)]
+    trace: bool,
+    /// Input instead of generated values: a .npy file, a raw little-endian file (with --type),
+    /// or comma-separated values. N, when given, must match its length.
+    #[arg(long, allow_hyphen_values = true)]
+    input: Option<String>,
+    /// Write the checked result to this .npy or raw file (atomically; never a partial file).
+    #[arg(long)]
+    output: Option<PathBuf>,
+    /// Replace an existing --output file.
+    #[arg(long)]
+    force: bool,
+}
+
+/// Where the scanned values come from.
+enum Source {
+    Generated,
+    List(String),
+    File(PathBuf),
+}
+
+impl Source {
+    /// `--input` names a file when one exists there or it ends in .npy/.bin/.raw; otherwise it
+    /// is a list of values.
+    fn of(input: &Option<String>) -> Source {
+        match input {
+            None => Source::Generated,
+            Some(s) => {
+                let p = PathBuf::from(s);
+                let file_like = matches!(p.extension().and_then(|e| e.to_str()), Some("npy" | "bin" | "raw"));
+                if p.is_file() || file_like {
+                    Source::File(p)
+                } else {
+                    Source::List(s.clone())
+                }
+            }
+        }
+    }
+}
+
+pub fn run(args: &ScanArgs, global: &Global) -> Result<bool> {
+    let source = Source::of(&args.input);
+    let ty = match &source {
+        Source::File(path) => io::input_type(path, args.ty.map(|t| t.0))?,
+        _ => args.ty.map_or(ElemType::U32, |t| t.0),
+    };
+    if !args.op.0.supports(ty) {
+        return Err(gpu_scan::element::unsupported(args.op.0, ty));
+    }
+    if let Some(out) = &args.output {
+        io::check_writable(out, args.force)?;
+    }
+    if args.trace && !matches!(args.algo, Algo::Hierarchical(Some(_))) {
+        return Err(Error::invalid("--trace needs a block algorithm: --algo kogge-stone, blelloch or brent-kung"));
+    }
+    if args.in_place && args.algo == Algo::Naive {
+        return Err(Error::invalid("the naive scan cannot run in place (every thread reads the whole prefix)"));
+    }
+    global.resolve()?;
+    with_elem_type!(ty, T => typed::<T>(args, &source, global))
+}
+
+fn typed<T: FileElement>(args: &ScanArgs, source: &Source, global: &Global) -> Result<bool> {
+    let op = args.op.0;
+    let init = args
+        .init
+        .as_ref()
+        .map(|v| {
+            v.parse::<T>().map_err(|_| Error::invalid(format!("--init `{v}` is not a valid {} value", T::TYPE.name())))
+        })
+        .transpose()?;
+    let given: Option<Vec<T>> = match source {
+        Source::Generated => None,
+        Source::List(s) => Some(input::parse_list::<T>(s).map_err(Error::invalid)?),
+        Source::File(path) => Some(io::read::<T>(path)?),
+    };
+    let n = match (&given, args.n) {
+        (Some(v), Some(n)) if v.len() as u64 != n => {
+            return Err(Error::invalid(format!("N is {n} but --input has {} values", v.len())));
+        }
+        (Some(v), _) => v.len() as u64,
+        (None, Some(n)) => n,
+        (None, None) => return Err(Error::invalid("give N, the number of elements, or --input")),
+    };
+    let n = host_len(n, "N")?;
+    let data = given.unwrap_or_else(|| input::generate::<T>(op, args.runs.seed, n));
+    if args.trace {
+        let Algo::Hierarchical(Some(block)) = args.algo else { unreachable!("checked by run") };
+        return print_trace(&experiment::open(global)?, block, op, &data);
+    }
+    let opts = args.strategy.options::<T>(op, args.algo).exclusive(args.exclusive).init(init);
+    let mut exp = ScanExperiment {
+        data,
+        opts,
+        in_place: args.in_place,
+        buffers: None,
+        temp: TempStorage::new(),
+        got: Vec::new(),
+    };
+    let passed = experiment::run(global, args.runs.iters, &mut exp)?;
+    match &args.output {
+        Some(out) if passed => {
+            io::write(out, &exp.got, args.force)?;
+            println!("wrote {}", out.display());
+        }
+        Some(out) => println!("{} not written: the result failed its check", out.display()),
+        None => {}
+    }
+    Ok(passed)
+}
+
+/// One scan of `data`: on the device, `(input, output)`.
+struct ScanExperiment<T: gpu_scan::Element> {
+    data: Vec<T>,
+    opts: ScanOptions<T>,
+    in_place: bool,
+    buffers: Option<(CudaSlice<T>, CudaSlice<T>)>,
+    temp: TempStorage,
+    got: Vec<T>,
+}
+
+impl<T: gpu_scan::Element> Experiment for ScanExperiment<T> {
+    fn title(&self) -> String {
+        let o = &self.opts;
+        format!(
+            "scan: n={} {} {} {}{}{}, {}{}",
+            self.data.len(),
+            T::TYPE.name(),
+            o.op.name(),
+            if o.exclusive { "exclusive" } else { "inclusive" },
+            o.init.map(|v| format!(" init={v}")).unwrap_or_default(),
+            if self.in_place { " in place" } else { "" },
+            o.algorithm.name(),
+            if o.deterministic { " (deterministic)" } else { "" }
+        )
+    }
+
+    fn device_bytes(&self) -> u64 {
+        2 * self.traffic().1
+    }
+
+    fn traffic(&self) -> (u64, u64) {
+        let bytes = (self.data.len() * T::TYPE.size()) as u64;
+        (2 * bytes, bytes)
+    }
+
+    fn prepare(&mut self, gpu: &Gpu) -> Result<()> {
+        let stream = gpu.stream().clone();
+        let d_in = gpu.upload(&stream, "scan input", &self.data)?;
+        let d_out = gpu.alloc_zeros::<T>(&stream, "scan output", self.data.len())?;
+        self.buffers = Some((d_in, d_out));
+        Ok(())
+    }
+
+    fn reset(&mut self, gpu: &Gpu) -> Result<()> {
+        if let (true, Some((d_in, d_out))) = (self.in_place, self.buffers.as_mut()) {
+            gpu.stream().memcpy_dtod(d_in, d_out)?;
+        }
+        Ok(())
+    }
+
+    fn run(&mut self, gpu: &Gpu) -> Result<()> {
+        let stream = gpu.stream().clone();
+        let (d_in, d_out) = self.buffers.as_mut().expect("prepared");
+        if self.in_place {
+            gpu.scan_in_place(&stream, d_out, &self.opts, &mut self.temp)
+        } else {
+            gpu.scan(&stream, d_in, d_out, &self.opts, &mut self.temp)
+        }
+    }
+
+    fn check(&mut self, gpu: &Gpu) -> Result<Check> {
+        let (_, d_out) = self.buffers.as_ref().expect("prepared");
+        self.got = gpu.download(gpu.stream(), d_out)?;
+        let (verdict, replicated) = verify::verify_run(&self.opts, &self.data, &self.got)?;
+        let err =
+            verdict.max_rel_error.map(|e| format!(", max error {e:.2e} of the magnitude sum")).unwrap_or_default();
+        let replica = if replicated { ", bit-identical to the CPU replica of the deterministic order" } else { "" };
+        let wrong = verdict.first.map(|f| {
+            format!(
+                "{} of {} elements wrong, first at {}: expected {}, got {}",
+                verdict.wrong, verdict.checked, f.index, f.expected, f.got
+            )
+        });
+        Ok(Check::new(format!("{} elements{err}{replica}", verdict.checked), wrong))
+    }
+}
+
+fn print_trace<T: gpu_scan::Element>(gpu: &Gpu, block: BlockAlgo, op: Op, data: &[T]) -> Result<bool> {
+    let trace = gpu.trace(block, op, data)?;
+    let list = |v: &[T]| format!("[{}]", v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", "));
+    println!(
+        "{} trace of {} ({} {}), read back from the GPU after every round:",
+        block.name(),
+        list(data),
+        T::TYPE.name(),
+        op.name()
+    );
+    let width = block.trace_width(data.len() as u32) as usize;
+    if width > data.len() {
+        println!("  (the tree spans {width} entries; entries past {} hold the identity)", data.len());
+    }
+    for step in &trace.steps {
+        let stride = if step.phase == "zero-root" { String::new() } else { format!("stride {}", step.stride) };
+        println!("  {:<9} {:<10} {}", step.phase, stride, list(&step.state));
+    }
+    println!("  inclusive: {}", list(&trace.inclusive));
+    println!("  exclusive: {}", list(&trace.exclusive));
+    let m = data.len() as u32;
+    println!("  work: {} combines, {} barrier rounds", block.combines(m), block.barriers(m));
+    Ok(true)
+}

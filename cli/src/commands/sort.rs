@@ -1,0 +1,279 @@
+//! `sort` and `histogram`: the radix sort of random keys (or CUB's benchmark keys), and the
+//! histogram with its counting-sort permutation, both built on stable partitions by digit.
+
+use crate::args::{host_len, parse_count, Global, Runs, Type};
+use crate::experiment::{self, first_difference, Check, Experiment};
+use crate::sweep::Baseline;
+use clap::{Args, ValueEnum};
+use gpu_scan::apps::histogram::HistogramBuffers;
+use gpu_scan::apps::sort::SortBuffers;
+use gpu_scan::cudarc::driver::CudaSlice;
+use gpu_scan::reference::apps as reference;
+use gpu_scan::{input, with_elem_type, Element, Error, Gpu, HistogramOptions, Result};
+use scan_abi::kernel::WIDE_TYPES;
+use std::path::PathBuf;
+
+/// Which keys to sort.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Keys {
+    /// Uniform random bits.
+    Random,
+    /// The CUB baseline's keys, (i * 2654435761) mod 7.
+    Cub,
+}
+
+#[derive(Args)]
+pub struct SortArgs {
+    /// Number of keys (2^28, 1e6, ...).
+    #[arg(value_parser = parse_count)]
+    n: u64,
+    /// Key type (u32, i32, u64, i64, f32, f64).
+    #[arg(long = "type", default_value = "u32")]
+    ty: Type,
+    /// Carry u32 values (the keys' input positions) along.
+    #[arg(long)]
+    values: bool,
+    /// Random bits per key, the rest zero (default: all): fewer make many equal digits.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
+    key_bits: Option<u32>,
+    #[arg(long, default_value = "random")]
+    keys: Keys,
+    #[command(flatten)]
+    runs: Runs,
+    /// CSV of the CUB baseline from the same run: adds CUB's radix sort of the same keys.
+    #[arg(long)]
+    baseline: Option<PathBuf>,
+}
+
+/// An error unless the sort and histogram take keys of `ty`.
+fn check_key_type(ty: gpu_scan::ElemType) -> Result<()> {
+    if WIDE_TYPES.contains(&ty) {
+        return Ok(());
+    }
+    Err(Error::invalid(format!("{} keys are not supported: u32, i32, u64, i64, f32 or f64", ty.name())))
+}
+
+pub fn sort(args: &SortArgs, global: &Global) -> Result<bool> {
+    check_key_type(args.ty.0)?;
+    let width = 8 * args.ty.0.size() as u32;
+    if let Some(b) = args.key_bits.filter(|&b| b > width) {
+        return Err(Error::invalid(format!("--key-bits {b}: {} keys have {width} bits", args.ty.0.name())));
+    }
+    if args.keys == Keys::Cub && args.key_bits.is_some() {
+        return Err(Error::invalid("--key-bits sets random keys' bits; --keys cub has no random bits"));
+    }
+    let cub = args.baseline.as_deref().map(Baseline::read).transpose()?;
+    with_elem_type!(args.ty.0, T => sort_typed::<T>(args, cub, global))
+}
+
+fn sort_typed<T: Element>(args: &SortArgs, cub: Option<Baseline>, global: &Global) -> Result<bool> {
+    let n = host_len(args.n, "N")?;
+    let keys = match args.keys {
+        Keys::Cub => input::cub_pattern::<T>(n),
+        Keys::Random => {
+            let mask = args.key_bits.map_or(u64::MAX, |b| u64::MAX >> (64 - b));
+            (0..args.n).map(|i| T::from_bits(input::bits(args.runs.seed, i) & mask)).collect()
+        }
+    };
+    // CUB's timings are of the same keys: the baseline's random keys are seed 42's, all bits.
+    let label = match (args.keys, args.values) {
+        (Keys::Cub, false) => Some("radix_sort_keys"),
+        (Keys::Random, _) if args.runs.seed != 42 || args.key_bits.is_some() => None,
+        (Keys::Random, false) => Some("radix_sort_keys_random"),
+        (Keys::Random, true) => Some("radix_sort_pairs_random"),
+        (Keys::Cub, true) => None,
+    };
+    let cub_ms = label.and_then(|l| cub.as_ref().and_then(|c| c.get(l, T::TYPE.name(), args.n)));
+    let values = args.values.then(|| (0..n as u32).collect());
+    let mut exp = Sort { keys, values, cub_ms, buffers: None, bufs: SortBuffers::new(), what: describe(args) };
+    experiment::run(global, args.runs.iters, &mut exp)
+}
+
+fn describe(args: &SortArgs) -> String {
+    let keys = match args.keys {
+        Keys::Cub => ", CUB's benchmark keys (i * 2654435761) mod 7".to_string(),
+        Keys::Random => args.key_bits.map_or(String::new(), |b| format!(", {b} random bits each")),
+    };
+    format!("{keys}{}", if args.values { " with u32 values" } else { "" })
+}
+
+struct Sort<T> {
+    keys: Vec<T>,
+    values: Option<Vec<u32>>,
+    cub_ms: Option<f64>,
+    buffers: Option<Device<T>>,
+    bufs: SortBuffers<T>,
+    what: String,
+}
+
+/// Device keys and values as given, and the ones each run sorts.
+struct Device<T> {
+    keys: CudaSlice<T>,
+    values: Option<CudaSlice<u32>>,
+    work: CudaSlice<T>,
+    work_values: Option<CudaSlice<u32>>,
+}
+
+impl<T: Element> Experiment for Sort<T> {
+    fn title(&self) -> String {
+        format!("sort: n={} {} keys{}", self.keys.len(), T::TYPE.name(), self.what)
+    }
+
+    fn device_bytes(&self) -> u64 {
+        let per = T::TYPE.size() as u64 + if self.values.is_some() { 4 } else { 0 };
+        3 * self.keys.len() as u64 * per
+    }
+
+    fn traffic(&self) -> (u64, u64) {
+        let per = T::TYPE.size() as u64 + if self.values.is_some() { 4 } else { 0 };
+        let n = self.keys.len() as u64;
+        (2 * n * per, n * T::TYPE.size() as u64)
+    }
+
+    fn prepare(&mut self, gpu: &Gpu) -> Result<()> {
+        let stream = gpu.stream().clone();
+        let keys = gpu.upload(&stream, "keys", &self.keys)?;
+        let values = self.values.as_deref().map(|v| gpu.upload(&stream, "values", v)).transpose()?;
+        let work = gpu.upload(&stream, "keys to sort", &self.keys)?;
+        let work_values = self.values.as_deref().map(|v| gpu.upload(&stream, "values to sort", v)).transpose()?;
+        self.buffers = Some(Device { keys, values, work, work_values });
+        Ok(())
+    }
+
+    fn reset(&mut self, gpu: &Gpu) -> Result<()> {
+        let stream = gpu.stream();
+        let d = self.buffers.as_mut().expect("prepared");
+        stream.memcpy_dtod(&d.keys, &mut d.work)?;
+        if let (Some(src), Some(dst)) = (d.values.as_ref(), d.work_values.as_mut()) {
+            stream.memcpy_dtod(src, dst)?;
+        }
+        Ok(())
+    }
+
+    fn run(&mut self, gpu: &Gpu) -> Result<()> {
+        let d = self.buffers.as_mut().expect("prepared");
+        gpu.sort_with(gpu.stream(), &mut d.work, d.work_values.as_mut(), &mut self.bufs)
+    }
+
+    fn check(&mut self, gpu: &Gpu) -> Result<Check> {
+        let stream = gpu.stream();
+        let d = self.buffers.as_ref().expect("prepared");
+        let got = gpu.download(stream, &d.work)?;
+        let got_values = d.work_values.as_ref().map(|v| gpu.download(stream, v)).transpose()?;
+        let (want, want_values) = reference::sort(&self.keys, self.values.as_deref());
+        let bits = |v: &[T]| v.iter().map(|x| x.to_bits()).collect::<Vec<u64>>();
+        let mut wrong = first_difference(&bits(&got), &bits(&want));
+        if wrong.is_none() {
+            wrong = match (got_values, want_values) {
+                (Some(g), Some(w)) => first_difference(&g, &w).map(|d| format!("values: {d}")),
+                _ => None,
+            };
+        }
+        Ok(Check::new(format!("{} keys sorted, stable", self.keys.len()), wrong))
+    }
+
+    fn cub_ms(&self) -> Option<f64> {
+        self.cub_ms
+    }
+}
+
+#[derive(Args)]
+pub struct HistogramArgs {
+    #[arg(value_parser = parse_count)]
+    n: u64,
+    /// Value type (u32, i32, u64, i64, f32, f64); the values are uniform floats over the range,
+    /// rounded down for integer types.
+    #[arg(long = "type", default_value = "f32")]
+    ty: Type,
+    /// Number of bins (1 to 1024).
+    #[arg(long, default_value_t = 256)]
+    bins: u32,
+    /// Lower end of the binned range.
+    #[arg(long, default_value_t = 0.0, allow_hyphen_values = true)]
+    lo: f64,
+    /// Upper end (exclusive). Values are drawn from [lo - 5%, hi + 5%), so some fall outside.
+    #[arg(long, default_value_t = 1.0, allow_hyphen_values = true)]
+    hi: f64,
+    #[command(flatten)]
+    runs: Runs,
+}
+
+pub fn histogram(args: &HistogramArgs, global: &Global) -> Result<bool> {
+    check_key_type(args.ty.0)?;
+    reference::check_bins(args.bins, args.lo, args.hi)?;
+    with_elem_type!(args.ty.0, T => histogram_typed::<T>(args, global))
+}
+
+fn histogram_typed<T: Element>(args: &HistogramArgs, global: &Global) -> Result<bool> {
+    let n = host_len(args.n, "N")?;
+    let (lo, hi) = (args.lo, args.hi);
+    let pad = 0.05 * (hi - lo);
+    let data: Vec<T> = input::uniform::<f64>(args.runs.seed, n, lo - pad, hi + pad)
+        .into_iter()
+        .map(|x| match T::TYPE.size() {
+            _ if !T::TYPE.is_float() => T::from_bits(x.floor() as i64 as u64),
+            4 => T::from_bits((x as f32).to_bits() as u64),
+            _ => T::from_bits(x.to_bits()),
+        })
+        .collect();
+    let opts = HistogramOptions::new(args.bins, lo, hi);
+    let mut exp = Histogram { data, opts, buffers: None };
+    experiment::run(global, args.runs.iters, &mut exp)
+}
+
+struct Histogram<T> {
+    data: Vec<T>,
+    opts: HistogramOptions,
+    buffers: Option<(CudaSlice<T>, HistogramBuffers<T>)>,
+}
+
+impl<T: Element> Experiment for Histogram<T> {
+    fn title(&self) -> String {
+        let o = &self.opts;
+        format!("histogram: n={} {} in {} bins over [{}, {})", self.data.len(), T::TYPE.name(), o.bins, o.lo, o.hi)
+    }
+
+    fn device_bytes(&self) -> u64 {
+        self.data.len() as u64 * (2 * T::TYPE.size() as u64 + 12)
+    }
+
+    fn traffic(&self) -> (u64, u64) {
+        let bytes = (self.data.len() * T::TYPE.size()) as u64;
+        (2 * bytes + 4 * self.data.len() as u64, bytes)
+    }
+
+    fn prepare(&mut self, gpu: &Gpu) -> Result<()> {
+        let stream = gpu.stream().clone();
+        let d = gpu.upload(&stream, "histogram input", &self.data)?;
+        let bufs = gpu.histogram_buffers::<T>(&stream, self.data.len() as u64, &self.opts)?;
+        self.buffers = Some((d, bufs));
+        Ok(())
+    }
+
+    fn run(&mut self, gpu: &Gpu) -> Result<()> {
+        let (d, bufs) = self.buffers.as_mut().expect("prepared");
+        gpu.histogram_async(gpu.stream(), d, bufs)
+    }
+
+    fn check(&mut self, gpu: &Gpu) -> Result<Check> {
+        let (_, bufs) = self.buffers.as_ref().expect("prepared");
+        let h = gpu.histogram_read(gpu.stream(), bufs)?;
+        let o = &self.opts;
+        let want = reference::histogram(&self.data, o.bins, o.lo, o.hi)?;
+        let wrong = if h.counts != want.counts || h.outside != want.outside {
+            Some("counts differ".to_string())
+        } else if h.starts != want.starts {
+            Some("bin starts differ".to_string())
+        } else {
+            first_difference(&h.permutation, &want.permutation).map(|d| format!("permutation: {d}"))
+        };
+        let show = |v: &[u64]| {
+            let shown: Vec<String> = v.iter().take(8).map(u64::to_string).collect();
+            format!("[{}{}]", shown.join(", "), if v.len() > 8 { ", ..." } else { "" })
+        };
+        let mut check = Check::new("counts, starts and the stable permutation", wrong);
+        check.notes.push(format!("counts: {}, outside the range: {}", show(&h.counts), h.outside));
+        check.notes.push(format!("starts: {}", show(&h.starts)));
+        Ok(check)
+    }
+}

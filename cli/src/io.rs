@@ -1,0 +1,340 @@
+//! Reading inputs from and writing results to files: NumPy `.npy` (via `npyz`) and raw
+//! little-endian binary.
+//!
+//! Reading checks everything before any GPU work: the magic and header, that the dtype is one of
+//! the element types, that the array is one-dimensional and in C order, and that the data is
+//! complete. Writing goes to a temporary file in the destination's folder that is renamed into
+//! place only once it is complete, so an error or interruption never leaves a truncated output
+//! behind, and an existing file is replaced only when asked to.
+
+use gpu_scan::{ElemType, Element, Error, Result};
+use npyz::WriterBuilder;
+use std::io::{BufReader, Read, Write};
+use std::path::Path;
+
+/// An element type that NumPy files hold.
+pub trait FileElement: Element + npyz::Deserialize + npyz::AutoSerialize {}
+
+impl<T: Element + npyz::Deserialize + npyz::AutoSerialize> FileElement for T {}
+
+/// How a file holds its elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// NumPy `.npy`: the element type comes from the file.
+    Npy,
+    /// Raw little-endian elements; the element type must be given.
+    Raw,
+}
+
+impl Format {
+    /// `.npy` files are NumPy arrays; anything else is raw binary.
+    pub fn of(path: &Path) -> Format {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some(e) if e.eq_ignore_ascii_case("npy") => Format::Npy,
+            _ => Format::Raw,
+        }
+    }
+}
+
+/// The NumPy type string of an element type (little-endian).
+pub fn npy_dtype(ty: ElemType) -> &'static str {
+    match ty {
+        ElemType::U8 => "|u1",
+        ElemType::U16 => "<u2",
+        ElemType::U32 => "<u4",
+        ElemType::I32 => "<i4",
+        ElemType::U64 => "<u8",
+        ElemType::I64 => "<i8",
+        ElemType::F32 => "<f4",
+        ElemType::F64 => "<f8",
+    }
+}
+
+/// The element type of a NumPy type string, either byte order.
+fn elem_type_of(dtype: &str) -> Option<ElemType> {
+    let body = dtype.trim_start_matches(['<', '>', '|', '=']);
+    ElemType::ALL.into_iter().find(|t| &npy_dtype(*t)[1..] == body)
+}
+
+fn bad(path: &Path, what: impl std::fmt::Display) -> Error {
+    Error::invalid(format!("{}: {what}", path.display()))
+}
+
+/// The element type stored in the `.npy` file at `path`, from its header alone.
+pub fn npy_type(path: &Path) -> Result<ElemType> {
+    let file = std::fs::File::open(path).map_err(|e| bad(path, format!("cannot open: {e}")))?;
+    let header = npyz::NpyHeader::from_reader(BufReader::new(file))
+        .map_err(|e| bad(path, format!("not a valid .npy file: {e}")))?;
+    check_header(path, &header)
+}
+
+fn check_header(path: &Path, header: &npyz::NpyHeader) -> Result<ElemType> {
+    let dtype = match header.dtype() {
+        npyz::DType::Plain(t) => t.to_string(),
+        other => {
+            return Err(bad(path, format!("structured dtype {other:?} is not supported; store a plain 1-D array")))
+        }
+    };
+    let ty = elem_type_of(&dtype).ok_or_else(|| {
+        let supported: Vec<&str> = ElemType::ALL.iter().map(|t| npy_dtype(*t)).collect();
+        bad(path, format!("dtype {dtype} is not supported; supported: {}", supported.join(" ")))
+    })?;
+    if header.shape().len() != 1 {
+        return Err(bad(
+            path,
+            format!("shape {:?} is not one-dimensional; flatten it first (numpy: a.ravel())", header.shape()),
+        ));
+    }
+    if header.order() == npyz::Order::Fortran {
+        return Err(bad(path, "Fortran order is not supported; save a C-ordered array (numpy: np.ascontiguousarray)"));
+    }
+    Ok(ty)
+}
+
+/// Reads the elements of `path` as `T`: a `.npy` file must hold `T`'s dtype; a raw file must be
+/// a whole number of elements.
+pub fn read<T: FileElement>(path: &Path) -> Result<Vec<T>> {
+    match Format::of(path) {
+        Format::Npy => {
+            let file = std::fs::File::open(path).map_err(|e| bad(path, format!("cannot open: {e}")))?;
+            let npy = npyz::NpyFile::new(BufReader::new(file))
+                .map_err(|e| bad(path, format!("not a valid .npy file: {e}")))?;
+            let ty = check_header(path, npy.header())?;
+            if ty != T::TYPE {
+                return Err(bad(path, format!("holds {}, not {}", ty.name(), T::TYPE.name())));
+            }
+            let expected = npy.shape()[0];
+            let v: Vec<T> = npy.into_vec().map_err(|e| bad(path, format!("truncated or unreadable data: {e}")))?;
+            if v.len() as u64 != expected {
+                return Err(bad(
+                    path,
+                    format!("truncated: the header promises {expected} elements, the file holds {}", v.len()),
+                ));
+            }
+            Ok(v)
+        }
+        Format::Raw => {
+            let mut bytes = Vec::new();
+            std::fs::File::open(path)
+                .and_then(|mut f| f.read_to_end(&mut bytes))
+                .map_err(|e| bad(path, format!("cannot read: {e}")))?;
+            let size = T::TYPE.size();
+            if bytes.len() % size != 0 {
+                return Err(bad(
+                    path,
+                    format!("{} bytes is not a whole number of {}-byte {} elements", bytes.len(), size, T::TYPE.name()),
+                ));
+            }
+            Ok(bytes.chunks_exact(size).map(|c| T::from_bits(le_bits(c))).collect())
+        }
+    }
+}
+
+fn le_bits(c: &[u8]) -> u64 {
+    c.iter().rev().fold(0, |acc, &b| acc << 8 | b as u64)
+}
+
+/// Fails unless `path` may be written: its folder exists and, without `force`, no file is there.
+pub fn check_writable(path: &Path, force: bool) -> Result<()> {
+    if path.exists() && !force {
+        return Err(bad(path, "exists; pass --force to replace it"));
+    }
+    let dir = folder_of(path);
+    if !dir.is_dir() {
+        return Err(bad(path, format!("folder {} does not exist", dir.display())));
+    }
+    Ok(())
+}
+
+fn folder_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+/// Writes `data` to `path` (format from the extension) through a temporary file renamed into
+/// place once complete; an existing file is replaced only with `force`.
+pub fn write<T: FileElement>(path: &Path, data: &[T], force: bool) -> Result<()> {
+    check_writable(path, force)?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".gpu-scan-")
+        .tempfile_in(folder_of(path))
+        .map_err(|e| bad(path, format!("cannot create a temporary file beside it: {e}")))?;
+    let io = |e: std::io::Error| bad(path, format!("cannot write: {e}"));
+    {
+        let mut w = std::io::BufWriter::new(tmp.as_file_mut());
+        match Format::of(path) {
+            Format::Npy => {
+                let mut npy = npyz::WriteOptions::new()
+                    .default_dtype()
+                    .shape(&[data.len() as u64])
+                    .writer(&mut w)
+                    .begin_nd()
+                    .map_err(io)?;
+                npy.extend(data.iter().copied()).map_err(io)?;
+                npy.finish().map_err(io)?;
+            }
+            Format::Raw => {
+                let size = T::TYPE.size();
+                for x in data {
+                    w.write_all(&x.to_bits().to_le_bytes()[..size]).map_err(io)?;
+                }
+            }
+        }
+        w.flush().map_err(io)?;
+    }
+    tmp.as_file().sync_all().map_err(io)?;
+    if force {
+        tmp.persist(path).map_err(|e| io(e.error))?;
+    } else {
+        tmp.persist_noclobber(path).map_err(|e| bad(path, format!("cannot create it: {}", e.error)))?;
+    }
+    Ok(())
+}
+
+/// The element type to scan `path` as: a `.npy` file's own, which must agree with `requested`
+/// when given; a raw file needs `requested`.
+pub fn input_type(path: &Path, requested: Option<ElemType>) -> Result<ElemType> {
+    match Format::of(path) {
+        Format::Npy => {
+            let ty = npy_type(path)?;
+            match requested {
+                Some(r) if r != ty => Err(bad(path, format!("holds {}, but --type {} was given", ty.name(), r.name()))),
+                _ => Ok(ty),
+            }
+        }
+        Format::Raw => requested.ok_or_else(|| bad(path, "raw binary input needs --type (or use a .npy file)")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpu_scan::with_elem_type;
+
+    fn dir() -> tempfile::TempDir {
+        tempfile::tempdir().unwrap()
+    }
+
+    #[test]
+    fn npy_and_raw_round_trip_every_type() {
+        let d = dir();
+        for ty in ElemType::ALL {
+            with_elem_type!(ty, T => {
+                let data = gpu_scan::input::generate::<T>(gpu_scan::Op::Add, 3, 1000);
+                for name in ["a.npy", "a.bin"] {
+                    let p = d.path().join(format!("{}-{name}", ty.name()));
+                    write::<T>(&p, &data, false).unwrap();
+                    assert_eq!(read::<T>(&p).unwrap(), data, "{}", p.display());
+                }
+                let p = d.path().join(format!("{}-a.npy", ty.name()));
+                assert_eq!(input_type(&p, None).unwrap(), ty);
+            });
+        }
+    }
+
+    #[test]
+    fn never_overwrites_without_force_and_leaves_no_temporary_files() {
+        let d = dir();
+        let p = d.path().join("out.npy");
+        write::<u32>(&p, &[1, 2, 3], false).unwrap();
+        let e = write::<u32>(&p, &[4], false).unwrap_err().to_string();
+        assert!(e.contains("exists; pass --force"), "{e}");
+        assert_eq!(read::<u32>(&p).unwrap(), [1, 2, 3]);
+        write::<u32>(&p, &[4], true).unwrap();
+        assert_eq!(read::<u32>(&p).unwrap(), [4]);
+        let names: Vec<_> = std::fs::read_dir(d.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names.len(), 1, "{names:?}");
+        let missing = d.path().join("no/such/folder/out.npy");
+        assert!(write::<u32>(&missing, &[1], false).unwrap_err().to_string().contains("does not exist"));
+    }
+
+    /// A valid .npy header for `dtype` and `shape`, as NumPy writes it (version 1.0).
+    fn npy_bytes(dtype: &str, fortran: bool, shape: &str, data: &[u8]) -> Vec<u8> {
+        let mut header = format!(
+            "{{'descr': '{dtype}', 'fortran_order': {}, 'shape': {shape}, }}",
+            if fortran { "True" } else { "False" }
+        );
+        while (10 + header.len() + 1) % 64 != 0 {
+            header.push(' ');
+        }
+        header.push('\n');
+        let mut v = b"\x93NUMPY\x01\x00".to_vec();
+        v.extend((header.len() as u16).to_le_bytes());
+        v.extend(header.as_bytes());
+        v.extend(data);
+        v
+    }
+
+    #[test]
+    fn malformed_files_are_clear_errors() {
+        let d = dir();
+        let case = |name: &str, bytes: Vec<u8>| {
+            let p = d.path().join(name);
+            std::fs::write(&p, bytes).unwrap();
+            let e1 = input_type(&p, None).err().map(|e| e.to_string());
+            let e2 = read::<u32>(&p).err().map(|e| e.to_string());
+            e1.or(e2).unwrap_or_else(|| panic!("{name} was accepted"))
+        };
+        assert!(case("magic.npy", b"PK\x03\x04 not numpy at all".to_vec()).contains("not a valid .npy file"));
+        assert!(case("complex.npy", npy_bytes("<c8", false, "(2,)", &[0; 16])).contains("dtype <c8 is not supported"));
+        assert!(case("shape.npy", npy_bytes("<u4", false, "(2, 2)", &[0; 16])).contains("not one-dimensional"));
+        assert!(case("fortran.npy", npy_bytes("<u4", true, "(4,)", &[0; 16])).contains("Fortran order"));
+        assert!(case("short.npy", npy_bytes("<u4", false, "(4,)", &[0; 10])).contains("truncated"));
+        let odd = d.path().join("odd.bin");
+        std::fs::write(&odd, [0u8; 7]).unwrap();
+        let e = read::<u32>(&odd).unwrap_err().to_string();
+        assert!(e.contains("7 bytes is not a whole number of 4-byte u32 elements"), "{e}");
+        let p = d.path().join("f.npy");
+        write::<f32>(&p, &[1.0], false).unwrap();
+        assert!(read::<u32>(&p).unwrap_err().to_string().contains("holds f32, not u32"));
+        assert!(input_type(&p, Some(ElemType::U32)).unwrap_err().to_string().contains("--type u32 was given"));
+        assert!(input_type(&d.path().join("x.bin"), None).unwrap_err().to_string().contains("needs --type"));
+    }
+
+    #[test]
+    fn big_endian_npy_is_read_in_native_order() {
+        let d = dir();
+        let p = d.path().join("be.npy");
+        std::fs::write(&p, npy_bytes(">u4", false, "(2,)", &[0, 0, 0, 1, 0, 0, 1, 0])).unwrap();
+        assert_eq!(read::<u32>(&p).unwrap(), [1, 256]);
+    }
+
+    /// Every reader on `bytes` under two file names: a value or an error that names the file,
+    /// never a panic.
+    fn try_all(bytes: &[u8]) -> Result<(), proptest::test_runner::TestCaseError> {
+        let d = dir();
+        for name in ["f.npy", "f.bin"] {
+            let p = d.path().join(name);
+            std::fs::write(&p, bytes).unwrap();
+            let _ = input_type(&p, None);
+            if let Err(e) = read::<u32>(&p) {
+                proptest::prop_assert!(e.to_string().contains(name), "errors name the file: {e}");
+            }
+            let _ = read::<f64>(&p);
+        }
+        Ok(())
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 256, ..Default::default() })]
+
+        #[test]
+        fn arbitrary_bytes_are_values_or_errors(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..300)) {
+            try_all(&bytes)?;
+        }
+
+        #[test]
+        fn damaged_npy_files_are_values_or_errors(at in 0usize..200, value: u8, cut in 0usize..200) {
+            let d = dir();
+            let p = d.path().join("v.npy");
+            write::<u32>(&p, &[1, 2, 3, 4, 5, 6, 7, 8], true).unwrap();
+            let mut bytes = std::fs::read(&p).unwrap();
+            let at = at % bytes.len();
+            bytes[at] = value;
+            bytes.truncate(bytes.len() - cut % bytes.len());
+            try_all(&bytes)?;
+        }
+    }
+}

@@ -1,0 +1,42 @@
+//! Carrying out a compaction plan (`compact_kernels!`, `compact_pipe_kernels!` in gpu/).
+
+use super::{go, ready, state};
+use crate::error::Result;
+use crate::plan::compact::CompactPlan;
+use crate::runtime::Gpu;
+use crate::temp::TempStorage;
+use cudarc::driver::{CudaStream, DeviceRepr, PushKernelArg};
+use std::sync::Arc;
+
+/// The compaction's operands: input, flags (0 for none), output, and how many elements.
+pub(crate) struct Operands<T> {
+    pub input: u64,
+    pub flags: u64,
+    pub output: u64,
+    pub n: u64,
+    pub pred: u32,
+    pub threshold: T,
+}
+
+/// Carries out `plan`; the count of kept elements goes to the first 8 bytes of `temp`'s scratch.
+pub(crate) fn run<T: DeviceRepr + Copy>(
+    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
+    plan: &CompactPlan,
+    ops: Operands<T>,
+    temp: &mut TempStorage,
+) -> Result<()> {
+    let r = ready(gpu, &plan.launch)?;
+    let s = state(gpu, stream, temp, &plan.state, &r)?;
+    let count = temp.scratch(gpu, stream, 8)?;
+    let mut b = stream.launch_builder(&r.f);
+    b.arg(&ops.input).arg(&ops.flags).arg(&ops.output).arg(&count).arg(&ops.n).arg(&ops.pred).arg(&ops.threshold);
+    b.arg(&s.ptr).arg(&s.counter_base).arg(&s.epoch);
+    if let Some(stages) = &plan.stages {
+        b.arg(stages);
+    }
+    // SAFETY: the arguments match compact_kernels! (and, with the stages, compact_pipe_kernels!)
+    // in gpu/; input, flags and output hold n elements, the tile state what the plan sized, the
+    // count 8 bytes; the pipelined kernel's input is on a 16-byte boundary (the planner checked).
+    temp.poison_on_error(unsafe { go(&mut b, &r) })
+}

@@ -1,0 +1,147 @@
+//! Carrying out scan plans: single-pass launches (also of the recurrences and the timeline
+//! kernel), the hierarchical strategy's steps, and the naive kernel.
+
+use super::{go, ready, state};
+use crate::error::Result;
+use crate::plan::scan::{Buf, HierStep, ScanPlan, SinglePass};
+use crate::runtime::Gpu;
+use crate::temp::TempStorage;
+use cudarc::driver::{CudaStream, DeviceRepr, PushKernelArg};
+use scan_abi::kernel::flags::HAS_INIT;
+use std::sync::Arc;
+
+/// Raw device pointers and the initial value of one scan: `init` goes in front when the plan's
+/// flags ask for it, `identity` everywhere else.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Operands<T> {
+    pub input: u64,
+    pub output: u64,
+    pub n: u64,
+    pub init: T,
+    pub identity: T,
+}
+
+/// Carries out `plan`.
+pub(crate) fn run<T: DeviceRepr + Copy>(
+    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
+    plan: &ScanPlan,
+    ops: Operands<T>,
+    temp: &mut TempStorage,
+) -> Result<()> {
+    let r = match plan {
+        ScanPlan::Empty => Ok(()),
+        ScanPlan::SinglePass(s) => single_pass(gpu, stream, s, ops, None, temp),
+        ScanPlan::Hierarchical(h) => {
+            let scratch = temp.scratch(gpu, stream, h.scratch_bytes)?;
+            h.steps.iter().try_for_each(|step| hier_step(gpu, stream, step, &ops, scratch))
+        }
+        ScanPlan::Naive { launch, flags } => {
+            let r = ready(gpu, launch)?;
+            let init = if flags & HAS_INIT != 0 { ops.init } else { ops.identity };
+            let mut b = stream.launch_builder(&r.f);
+            b.arg(&ops.input).arg(&ops.output).arg(&ops.n).arg(&init).arg(flags);
+            // SAFETY: matches naive_kernels! in gpu/; both buffers hold n elements.
+            unsafe { go(&mut b, &r) }
+        }
+    };
+    temp.poison_on_error(r)
+}
+
+/// One single-pass-style launch (`single_pass_kernel!`, `pipelined_kernel!` in gpu/) over
+/// `ops.n` values, with `extra` as the kernel's last argument where it takes one more (the row
+/// length of `batched_rows_pipe`, the records of the timeline kernel).
+pub(crate) fn single_pass<T: DeviceRepr + Copy>(
+    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
+    plan: &SinglePass,
+    ops: Operands<T>,
+    extra: Option<u64>,
+    temp: &mut TempStorage,
+) -> Result<()> {
+    let r = ready(gpu, &plan.launch)?;
+    let s = state(gpu, stream, temp, &plan.state, &r)?;
+    let init = if plan.flags & HAS_INIT != 0 { ops.init } else { ops.identity };
+    let mut b = stream.launch_builder(&r.f);
+    b.arg(&ops.input).arg(&ops.output).arg(&ops.n).arg(&init).arg(&plan.flags);
+    b.arg(&s.ptr).arg(&s.counter_base).arg(&s.epoch).arg(&plan.backoff_ns);
+    if let Some(stages) = &plan.stages {
+        b.arg(stages);
+    }
+    if let Some(extra) = &extra {
+        b.arg(extra);
+    }
+    // SAFETY: the arguments match single_pass_kernel! (and pipelined_kernel! with the stages, its
+    // `rows` form or the timeline kernel with the extra argument) in gpu/; the buffers hold n
+    // values, the tile state what the plan sized, the shared memory what the plan computed.
+    temp.poison_on_error(unsafe { go(&mut b, &r) })
+}
+
+fn hier_step<T: DeviceRepr + Copy>(
+    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
+    step: &HierStep,
+    ops: &Operands<T>,
+    scratch: u64,
+) -> Result<()> {
+    let at = |buf: Buf| match buf {
+        Buf::Input => ops.input,
+        Buf::Output => ops.output,
+        Buf::Scratch(offset) => scratch + offset,
+    };
+    let null = 0u64;
+    match *step {
+        HierStep::TileScan { launch, input, output, n, offsets, sums, flags } => {
+            let r = ready(gpu, &launch)?;
+            let init = if flags & HAS_INIT != 0 { ops.init } else { ops.identity };
+            let (i, o) = (at(input), at(output));
+            let (offsets, sums) = (offsets.map_or(null, at), sums.map_or(null, at));
+            let mut b = stream.launch_builder(&r.f);
+            b.arg(&i).arg(&o).arg(&n).arg(&offsets).arg(&sums).arg(&init).arg(&flags);
+            // SAFETY: matches hierarchical_kernels! in gpu/; offsets and sums (when not null) hold
+            // one element per tile, in scratch the plan sized.
+            unsafe { go(&mut b, &r) }
+        }
+        HierStep::Reduce { launch, input, n, sums } => {
+            let r = ready(gpu, &launch)?;
+            let (i, sums) = (at(input), at(sums));
+            let mut b = stream.launch_builder(&r.f);
+            b.arg(&i).arg(&n).arg(&sums);
+            // SAFETY: matches hierarchical_kernels!; sums holds one element per tile.
+            unsafe { go(&mut b, &r) }
+        }
+        HierStep::Add { launch, output, n, offsets } => {
+            let r = ready(gpu, &launch)?;
+            let (o, offsets) = (at(output), at(offsets));
+            let mut b = stream.launch_builder(&r.f);
+            b.arg(&o).arg(&n).arg(&offsets);
+            // SAFETY: matches hierarchical_kernels!; offsets holds one element per tile.
+            unsafe { go(&mut b, &r) }
+        }
+    }
+}
+
+/// The buffers of a traced scan: input, output (exclusive then inclusive), states, their phases
+/// and strides, and the count of rounds recorded.
+pub(crate) struct TraceBuffers {
+    pub input: u64,
+    pub output: u64,
+    pub states: u64,
+    pub meta: u64,
+    pub rounds: u64,
+}
+
+/// Launches a traced scan (`trace_kernels!` in gpu/).
+pub(crate) fn trace(
+    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
+    launch: &crate::plan::Launch,
+    bufs: &TraceBuffers,
+) -> Result<()> {
+    let r = ready(gpu, launch)?;
+    let mut b = stream.launch_builder(&r.f);
+    b.arg(&bufs.input).arg(&bufs.output).arg(&bufs.states).arg(&bufs.meta).arg(&bufs.rounds);
+    // SAFETY: matches trace_kernels! in gpu/, the buffers sized for the algorithm's rounds of
+    // states (`BlockAlgo::trace_rounds` × `trace_width`).
+    unsafe { go(&mut b, &r) }
+}

@@ -1,0 +1,47 @@
+//! Carrying out a segmented-scan plan (`segmented_kernels!` in gpu/).
+
+use super::{go, ready, state};
+use crate::error::Result;
+use crate::plan::segmented::SegmentedPlan;
+use crate::plan::Launch;
+use crate::runtime::Gpu;
+use crate::temp::TempStorage;
+use cudarc::driver::{CudaStream, PushKernelArg};
+use std::sync::Arc;
+
+/// Carries out `plan` over `n` elements; segments start where `heads` (one byte per element) is
+/// set, or, with `heads` 0, at every multiple of `seg_len`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run(
+    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
+    plan: &SegmentedPlan,
+    (input, output, n): (u64, u64, u64),
+    (heads, seg_len): (u64, u64),
+    temp: &mut TempStorage,
+) -> Result<()> {
+    let r = ready(gpu, &plan.launch)?;
+    let s = state(gpu, stream, temp, &plan.state, &r)?;
+    let mut b = stream.launch_builder(&r.f);
+    b.arg(&input).arg(&heads).arg(&seg_len).arg(&output).arg(&n).arg(&plan.flags);
+    b.arg(&s.ptr).arg(&s.counter_base).arg(&s.epoch);
+    // SAFETY: matches segmented_kernels! in gpu/; input, output (and heads) hold n elements, the
+    // tile state what the plan sized.
+    temp.poison_on_error(unsafe { go(&mut b, &r) })
+}
+
+/// Marks `heads[offsets[s]] = 1` for each of `count` offsets below `n`.
+pub(crate) fn heads(
+    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
+    launch: &Launch,
+    (offsets, count): (u64, u64),
+    n: u64,
+    heads: u64,
+) -> Result<()> {
+    let r = ready(gpu, launch)?;
+    let mut b = stream.launch_builder(&r.f);
+    b.arg(&offsets).arg(&count).arg(&n).arg(&heads);
+    // SAFETY: matches segmented_heads_u64 in gpu/; heads holds n bytes, offsets count entries.
+    unsafe { go(&mut b, &r) }
+}

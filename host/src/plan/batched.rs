@@ -1,0 +1,929 @@
+//! Planning a batched scan of a row-major `rows × cols` matrix along either axis (kernels in
+//! `gpu/src/kernels/batched.rs` and `pipelined.rs`), each one pass over the data:
+//!
+//! - down the columns: pipelined scans of rows of 16 or 32 bytes; for few rows, one thread per
+//!   vector of columns walking every row; otherwise column tiles with a look-back per column,
+//!   scalar, of 16-byte vectors, or brought into shared memory by bulk copies;
+//! - along the rows: short rows as tiles of whole rows; many long rows one block each; few long
+//!   rows one chain of tiles each, or one pipelined launch.
+//!
+//! A single row or column is a plain scan.
+
+use super::scan::{self, persistent_launch, ScanPlan, ScanRequest, SinglePass};
+use super::{per_tile, scan_flags, Claims, Launch, TileState};
+use crate::error::{Error, Result};
+use crate::options::{Axis, BatchedKernel, Matrix};
+use scan_abi::kernel::{ARITHMETIC_OPS, WIDE_TYPES};
+use scan_abi::shape::{vector_elems, Tile, VECTOR_BYTES};
+use scan_abi::tuning::Tuning;
+use scan_abi::{smem, ElemType, Family, Kernel, Op};
+
+/// A batched scan as the planner sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BatchedRequest {
+    pub ty: ElemType,
+    pub op: Op,
+    pub exclusive: bool,
+    pub matrix: Matrix,
+    pub axis: Axis,
+    pub kernel: BatchedKernel,
+    /// Input and output start on 16-byte boundaries.
+    pub aligned: bool,
+}
+
+/// How the batched scan runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BatchedPlan {
+    /// One row or one column.
+    Scan(ScanPlan),
+    /// Column tiles: the kernel's strip argument (columns, or threads per row for vectors), the
+    /// two arguments only the tiles in shared memory take (rows per thread group, tiles ahead).
+    ColumnTiles {
+        launch: Launch,
+        arg: u32,
+        bulk: Option<(u32, u32)>,
+        state: TileState,
+        flags: u32,
+    },
+    ColumnVectors {
+        launch: Launch,
+        flags: u32,
+    },
+    /// One pipelined scan of 16- or 32-byte rows (its flags and stages inside).
+    ColumnsPipelined(SinglePass),
+    ShortRows {
+        launch: Launch,
+        rows_per_tile: u64,
+        flags: u32,
+    },
+    RowBlocks {
+        launch: Launch,
+        flags: u32,
+    },
+    RowChains {
+        launch: Launch,
+        tiles_per_row: u32,
+        state: TileState,
+        flags: u32,
+    },
+    /// One pipelined launch, each row a chain of its own tiles (the row length its last argument).
+    RowsPipelined(SinglePass),
+}
+
+impl BatchedPlan {
+    /// Bytes of temporary storage: (tile state, scratch).
+    pub fn temp_bytes(&self) -> (u64, u64) {
+        match self {
+            BatchedPlan::Scan(s) => s.temp_bytes(),
+            BatchedPlan::ColumnTiles { state, .. } | BatchedPlan::RowChains { state, .. } => (state.bytes(), 0),
+            BatchedPlan::ColumnsPipelined(s) | BatchedPlan::RowsPipelined(s) => (s.state.bytes(), 0),
+            BatchedPlan::ColumnVectors { .. } | BatchedPlan::ShortRows { .. } | BatchedPlan::RowBlocks { .. } => (0, 0),
+        }
+    }
+}
+
+/// An error unless the batched kernels are built for `op` over `ty`.
+pub fn supported(ty: ElemType, op: Op, what: &str) -> Result<()> {
+    if ARITHMETIC_OPS.contains(&op) && WIDE_TYPES.contains(&ty) {
+        return Ok(());
+    }
+    Err(Error::invalid(format!(
+        "{what} scans are built for add, mul, min and max on 32- and 64-bit types, not {} on {}",
+        op.name(),
+        ty.name()
+    )))
+}
+
+/// Plans `req`.
+pub fn plan(t: &Tuning, req: &BatchedRequest) -> Result<BatchedPlan> {
+    supported(req.ty, req.op, "batched")?;
+    let Matrix { rows, cols } = req.matrix;
+    let n = rows.checked_mul(cols).ok_or_else(|| Error::invalid(format!("a {rows} x {cols} matrix overflows")))?;
+    let single = match req.axis {
+        Axis::Columns => cols == 1,
+        Axis::Rows => rows == 1,
+    };
+    if n == 0 || single {
+        let scan =
+            ScanRequest { exclusive: req.exclusive, aligned: req.aligned, ..ScanRequest::new(req.ty, req.op, n) };
+        return scan::plan(t, &scan).map(BatchedPlan::Scan);
+    }
+    let wrong_axis = |k: BatchedKernel| {
+        let other = if req.axis == Axis::Rows { "columns" } else { "rows" };
+        Err(Error::invalid(format!("the {} kernel scans {other}, not {}", k.name(), req.axis.name())))
+    };
+    match (req.axis, req.kernel) {
+        (
+            Axis::Rows,
+            k @ (BatchedKernel::ColumnTiles
+            | BatchedKernel::VectorTiles
+            | BatchedKernel::BulkTiles
+            | BatchedKernel::ColumnVectors),
+        ) => wrong_axis(k),
+        (Axis::Columns, k @ (BatchedKernel::ShortRows | BatchedKernel::RowBlocks | BatchedKernel::RowChains)) => {
+            wrong_axis(k)
+        }
+        (Axis::Columns, _) => columns(t, req),
+        (Axis::Rows, _) => rows_plan(t, req),
+    }
+}
+
+fn cannot(kernel: BatchedKernel, req: &BatchedRequest, why: &str) -> Error {
+    let Matrix { rows, cols } = req.matrix;
+    Error::invalid(format!(
+        "the {} kernel cannot scan a {rows} x {cols} {} matrix: {why}",
+        kernel.name(),
+        req.ty.name()
+    ))
+}
+
+fn columns(t: &Tuning, req: &BatchedRequest) -> Result<BatchedPlan> {
+    let (ty, size) = (req.ty, req.ty.size());
+    let Matrix { rows, cols } = req.matrix;
+    let flags = scan_flags(req.exclusive, false);
+    let kernel = |family| Kernel::new(family, ty, req.op);
+    let pipelined = match req.kernel {
+        BatchedKernel::Pipelined if !pipelined_column_rows(cols, size) => {
+            return Err(cannot(req.kernel, req, "its rows are not of 16 or 32 bytes"))
+        }
+        BatchedKernel::Pipelined => true,
+        BatchedKernel::Auto => uses_columns_pipelined(t, rows, cols, size),
+        _ => false,
+    };
+    if pipelined {
+        let row_bytes = cols as usize * size;
+        let (family, p) = if row_bytes == VECTOR_BYTES {
+            (Family::BatchedColumnsPipelined16, t.shapes.columns16_pipeline.at(size))
+        } else {
+            (Family::BatchedColumnsPipelined, t.shapes.columns_pipeline.at(size))
+        };
+        // The tiles are the matrix's elements in tiles of the shape's (whole rows each).
+        let tiles = (rows * cols).div_ceil(p.tile() as u64);
+        let backoff = t.choices.lookback_backoff_ns;
+        return persistent_launch(t, kernel(family), p, tiles, size, row_bytes, flags, backoff)
+            .map(BatchedPlan::ColumnsPipelined);
+    }
+    let vectors = match req.kernel {
+        BatchedKernel::ColumnVectors if !uses_column_vectors(t, rows) => {
+            return Err(cannot(req.kernel, req, "it has more rows than one batch"))
+        }
+        BatchedKernel::ColumnVectors => true,
+        BatchedKernel::Auto => uses_column_vectors(t, rows),
+        _ => false,
+    };
+    if vectors {
+        let threads = t.shapes.column_vectors.threads;
+        let count = cols.div_ceil((t.shapes.column_vector_bytes.at(size) / size) as u64);
+        let blocks = count.div_ceil(threads as u64).min(t.choices.row_kernel_max_blocks);
+        let launch = per_tile(kernel(Family::BatchedColumnVectors), blocks, threads, 0);
+        return Ok(BatchedPlan::ColumnVectors { launch, flags });
+    }
+    let bulk = match req.kernel {
+        BatchedKernel::BulkTiles => Some(column_bulk_tiles(t, rows, cols, size, req.aligned).ok_or_else(|| {
+            cannot(
+                req.kernel,
+                req,
+                "its rows are not a power of two of 16-byte vectors on 16-byte boundaries, or fit one tile",
+            )
+        })?),
+        BatchedKernel::Auto => column_bulk_plan(t, rows, cols, size, req.aligned),
+        _ => None,
+    };
+    let rows_aligned = req.aligned && (cols * size as u64).is_multiple_of(VECTOR_BYTES as u64);
+    let vector_tiles = match req.kernel {
+        BatchedKernel::VectorTiles if !rows_aligned => {
+            return Err(cannot(req.kernel, req, "its rows do not start on 16-byte boundaries"))
+        }
+        BatchedKernel::VectorTiles => true,
+        BatchedKernel::Auto => rows_aligned && t.choices.vector_column_tiles.at(size),
+        _ => false,
+    };
+    let (family, strip, arg, bulk_args, tile_rows, smem, threads) = if let Some(b) = bulk {
+        let smem = smem::columns_bulk(&t.shapes, size, b.rows);
+        let bulk_args = Some((b.rows, t.choices.bulk_ahead));
+        (Family::BatchedColumnsBulk, cols, b.tpr, bulk_args, b.tile_rows, smem, t.shapes.columns_bulk_threads)
+    } else if vector_tiles {
+        let (tpr, tile_rows) = column_vec_plan(t, rows, cols, size);
+        let strip = tpr as u64 * vector_elems(size) as u64;
+        let family = if column_lookback_window(t, cols.div_ceil(strip), size) == 4 {
+            Family::BatchedColumnsVecW4
+        } else {
+            Family::BatchedColumnsVec
+        };
+        (family, strip, tpr, None, tile_rows, smem::columns_vec(&t.shapes, size), t.shapes.columns_vec.threads)
+    } else {
+        let (strip, _, tile_rows) = column_plan(t, rows, cols, size);
+        let (smem, threads) = (smem::columns(&t.shapes, size), t.shapes.columns.at(size).threads);
+        (Family::BatchedColumns, strip as u64, strip, None, tile_rows, smem, threads)
+    };
+    let chunks = rows.div_ceil(tile_rows);
+    let count = chunks * cols.div_ceil(strip);
+    // One status word per (row block, column); tiles that hold every row claim no tile index.
+    let claims = if chunks == 1 { 0 } else { count };
+    let state = TileState { slots: chunks * cols, value_bytes: size, claims: Claims::Tiles(claims) };
+    let launch = per_tile(kernel(family), count, threads, smem);
+    let state =
+        state.checked().map_err(|_| Error::invalid(format!("a {rows} x {cols} matrix is too many column tiles")))?;
+    Ok(BatchedPlan::ColumnTiles { launch, arg, bulk: bulk_args, state, flags })
+}
+
+fn rows_plan(t: &Tuning, req: &BatchedRequest) -> Result<BatchedPlan> {
+    let (ty, size) = (req.ty, req.ty.size());
+    let Matrix { rows, cols } = req.matrix;
+    let flags = scan_flags(req.exclusive, false);
+    let kernel = |family| Kernel::new(family, ty, req.op);
+    let short = short_rows_per_tile(t, cols, size);
+    let choice = match req.kernel {
+        BatchedKernel::ShortRows if short.is_none() => {
+            return Err(cannot(req.kernel, req, "its rows are longer than a tile"))
+        }
+        BatchedKernel::Pipelined if !(cols * size as u64).is_multiple_of(VECTOR_BYTES as u64) => {
+            return Err(cannot(req.kernel, req, "its rows do not start on 16-byte boundaries"))
+        }
+        BatchedKernel::Auto if short.is_some() => BatchedKernel::ShortRows,
+        BatchedKernel::Auto if uses_row_kernel(t, rows, cols, size) => BatchedKernel::RowBlocks,
+        BatchedKernel::Auto if long_rows_pipelined(t, rows, cols, ty, req.op) => BatchedKernel::Pipelined,
+        BatchedKernel::Auto => BatchedKernel::RowChains,
+        k => k,
+    };
+    match choice {
+        BatchedKernel::ShortRows => {
+            let rows_per_tile = short.expect("checked above");
+            let threads = t.shapes.rows.at(size).threads;
+            let tiles = rows.div_ceil(rows_per_tile).min(t.choices.row_kernel_max_blocks);
+            let launch = per_tile(kernel(Family::BatchedShortRows), tiles, threads, smem::short_rows(&t.shapes, size));
+            Ok(BatchedPlan::ShortRows { launch, rows_per_tile, flags })
+        }
+        BatchedKernel::RowBlocks => {
+            let blocks = rows.min(t.choices.row_kernel_max_blocks);
+            let threads = t.shapes.rows.at(size).threads;
+            Ok(BatchedPlan::RowBlocks {
+                launch: per_tile(kernel(Family::BatchedRows), blocks, threads, smem::rows(&t.shapes, size)),
+                flags,
+            })
+        }
+        BatchedKernel::Pipelined => {
+            let p = t.shapes.scan_pipeline_of(ty, req.op);
+            let tiles = rows * cols.div_ceil(p.tile() as u64);
+            let backoff = t.choices.lookback_backoff_ns;
+            persistent_launch(t, kernel(Family::BatchedRowsPipelined), p, tiles, size, size, flags, backoff)
+                .map(BatchedPlan::RowsPipelined)
+        }
+        _ => {
+            let tile = t.shapes.single_pass.at(size);
+            let per_row = cols.div_ceil(tile.tile() as u64);
+            let too_many = || Error::invalid(format!("a {rows} x {cols} matrix is too many row tiles"));
+            let state = TileState::per_tile(rows * per_row, size).map_err(|_| too_many())?;
+            let tiles_per_row = u32::try_from(per_row).map_err(|_| too_many())?;
+            let smem = smem::single_pass(&t.shapes, size);
+            let launch = per_tile(kernel(Family::BatchedLongRows), rows * per_row, tile.threads, smem);
+            Ok(BatchedPlan::RowChains { launch, tiles_per_row, state, flags })
+        }
+    }
+}
+
+/// How the scalar column tiles lay out a `rows × cols` matrix of `elem_size`-byte elements:
+/// (strip width, thread groups per tile, rows per tile). Strips split the columns as evenly as
+/// the widest strip allows (the tuning's), widened when fewer groups than it leaves already
+/// cover every row, so that no group idles.
+pub fn column_plan(t: &Tuning, rows: u64, cols: u64, elem_size: usize) -> (u32, u32, u64) {
+    let shape = t.shapes.columns.at(elem_size);
+    let threads = shape.threads as u64;
+    let tuned = t.choices.column_strip.map(u64::from).filter(|w| (8..=threads).contains(w));
+    let tuned = tuned.unwrap_or_else(|| column_strip(t, cols));
+    let needed = rows.div_ceil(shape.items as u64).max(1);
+    let widest = (threads / needed).clamp(tuned, threads);
+    let strip = if cols <= widest { cols } else { cols.div_ceil(cols.div_ceil(widest)) } as u32;
+    let groups = (shape.threads / strip.max(1)).min(t.shapes.column_groups);
+    (strip, groups, groups as u64 * shape.items as u64)
+}
+
+/// The tuning's strip width for a matrix of `cols` columns.
+fn column_strip(t: &Tuning, cols: u64) -> u64 {
+    let strips = t.choices.column_strips;
+    strips.iter().find(|(most, _)| cols <= *most).map_or(t.shapes.columns_vec.threads, |s| s.1) as u64
+}
+
+/// How the vector column tiles lay out a `rows × cols` matrix of `elem_size`-byte elements whose
+/// rows start on 16-byte boundaries: (threads per row of a strip, rows per tile). Strips are as
+/// wide as the scalar tiles' (as many look-back chains), a power of two of vectors up to 32, no
+/// wider than a row needs, and widened while half the tile's groups would still cover every row.
+pub fn column_vec_plan(t: &Tuning, rows: u64, cols: u64, elem_size: usize) -> (u32, u64) {
+    let shape = t.shapes.columns_vec;
+    let v = vector_elems(elem_size) as u64;
+    let default = column_strip(t, cols) / v;
+    let tuned = t.choices.column_strip.map(|w| w as u64 / v).filter(|t| t.is_power_of_two() && *t <= 32);
+    let mut tpr = tuned.unwrap_or(default.clamp(1, 32));
+    tpr = tpr.min(cols.div_ceil(v).next_power_of_two()).min(32);
+    while tpr < 32 && shape.tile_rows(2 * tpr as u32) >= rows {
+        tpr *= 2;
+    }
+    (tpr as u32, shape.tile_rows(tpr as u32))
+}
+
+/// How the column tiles in shared memory split a matrix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BulkTiles {
+    /// Threads per row: the row's 16-byte vectors.
+    pub tpr: u32,
+    /// Rows per group of `tpr` threads.
+    pub rows: u32,
+    /// Rows per tile.
+    pub tile_rows: u64,
+}
+
+/// The column tiles in shared memory for matrices they take ([`column_bulk_tiles`]) whose rows
+/// are no wider than the tuning's widest.
+pub fn column_bulk_plan(t: &Tuning, rows: u64, cols: u64, elem_size: usize, aligned: bool) -> Option<BulkTiles> {
+    column_bulk_tiles(t, rows, cols, elem_size, aligned).filter(|b| b.tpr as u64 <= t.choices.bulk_max_row_vectors)
+}
+
+/// The column tiles in shared memory, for matrices they can take: rows on 16-byte boundaries
+/// (`aligned`) of a power of two of 16-byte vectors, at most 32, and more rows than one tile (the
+/// kernel always claims its tile from the counter).
+pub fn column_bulk_tiles(t: &Tuning, rows: u64, cols: u64, elem_size: usize, aligned: bool) -> Option<BulkTiles> {
+    let v = vector_elems(elem_size) as u64;
+    let tpr = cols / v;
+    if !(aligned && cols.is_multiple_of(v) && tpr.is_power_of_two() && tpr <= 32) {
+        return None;
+    }
+    let height = t.choices.bulk_rows;
+    let tile_rows = Tile::new(t.shapes.columns_bulk_threads, height).tile_rows(tpr as u32);
+    (rows > tile_rows).then_some(BulkTiles { tpr: tpr as u32, rows: height, tile_rows })
+}
+
+/// Tiles of its column each look-back thread of the vector column tiles reads a round (1 or 4)
+/// for a matrix of `strips` strips.
+pub fn column_lookback_window(t: &Tuning, strips: u64, elem_size: usize) -> u32 {
+    let c = &t.choices;
+    c.column_window.filter(|w| [1, 4].contains(w)).unwrap_or(if strips <= c.window4_max_strips.at(elem_size) {
+        4
+    } else {
+        1
+    })
+}
+
+/// Whether rows of `cols` elements of `elem_size` bytes are what a pipelined column kernel scans:
+/// one or two 16-byte vectors.
+pub fn pipelined_column_rows(cols: u64, elem_size: usize) -> bool {
+    let bytes = cols * elem_size as u64;
+    bytes == VECTOR_BYTES as u64 || bytes == 2 * VECTOR_BYTES as u64
+}
+
+/// Whether the scan down the columns runs as one pipelined scan of its 16- or 32-byte rows by
+/// default: from the tuning's size for that row width.
+pub fn uses_columns_pipelined(t: &Tuning, rows: u64, cols: u64, elem_size: usize) -> bool {
+    let (row_bytes, bytes) = (cols * elem_size as u64, rows * cols * elem_size as u64);
+    let c = &t.choices;
+    (row_bytes == 2 * VECTOR_BYTES as u64 && bytes >= c.columns_pipelined_min_bytes)
+        || (row_bytes == VECTOR_BYTES as u64 && bytes >= c.columns16_pipelined_min_bytes)
+}
+
+/// Whether the column-vector kernel takes the matrix: at most one batch of rows, which column
+/// tiles would split into one element per thread and row and little work per block.
+pub fn uses_column_vectors(t: &Tuning, rows: u64) -> bool {
+    rows <= t.shapes.column_vectors.items as u64
+}
+
+/// Whether rows of `cols` elements, `rows` of them, go to the one-block-per-row kernel: each row
+/// at least a tile long, and enough rows to give every SM several blocks.
+pub fn uses_row_kernel(t: &Tuning, rows: u64, cols: u64, elem_size: usize) -> bool {
+    cols >= t.shapes.rows.at(elem_size).tile() as u64 && rows >= t.choices.row_kernel_min_rows.max(2)
+}
+
+/// Whether few long rows run as one pipelined launch by default: rows on 16-byte boundaries, each
+/// of enough tiles, and a matrix large enough for the pipelined scan.
+pub fn long_rows_pipelined(t: &Tuning, rows: u64, cols: u64, ty: ElemType, op: Op) -> bool {
+    let size = ty.size() as u64;
+    let row_tiles = cols.div_ceil(t.shapes.scan_pipeline_of(ty, op).tile() as u64);
+    (cols * size).is_multiple_of(VECTOR_BYTES as u64)
+        && row_tiles >= t.choices.long_rows_pipelined_min_tiles
+        && scan::pipelined_by_default(t, ty, op, rows * cols)
+}
+
+/// Rows per tile of the short-row kernel for rows of `cols` elements, or `None` when a row is
+/// longer than its tile. As many whole rows as fit, rounded down so that tiles start on 16-byte
+/// boundaries (vector loads) unless that would leave a tile less than half full.
+pub fn short_rows_per_tile(t: &Tuning, cols: u64, elem_size: usize) -> Option<u64> {
+    let tile = t.shapes.rows.at(elem_size).tile() as u64;
+    if cols == 0 || cols > tile {
+        return None;
+    }
+    let fit = tile / cols;
+    let v = vector_elems(elem_size) as u64;
+    let step = v / gcd(cols, v);
+    let aligned = fit - fit % step;
+    Some(if aligned > 0 && 2 * aligned >= fit { aligned } else { fit })
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use scan_abi::tuning::for_arch;
+
+    const SM90: &Tuning = for_arch(90);
+
+    /// The column tiles in shared memory at the tuning's height.
+    fn bulk_shape() -> Tile {
+        Tile::new(SM90.shapes.columns_bulk_threads, SM90.choices.bulk_rows)
+    }
+
+    #[test]
+    fn column_tiles_in_shared_memory_take_rows_of_up_to_32_vectors_and_more_than_one_tile() {
+        let (four, eight) = (bulk_shape(), bulk_shape());
+        let tile = |tpr: u32, shape: Tile| Some(BulkTiles { tpr, rows: shape.items, tile_rows: shape.tile_rows(tpr) });
+        assert_eq!(column_bulk_tiles(SM90, 1 << 24, 16, 4, true), tile(4, four));
+        assert_eq!(column_bulk_tiles(SM90, 1 << 24, 128, 4, true), tile(32, four));
+        assert_eq!(column_bulk_tiles(SM90, 1 << 24, 2, 8, true), tile(1, eight));
+        assert_eq!(column_bulk_tiles(SM90, 1 << 24, 64, 8, true), tile(32, eight));
+        let (rows4, rows8) = (four.tile_rows(4), eight.tile_rows(8));
+        assert_eq!(
+            column_bulk_tiles(SM90, rows4 + 1, 16, 4, true).map(|t| t.tile_rows),
+            Some(256 / 4 * u64::from(four.items))
+        );
+        assert_eq!(column_bulk_tiles(SM90, rows4, 16, 4, true), None, "one tile");
+        assert_eq!(column_bulk_tiles(SM90, rows8, 16, 8, true), None, "one tile");
+        assert_eq!(column_bulk_tiles(SM90, 1 << 24, 16, 4, false), None, "off 16-byte boundaries");
+        assert_eq!(column_bulk_tiles(SM90, 1 << 24, 256, 4, true), None, "wider than 32 vectors");
+        assert_eq!(column_bulk_tiles(SM90, 1 << 24, 48, 4, true), None, "12 vectors");
+        assert_eq!(column_bulk_tiles(SM90, 1 << 24, 18, 4, true), None, "not whole vectors");
+        {
+            assert_eq!(column_bulk_plan(SM90, 1 << 24, 4, 4, true), tile(1, four));
+            assert_eq!(column_bulk_plan(SM90, 1 << 24, 64, 4, true), tile(16, four));
+            assert_eq!(column_bulk_plan(SM90, 1 << 24, 32, 8, true), tile(16, eight));
+            assert_eq!(column_bulk_plan(SM90, 1 << 24, 128, 4, true), tile(32, four));
+            assert_eq!(column_bulk_plan(SM90, 1 << 24, 64, 8, true), tile(32, eight));
+            assert_eq!(column_bulk_plan(SM90, 1 << 24, 256, 4, true), None, "wider than 32 vectors");
+            assert_eq!(column_bulk_plan(SM90, 1 << 24, 16, 4, false), None, "off 16-byte boundaries");
+        }
+    }
+
+    #[test]
+    fn column_tiles_in_shared_memory_leave_two_blocks_to_an_h200_sm_and_no_taller_would() {
+        // An H200 SM has 228 KiB of shared memory, 1 KiB of it reserved for each block.
+        let fits_two = |smem: u32| 2 * (smem + 1024) <= 228 * 1024;
+        for size in [4, 8] {
+            let items = SM90.choices.bulk_rows;
+            assert!(fits_two(smem::columns_bulk(&SM90.shapes, size, items)), "{size}-byte elements");
+            assert!(!fits_two(smem::columns_bulk(&SM90.shapes, size, items + 1)), "{size}-byte elements");
+        }
+    }
+
+    #[test]
+    fn strips_cover_the_columns_evenly() {
+        let tall = 1 << 20;
+        let (it4, it8) = (rows_per_group(4), rows_per_group(8));
+        assert_eq!(column_plan(SM90, tall, 8, 4), (8, 32, 32 * it4));
+        assert_eq!(column_plan(SM90, tall, 64, 4), (16, 16, 16 * it4));
+        assert_eq!(column_plan(SM90, tall, 65, 4), (13, 19, 19 * it4));
+        assert_eq!(column_plan(SM90, tall, 4096, 4), (32, 8, 8 * it4));
+        assert_eq!(column_plan(SM90, tall, 16384, 8), (64, 4, 4 * it8));
+        assert_eq!(column_plan(SM90, tall, 2, 4), (2, 32, 32 * it4));
+        for cols in 2..2000u64 {
+            let (strip, groups, _) = column_plan(SM90, tall, cols, 4);
+            assert!(strip <= column_strip(SM90, cols) as u32 && groups >= 1, "{cols}");
+            let strips = cols.div_ceil(strip as u64);
+            assert!(strips * strip as u64 - cols < strips, "{cols}: strips {strips} of {strip}");
+        }
+    }
+
+    /// Rows each thread group of the scalar column tiles covers for `elem_size`-byte elements.
+    fn rows_per_group(elem_size: usize) -> u64 {
+        SM90.shapes.columns.at(elem_size).items as u64
+    }
+
+    #[test]
+    fn few_rows_widen_the_strips_so_no_group_idles() {
+        let it = rows_per_group(4);
+        assert_eq!(column_plan(SM90, 8, 1 << 25, 4), (256, 1, it));
+        assert_eq!(column_plan(SM90, it + 8, 1 << 20, 4), (128, 2, 2 * it));
+        assert_eq!(column_plan(SM90, 4 * it - 1, 1 << 20, 4), (64, 4, 4 * it));
+        assert_eq!(column_plan(SM90, 1000, 1 << 20, 4), (64, 4, 4 * it));
+        assert_eq!(column_plan(SM90, 1 << 20, 1 << 20, 4), (64, 4, 4 * it));
+        assert_eq!(column_plan(SM90, 8, 100, 4), (100, 2, 2 * it));
+        for rows in 1..300u64 {
+            let (strip, groups, tile_rows) = column_plan(SM90, rows, 1 << 20, 4);
+            assert!(groups as u64 * SM90.shapes.columns.at(4).items as u64 == tile_rows, "{rows}");
+            assert!(strip * groups <= 256 && (tile_rows >= rows || strip <= 64), "{rows}: {strip} x {groups}");
+        }
+    }
+
+    /// A column's look-back on the CPU: the sum of the entries before row block `chunk` in
+    /// `status` ((aggregate, inclusive prefix) per slot), walking aggregates back until it stops
+    /// at a prefix; where it stops stands for timing, picked by `stop`.
+    fn look_back(status: &[(u32, u32)], slot: impl Fn(u64) -> usize, chunk: u64, stop: u64) -> u32 {
+        let mut prefix = 0u32;
+        for k in (0..chunk).rev() {
+            let (aggregate, inclusive) = status[slot(k)];
+            if k == 0 || (k + stop).is_multiple_of(3) {
+                return prefix.wrapping_add(inclusive);
+            }
+            prefix = prefix.wrapping_add(aggregate);
+        }
+        prefix
+    }
+
+    /// The column kernel's algorithm, thread by thread on the CPU, for wrapping u32 sums: tile
+    /// numbering across strips, thread groups of consecutive rows, the groups' totals combined
+    /// per column, and a per-column look-back that walks aggregates back to some published
+    /// prefix (which one depends on timing: `stop` picks it). It must equal the scan of every
+    /// column for any shape, inclusive and exclusive.
+    fn emulate(x: &[u32], rows: u64, cols: u64, exclusive: bool, stop: u64) -> Vec<u32> {
+        let it = SM90.shapes.columns.at(4).items as u64;
+        let threads = SM90.shapes.columns.at(4).threads as u64;
+        let (strip, groups, tile_rows) = column_plan(SM90, rows, cols, 4);
+        let (strip, groups) = (strip as u64, groups as u64);
+        let strips = cols.div_ceil(strip);
+        let tiles = rows.div_ceil(tile_rows) * strips;
+        // (aggregate, inclusive prefix) per (row block, column)
+        let mut status: Vec<(u32, u32)> = vec![(0, 0); (rows.div_ceil(tile_rows) * cols) as usize];
+        let mut out = vec![u32::MAX; x.len()];
+        for tile in 0..tiles {
+            let (chunk, s) = (tile / strips, tile % strips);
+            let mut totals = vec![0u32; threads as usize];
+            let mut vals = vec![vec![0u32; it as usize]; threads as usize];
+            for t in 0..threads {
+                let (g, c) = (t / strip, t % strip);
+                let (col, row0) = (s * strip + c, chunk * tile_rows + g * it);
+                if g >= groups || col >= cols {
+                    continue;
+                }
+                let mut run = 0u32;
+                for k in 0..it {
+                    if row0 + k < rows {
+                        run = run.wrapping_add(x[((row0 + k) * cols + col) as usize]);
+                    }
+                    vals[t as usize][k as usize] = run;
+                }
+                totals[(g * strip + c) as usize] = run;
+            }
+            for t in 0..threads {
+                let (g, c) = (t / strip, t % strip);
+                let (col, row0) = (s * strip + c, chunk * tile_rows + g * it);
+                if g >= groups || col >= cols {
+                    continue;
+                }
+                let before: u32 = (0..g).map(|h| totals[(h * strip + c) as usize]).fold(0, u32::wrapping_add);
+                let total: u32 = (0..groups).map(|h| totals[(h * strip + c) as usize]).fold(0, u32::wrapping_add);
+                let slot = |k: u64| (k * cols + col) as usize;
+                let mut prefix = 0u32;
+                if g == 0 {
+                    prefix = look_back(&status, slot, chunk, stop);
+                    status[slot(chunk)] = (total, prefix.wrapping_add(total));
+                } else if chunk > 0 {
+                    prefix = status[slot(chunk)].1.wrapping_sub(total);
+                }
+                let p = prefix.wrapping_add(before);
+                for k in 0..it {
+                    if row0 + k < rows {
+                        let inclusive = p.wrapping_add(vals[t as usize][k as usize]);
+                        let previous = if k == 0 { p } else { p.wrapping_add(vals[t as usize][k as usize - 1]) };
+                        out[((row0 + k) * cols + col) as usize] = if exclusive { previous } else { inclusive };
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The vector column kernel's algorithm, thread by thread on the CPU, for wrapping u32 sums
+    /// laid out as the kernels of 8-byte types are (vectors of 2 columns): each thread's run of
+    /// rows, the shuffle scan across a warp's groups (lanes `tpr` apart; a lane below `delta`
+    /// keeps its own value), the warps' totals, and a per-column look-back by the strip's first
+    /// threads that stops as `emulate`'s does.
+    fn emulate_vec(x: &[u32], rows: u64, cols: u64, exclusive: bool, stop: u64) -> Vec<u32> {
+        let size = VECTOR_BYTES / 2;
+        let (tpr, _) = column_vec_plan(SM90, rows, cols, size);
+        emulate_vector_tiles(x, rows, cols, exclusive, stop, tpr, SM90.shapes.columns_vec)
+    }
+
+    /// The column tiles in shared memory, whose algorithm is the vector tiles' with the bulk
+    /// kernel's tile shape (an odd number of rows a thread) and a row of one strip.
+    fn emulate_bulk(x: &[u32], rows: u64, cols: u64, exclusive: bool, stop: u64) -> Vec<u32> {
+        let size = VECTOR_BYTES / 2;
+        let bulk = column_bulk_tiles(SM90, rows, cols, size, true).expect("a matrix the bulk tiles take");
+        let shape = Tile::new(SM90.shapes.columns_bulk_threads, bulk.rows);
+        emulate_vector_tiles(x, rows, cols, exclusive, stop, bulk.tpr, shape)
+    }
+
+    /// [`emulate_vec`]'s algorithm for `tpr` threads a row and tiles of `shape`.
+    fn emulate_vector_tiles(
+        x: &[u32],
+        rows: u64,
+        cols: u64,
+        exclusive: bool,
+        stop: u64,
+        tpr: u32,
+        shape: Tile,
+    ) -> Vec<u32> {
+        const V: usize = 2;
+        type Vector = [u32; V];
+        let add = |a: Vector, b: Vector| -> Vector { std::array::from_fn(|e| a[e].wrapping_add(b[e])) };
+        let (threads, it) = (shape.threads as u64, shape.items as usize);
+        let tile_rows = shape.tile_rows(tpr);
+        let (tpr, v) = (tpr as u64, V as u64);
+        let strip = v * tpr;
+        let (strips, chunks) = (cols.div_ceil(strip), rows.div_ceil(tile_rows));
+        let mut status: Vec<(u32, u32)> = vec![(0, 0); (chunks * cols) as usize];
+        let mut out = vec![u32::MAX; x.len()];
+        let place = |t: u64, chunk: u64, s: u64| (s * strip + (t % tpr) * v, chunk * tile_rows + (t / tpr) * it as u64);
+        for tile in 0..chunks * strips {
+            let (chunk, s) = (tile / strips, tile % strips);
+            let vals: Vec<Vec<Vector>> = (0..threads)
+                .map(|t| {
+                    let (col, row0) = place(t, chunk, s);
+                    let mut run = [0u32; V];
+                    (0..it as u64)
+                        .map(|k| {
+                            if col < cols && row0 + k < rows {
+                                let i = ((row0 + k) * cols + col) as usize;
+                                run = add(run, x[i..i + V].try_into().unwrap());
+                            }
+                            run
+                        })
+                        .collect()
+                })
+                .collect();
+            let mut run: Vec<Vector> = vals.iter().map(|v| v[it - 1]).collect();
+            let mut delta = tpr;
+            while delta < 32 {
+                let up = run.clone();
+                for t in 0..threads as usize {
+                    if t as u64 % 32 >= delta {
+                        run[t] = add(up[t - delta as usize], run[t]);
+                    }
+                }
+                delta *= 2;
+            }
+            let warp_total = |w: u64, c: u64| run[(w * 32 + 32 - tpr + c) as usize];
+            let mut prefixes = vec![0u32; strip as usize];
+            for j in 0..strip {
+                let col = s * strip + j;
+                if col >= cols || chunks == 1 {
+                    continue;
+                }
+                let total = (0..threads / 32).fold(0u32, |a, w| a.wrapping_add(warp_total(w, j / v)[(j % v) as usize]));
+                let slot = |k: u64| (k * cols + col) as usize;
+                let prefix = look_back(&status, slot, chunk, stop);
+                status[slot(chunk)] = (total, prefix.wrapping_add(total));
+                prefixes[j as usize] = prefix;
+            }
+            for t in 0..threads {
+                let (col, row0) = place(t, chunk, s);
+                if col >= cols {
+                    continue;
+                }
+                let (w, c) = (t / 32, t % tpr);
+                let mut p: Vector =
+                    if chunk > 0 { std::array::from_fn(|e| prefixes[(c * v) as usize + e]) } else { [0; V] };
+                for u in 0..w {
+                    p = add(p, warp_total(u, c));
+                }
+                if t % 32 >= tpr {
+                    p = add(p, run[(t - tpr) as usize]);
+                }
+                for k in 0..it {
+                    let r = row0 + k as u64;
+                    if r < rows {
+                        let (previous, through) =
+                            (if k == 0 { [0; V] } else { vals[t as usize][k - 1] }, vals[t as usize][k]);
+                        let i = (r * cols + col) as usize;
+                        out[i..i + V].copy_from_slice(&add(p, if exclusive { previous } else { through }));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_vector_column_plan_keeps_strips_of_whole_warps_and_widens_them_for_few_rows() {
+        let tall = 1 << 20;
+        let it = SM90.shapes.columns_vec.items as u64;
+        assert_eq!(column_vec_plan(SM90, tall, 256, 4), (4, 64 * it));
+        assert_eq!(column_vec_plan(SM90, tall, 256, 8), (8, 32 * it));
+        assert_eq!(column_vec_plan(SM90, tall, 4096, 4), (8, 32 * it));
+        assert_eq!(column_vec_plan(SM90, tall, 16384, 8), (32, 8 * it));
+        assert_eq!(column_vec_plan(SM90, tall, 4, 4), (1, 256 * it));
+        assert_eq!(column_vec_plan(SM90, tall, 12, 4), (4, 64 * it), "three vectors: a strip of four, one idle");
+        assert_eq!(column_vec_plan(SM90, 20, 1024, 4), (32, 8 * it));
+        assert_eq!(column_vec_plan(SM90, 8 * it + 1, 1024, 4), (16, 16 * it));
+        for rows in 1..3000u64 {
+            for cols in [4u64, 8, 12, 64, 256, 1024, 1 << 20] {
+                let (tpr, tile_rows) = column_vec_plan(SM90, rows, cols, 4);
+                assert!(tpr.is_power_of_two() && tpr <= 32, "{rows} x {cols}");
+                assert_eq!(tile_rows, 256 / tpr as u64 * it);
+                assert!(tpr == 32 || tile_rows / 2 < rows || tpr as u64 * 4 >= cols, "{rows} x {cols}: {tpr}");
+            }
+        }
+    }
+
+    /// `emulate` (a column kernel's algorithm on the CPU) against the scan of every column of
+    /// each shape, inclusive and exclusive, for every place a look-back may stop.
+    fn check_emulation(shapes: &[(u64, u64)], emulate: fn(&[u32], u64, u64, bool, u64) -> Vec<u32>) {
+        for &(rows, cols) in shapes {
+            let x: Vec<u32> = (0..rows * cols).map(|i| crate::input::bits(rows ^ cols, i) as u32).collect();
+            for exclusive in [false, true] {
+                let mut want = vec![0u32; x.len()];
+                for c in 0..cols {
+                    let mut run = 0u32;
+                    for r in 0..rows {
+                        let i = (r * cols + c) as usize;
+                        want[i] = if exclusive { run } else { run.wrapping_add(x[i]) };
+                        run = run.wrapping_add(x[i]);
+                    }
+                }
+                for stop in 0..3 {
+                    let got = emulate(&x, rows, cols, exclusive, stop);
+                    assert_eq!(got, want, "{rows}x{cols} exclusive={exclusive} stop={stop}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_vector_column_kernels_algorithm_equals_the_scan_of_every_column() {
+        let shapes = [(1, 4), (7, 4), (9, 12), (1025, 8), (300, 64), (129, 200), (5, 1000), (3000, 4), (600, 52)];
+        check_emulation(&shapes, emulate_vec);
+    }
+
+    #[test]
+    fn the_bulk_column_kernels_algorithm_equals_the_scan_of_every_column() {
+        // Tile heights for 1 to 32 vectors a row (2 to 64 columns here): one past a tile, one
+        // past two, and partial tiles after several.
+        let shape = bulk_shape();
+        let t = |tpr| shape.tile_rows(tpr);
+        let shapes = [
+            (t(1) + 1, 2),
+            (2 * t(1) + 1, 2),
+            (t(2) + 1, 4),
+            (2 * t(2) + 160, 4),
+            (t(8) + 1, 16),
+            (4 * t(16) + 40, 32),
+            (t(32) + 1, 64),
+            (16 * t(32) + 80, 64),
+        ];
+        check_emulation(&shapes, emulate_bulk);
+    }
+
+    #[test]
+    fn the_column_kernels_algorithm_equals_the_scan_of_every_column() {
+        check_emulation(&[(1, 2), (7, 3), (1025, 8), (300, 65), (129, 200), (5, 1000), (2000, 2)], emulate);
+    }
+
+    #[test]
+    fn long_rows_and_many_go_to_the_row_kernel() {
+        assert!(uses_row_kernel(SM90, 16384, 16384, 4) && uses_row_kernel(SM90, 256, 1 << 20, 4));
+        assert!(!uses_row_kernel(SM90, 1 << 20, 8, 4));
+        assert!(!uses_row_kernel(SM90, 8, 1 << 20, 4));
+    }
+
+    #[test]
+    fn vector_column_tiles_of_few_strips_look_back_four_tiles_a_round() {
+        assert_eq!(
+            (
+                column_lookback_window(SM90, 1, 4),
+                column_lookback_window(SM90, 4, 4),
+                column_lookback_window(SM90, 16, 4)
+            ),
+            (4, 4, 1)
+        );
+        assert_eq!((column_lookback_window(SM90, 1, 8), column_lookback_window(SM90, 4, 8)), (4, 1));
+    }
+
+    #[test]
+    fn large_matrices_of_16_and_32_byte_rows_and_few_very_long_rows_go_to_the_pipelined_kernel() {
+        let (rows, cols) = ((64u64 << 20) / 32, 8);
+        assert!(uses_columns_pipelined(SM90, rows, cols, 4) && uses_columns_pipelined(SM90, rows, 4, 8));
+        assert!(!uses_columns_pipelined(SM90, rows - 1, cols, 4), "below 64 MiB the column tiles are faster");
+        assert!(
+            !uses_columns_pipelined(SM90, rows, 7, 4)
+                && !uses_columns_pipelined(SM90, rows, 16, 4)
+                && !uses_columns_pipelined(SM90, rows, 8, 8)
+        );
+        let rows16 = SM90.choices.columns16_pipelined_min_bytes / 16;
+        assert!(
+            uses_columns_pipelined(SM90, rows16, 4, 4) && uses_columns_pipelined(SM90, rows16, 2, 8),
+            "16-byte rows"
+        );
+        assert!(
+            !uses_columns_pipelined(SM90, rows16 - 1, 4, 4),
+            "below 4 MiB, 16-byte rows stay with the column tiles"
+        );
+        assert!(pipelined_column_rows(4, 4) && pipelined_column_rows(2, 8));
+        let (rows, long) = (8, (8u64 << 20) / 4);
+        assert!(long_rows_pipelined(SM90, rows, long, ElemType::F32, Op::Add));
+        assert!(!long_rows_pipelined(SM90, rows / 2, long, ElemType::F32, Op::Add), "under 64 MiB in all");
+        assert!(
+            !long_rows_pipelined(SM90, rows, long + 1, ElemType::F32, Op::Add),
+            "rows that break 16-byte alignment"
+        );
+        let short = 15 * SM90.shapes.scan_pipeline.at(4).tile() as u64;
+        assert!(!long_rows_pipelined(SM90, 1 << 20, short, ElemType::F32, Op::Add), "rows of under 16 tiles");
+    }
+
+    #[test]
+    fn short_row_tiles_hold_whole_rows_and_start_aligned_when_that_costs_little() {
+        let tile = SM90.shapes.rows.at(4).tile() as u64;
+        assert_eq!(short_rows_per_tile(SM90, 8, 4), Some(tile / 8));
+        assert_eq!(short_rows_per_tile(SM90, tile, 4), Some(1));
+        assert_eq!(short_rows_per_tile(SM90, tile + 1, 4), None);
+        assert_eq!(short_rows_per_tile(SM90, 0, 4), None);
+        assert_eq!(short_rows_per_tile(SM90, tile - 1, 4), Some(1), "one unaligned row beats none");
+        for size in [4, 8] {
+            let tile = SM90.shapes.rows.at(size).tile() as u64;
+            let v = vector_elems(size) as u64;
+            for cols in 1..=tile {
+                let r = short_rows_per_tile(SM90, cols, size).unwrap();
+                let fit = tile / cols;
+                assert!(r >= 1 && r * cols <= tile && 2 * r >= fit, "{cols}");
+                assert!((r * cols).is_multiple_of(v) || r == fit, "{cols}: {r} rows per tile");
+            }
+        }
+    }
+
+    fn request(rows: u64, cols: u64, axis: Axis, kernel: BatchedKernel) -> BatchedRequest {
+        let matrix = Matrix { rows, cols };
+        BatchedRequest { ty: ElemType::F32, op: Op::Add, exclusive: false, matrix, axis, kernel, aligned: true }
+    }
+
+    /// The kernel family a plan launches (`None` for a plain scan).
+    fn family(plan: &BatchedPlan) -> Option<Family> {
+        Some(match plan {
+            BatchedPlan::Scan(_) => return None,
+            BatchedPlan::ColumnTiles { launch, .. }
+            | BatchedPlan::ColumnVectors { launch, .. }
+            | BatchedPlan::ShortRows { launch, .. }
+            | BatchedPlan::RowBlocks { launch, .. }
+            | BatchedPlan::RowChains { launch, .. } => launch.kernel.family,
+            BatchedPlan::ColumnsPipelined(p) | BatchedPlan::RowsPipelined(p) => p.launch.kernel.family,
+        })
+    }
+
+    #[test]
+    fn each_shape_takes_its_path_by_default() {
+        let auto = |rows, cols, axis| family(&plan(SM90, &request(rows, cols, axis, BatchedKernel::Auto)).unwrap());
+        use Axis::*;
+        assert_eq!(auto(1, 1000, Rows), None, "one row is a plain scan");
+        assert_eq!(auto(1000, 1, Columns), None, "one column is a plain scan");
+        assert_eq!(auto(8, 1 << 20, Columns), Some(Family::BatchedColumnVectors));
+        assert_eq!(auto(1 << 22, 8, Columns), Some(Family::BatchedColumnsPipelined));
+        assert_eq!(auto(1 << 22, 4, Columns), Some(Family::BatchedColumnsPipelined16));
+        assert_eq!(auto(1 << 16, 8, Columns), Some(Family::BatchedColumnsBulk), "under 64 MiB");
+        assert_eq!(auto(1 << 21, 128, Columns), Some(Family::BatchedColumnsBulk));
+        assert_eq!(auto(1 << 20, 256, Columns), Some(Family::BatchedColumnsVec));
+        assert_eq!(auto(4096, 65, Columns), Some(Family::BatchedColumns), "rows off 16-byte boundaries");
+        assert_eq!(auto(1 << 20, 8, Rows), Some(Family::BatchedShortRows));
+        assert_eq!(auto(16384, 16384, Rows), Some(Family::BatchedRows));
+        assert_eq!(auto(8, 1 << 25, Rows), Some(Family::BatchedRowsPipelined));
+        assert_eq!(auto(8, (1 << 25) + 1, Rows), Some(Family::BatchedLongRows), "rows off 16-byte boundaries");
+        let unaligned = BatchedRequest { aligned: false, ..request(1 << 20, 256, Columns, BatchedKernel::Auto) };
+        assert_eq!(family(&plan(SM90, &unaligned).unwrap()), Some(Family::BatchedColumns));
+    }
+
+    #[test]
+    fn every_kernel_can_be_chosen_where_it_applies_and_is_refused_elsewhere() {
+        use Axis::*;
+        use BatchedKernel::*;
+        let chosen = |rows, cols, axis, k| plan(SM90, &request(rows, cols, axis, k)).map(|p| family(&p));
+        let cases = [
+            (ColumnTiles, 1 << 20, 256, Columns, Family::BatchedColumns),
+            (VectorTiles, 1 << 16, 4, Columns, Family::BatchedColumnsVecW4),
+            (VectorTiles, 1 << 16, 4096, Columns, Family::BatchedColumnsVec),
+            (BulkTiles, 1 << 20, 256 / 2, Columns, Family::BatchedColumnsBulk),
+            (ColumnVectors, 5, 1000, Columns, Family::BatchedColumnVectors),
+            (Pipelined, 100, 8, Columns, Family::BatchedColumnsPipelined),
+            (ShortRows, 100, 1000, Rows, Family::BatchedShortRows),
+            (RowBlocks, 3, 100, Rows, Family::BatchedRows),
+            (RowChains, 1000, 100, Rows, Family::BatchedLongRows),
+            (Pipelined, 3, 4096, Rows, Family::BatchedRowsPipelined),
+        ];
+        for (k, rows, cols, axis, want) in cases {
+            assert_eq!(chosen(rows, cols, axis, k).unwrap(), Some(want), "{} {rows} x {cols}", k.name());
+        }
+        let refused = [
+            (ColumnTiles, 10, 10, Rows, "scans columns"),
+            (ShortRows, 10, 10, Columns, "scans rows"),
+            (VectorTiles, 100, 7, Columns, "16-byte boundaries"),
+            (BulkTiles, 100, 8, Columns, "fit one tile"),
+            (BulkTiles, 1 << 20, 12, Columns, "power of two"),
+            (ColumnVectors, 100, 8, Columns, "more rows than one batch"),
+            (Pipelined, 100, 12, Columns, "16 or 32 bytes"),
+            (ShortRows, 10, 1 << 20, Rows, "longer than a tile"),
+            (Pipelined, 10, 1001, Rows, "16-byte boundaries"),
+        ];
+        for (k, rows, cols, axis, why) in refused {
+            let e = chosen(rows, cols, axis, k).unwrap_err().to_string();
+            assert!(e.contains(why), "{} {rows} x {cols}: {e}", k.name());
+        }
+        let e = plan(SM90, &BatchedRequest { op: Op::Xor, ty: ElemType::U32, ..request(4, 4, Rows, Auto) });
+        assert!(e.unwrap_err().to_string().contains("not xor on u32"));
+    }
+}

@@ -1,0 +1,61 @@
+//! Planning a stable partition by a small digit (`gpu/src/kernels/partition.rs`), which the
+//! histogram's counting sort is: count digits per tile, scan the digit-major count matrix with
+//! our scan, scatter. And COO <-> CSR, which are a count or a head marking followed by a scan.
+
+use super::scan::{self, ScanPlan, ScanRequest};
+use super::{per_tile, Launch};
+use crate::error::Result;
+use scan_abi::partition::Digit;
+use scan_abi::tuning::Tuning;
+use scan_abi::{smem, ElemType, Family, Kernel, Op};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PartitionPlan {
+    pub count: Launch,
+    /// The exclusive scan of the `entries` digit counts (digit-major).
+    pub scan: ScanPlan,
+    pub scatter: Launch,
+    pub entries: u64,
+    pub tiles: u64,
+}
+
+/// Plans one partition pass of `n` elements of `ty` by `digit`.
+pub fn plan(t: &Tuning, ty: ElemType, n: u64, digit: &Digit) -> Result<PartitionPlan> {
+    let tile = t.shapes.partition;
+    let tiles = n.div_ceil(tile.tile() as u64);
+    let entries = tiles * digit.count() as u64;
+    let count =
+        per_tile(Kernel::typed(Family::PartitionCount, ty), tiles, tile.threads, smem::partition_count(digit.count()));
+    let scatter_smem = smem::partition_scatter(&t.shapes, digit.count());
+    let scatter = per_tile(Kernel::typed(Family::PartitionScatter, ty), tiles, tile.threads, scatter_smem);
+    let scan = scan::plan(t, &ScanRequest { exclusive: true, ..ScanRequest::new(ElemType::U32, Op::Add, entries) })?;
+    Ok(PartitionPlan { count, scan, scatter, entries, tiles })
+}
+
+/// A helper kernel over `items` items, one thread each (CSR counts and heads).
+pub fn helper(t: &Tuning, family: Family, items: u64) -> Launch {
+    let threads = t.shapes.helper_threads;
+    per_tile(Kernel::typed(family, ElemType::U32), items.div_ceil(threads as u64), threads, 0)
+}
+
+/// The `u32` add scan of `n` elements (CSR offsets and row indices).
+pub fn count_scan(t: &Tuning, n: u64, exclusive: bool) -> Result<ScanPlan> {
+    scan::plan(t, &ScanRequest { exclusive, ..ScanRequest::new(ElemType::U32, Op::Add, n) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use scan_abi::tuning::for_arch;
+
+    #[test]
+    fn the_count_matrix_has_a_row_per_digit_and_a_column_per_tile() {
+        let t = for_arch(90);
+        let digit = Digit::bins(1000, 0.0, 1.0);
+        let p = plan(t, ElemType::F32, 100_000, &digit).unwrap();
+        assert_eq!(p.tiles, 100_000u64.div_ceil(t.shapes.partition.tile() as u64));
+        assert_eq!(p.entries, p.tiles * 1001);
+        assert_eq!(p.scatter.smem, smem::partition_scatter(&t.shapes, 1001));
+        assert!(matches!(p.scan, ScanPlan::SinglePass(_)));
+    }
+}

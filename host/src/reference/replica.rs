@@ -1,0 +1,211 @@
+//! The deterministic single-pass scan's combine order, written out on the CPU.
+//!
+//! With `ScanOptions::deterministic` the single-pass kernel's result is a fixed function of the
+//! input, and this module is that function: it performs the same float operations in the same
+//! order, so its result equals the GPU's bit for bit (tests check exactly that). The order, for
+//! tiles of `threads × items` elements (the tuning's `single_pass` shape) and vectors of `V`
+//! elements (16 bytes):
+//!
+//! 1. Warp `w` of a tile owns a contiguous segment of `32 × items` elements, cut into chunks of
+//!    `32 × V`; lane `l` holds the `V` elements at `l × V` of each chunk. Elements past the end
+//!    of the input are the operator's identity.
+//! 2. Each lane folds its `V` elements left to right. The lanes' last values are scanned across
+//!    the warp by five Kogge-Stone steps (`x[l] = x[l-d] ⊕ x[l]` for `l >= d`, `d = 1, 2, …, 16`).
+//!    A lane's prefix within the warp is the running total of the earlier chunks ⊕ the inclusive
+//!    value of lane `l-1`; the running total grows by lane 31's inclusive value per chunk.
+//! 3. The warps' totals (identity past the last warp) are scanned by the same five steps across
+//!    32 lanes; the tile aggregate `a(t)` is the value at the last warp.
+//! 4. Tile prefixes are a left fold: `I(0) = init ⊕ a(0)` (just `a(0)` without `init`),
+//!    `I(t) = I(t-1) ⊕ a(t)`; tile `t`'s prefix is `I(t-1)`.
+//! 5. Element values: `((tile prefix ⊕ warp prefix) ⊕ lane prefix) ⊕ own fold`, where an
+//!    absent term (nothing before it) is skipped rather than combined as an identity.
+
+use super::{run_with_op, ScanFn};
+use crate::element::Element;
+use crate::error::Result;
+use rayon::prelude::*;
+use scan_abi::shape::vector_elems;
+use scan_abi::{Op, ScanOp};
+
+const WARP: usize = 32;
+
+/// `a ⊕ b`, or `b` when there is no `a` (as `combine_after` in the kernels).
+fn after<T: Copy, O: ScanOp<T>>(a: Option<T>, b: T) -> T {
+    a.map_or(b, |a| O::combine(a, b))
+}
+
+fn both<T: Copy, O: ScanOp<T>>(a: Option<T>, b: Option<T>) -> Option<T> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(O::combine(a, b)),
+        (a, None) => a,
+        (None, b) => b,
+    }
+}
+
+/// Five shuffle steps of the warp scan, in place, with the `l >= d` guard.
+fn warp_scan<T: Copy, O: ScanOp<T>>(x: &mut [T; WARP]) {
+    let mut d = 1;
+    while d < WARP {
+        let before = *x;
+        for l in d..WARP {
+            x[l] = O::combine(before[l - d], before[l]);
+        }
+        d *= 2;
+    }
+}
+
+/// One tile after its local scan: per element, the lane's own fold and the lane's prefix within
+/// the warp; per warp, its prefix within the tile; and the tile aggregate.
+struct LocalTile<T> {
+    folds: Vec<T>,
+    lane_prefix: Vec<Option<T>>,
+    warp_prefix: Vec<Option<T>>,
+    total: T,
+}
+
+struct Shape {
+    threads: usize,
+    items: usize,
+    v: usize,
+}
+
+impl Shape {
+    fn of<T>() -> Shape {
+        let size = std::mem::size_of::<T>();
+        // The order is the compiled kernels', whatever tuning a caller passes.
+        let s = scan_abi::tuning::for_arch(scan_abi::tuning::DEFAULT_ARCH).shapes.single_pass.at(size);
+        Shape { threads: s.threads as usize, items: s.items as usize, v: vector_elems(size) as usize }
+    }
+
+    fn tile(&self) -> usize {
+        self.threads * self.items
+    }
+
+    /// (warp, chunk, lane) of tile position `i`; the lane's vector starts at a multiple of `v`.
+    fn place(&self, i: usize) -> (usize, usize, usize) {
+        let segment = WARP * self.items;
+        let (w, r) = (i / segment, i % segment);
+        (w, r / (WARP * self.v), r % (WARP * self.v) / self.v)
+    }
+}
+
+fn local_tile<T: Copy, O: ScanOp<T>>(s: &Shape, elems: &[T]) -> LocalTile<T> {
+    let (tile, warps, chunks) = (s.tile(), s.threads / WARP, s.items / s.v);
+    let mut folds = vec![O::identity(); tile];
+    folds[..elems.len()].copy_from_slice(elems);
+    let mut lane_prefix = vec![None; tile / s.v];
+    let mut warp_totals = [O::identity(); WARP];
+    for (w, total) in warp_totals.iter_mut().enumerate().take(warps) {
+        let mut running: Option<T> = None;
+        for c in 0..chunks {
+            let base = (w * chunks + c) * WARP * s.v;
+            let mut lasts = [O::identity(); WARP];
+            for (l, last) in lasts.iter_mut().enumerate() {
+                let v = &mut folds[base + l * s.v..base + (l + 1) * s.v];
+                for k in 1..s.v {
+                    v[k] = O::combine(v[k - 1], v[k]);
+                }
+                *last = v[s.v - 1];
+            }
+            warp_scan::<T, O>(&mut lasts);
+            for l in 0..WARP {
+                let before = (l > 0).then(|| lasts[l - 1]);
+                lane_prefix[base / s.v + l] = both::<T, O>(running, before);
+            }
+            running = Some(after::<T, O>(running, lasts[WARP - 1]));
+        }
+        *total = running.unwrap_or_else(O::identity);
+    }
+    warp_scan::<T, O>(&mut warp_totals);
+    let warp_prefix = (0..warps).map(|w| (w > 0).then(|| warp_totals[w - 1])).collect();
+    LocalTile { folds, lane_prefix, warp_prefix, total: warp_totals[warps - 1] }
+}
+
+/// The deterministic single-pass scan of `input` with `O`, computed on the CPU in the GPU's
+/// order (see the module documentation).
+pub fn single_pass_with<T: Copy + Send + Sync, O: ScanOp<T>>(input: &[T], exclusive: bool, init: Option<T>) -> Vec<T> {
+    let s = Shape::of::<T>();
+    let totals: Vec<T> = input.par_chunks(s.tile()).map(|c| local_tile::<T, O>(&s, c).total).collect();
+    let mut prefixes = Vec::with_capacity(totals.len());
+    let mut inclusive = init;
+    for &a in &totals {
+        prefixes.push(inclusive);
+        inclusive = Some(after::<T, O>(inclusive, a));
+    }
+    let mut out = vec![O::identity(); input.len()];
+    out.par_chunks_mut(s.tile()).zip(input.par_chunks(s.tile())).zip(prefixes).for_each(
+        |((out, elems), tile_prefix)| {
+            let t = local_tile::<T, O>(&s, elems);
+            for (i, o) in out.iter_mut().enumerate() {
+                let (w, _, _) = s.place(i);
+                // The kernel combines the tile prefix into the warp's prefix first.
+                let warp = both::<T, O>(tile_prefix, t.warp_prefix[w]);
+                let prefix = both::<T, O>(warp, t.lane_prefix[i / s.v]);
+                *o = match (exclusive, i % s.v) {
+                    (false, _) => after::<T, O>(prefix, t.folds[i]),
+                    (true, 0) => prefix.unwrap_or_else(O::identity),
+                    (true, _) => after::<T, O>(prefix, t.folds[i - 1]),
+                };
+            }
+        },
+    );
+    out
+}
+
+struct Replica;
+
+impl ScanFn for Replica {
+    fn scan<T: Copy + Send + Sync, O: ScanOp<T>>(input: &[T], exclusive: bool, init: Option<T>) -> Vec<T> {
+        single_pass_with::<T, O>(input, exclusive, init)
+    }
+}
+
+/// [`single_pass_with`] for the runtime operator `op`.
+pub fn single_pass<T: Element>(op: Op, input: &[T], exclusive: bool, init: Option<T>) -> Result<Vec<T>> {
+    run_with_op::<T, Replica>(op, input, exclusive, init)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input;
+    use crate::reference as cpu;
+
+    /// For exact operators the replica is just a scan: this checks its tile, warp and lane
+    /// bookkeeping (a misplaced prefix would show up as a wrong sum).
+    #[test]
+    fn equals_the_sequential_scan_for_exact_operators() {
+        let tile = Shape::of::<u32>().tile();
+        for n in [0, 1, 31, 33, 127, 129, 1025, tile - 1, tile, tile + 1, 3 * tile + 77] {
+            for (exclusive, init) in [(false, None), (true, None), (true, Some(7)), (false, Some(9))] {
+                let x = input::generate::<u32>(Op::Add, n as u64, n);
+                assert_eq!(
+                    single_pass(Op::Add, &x, exclusive, init).unwrap(),
+                    cpu::scan(Op::Add, &x, exclusive, init).unwrap(),
+                    "n={n}"
+                );
+                let a = input::generate::<u64>(Op::Affine, 3, n);
+                let want = cpu::scan(Op::Affine, &a, exclusive, init.map(|i| i as u64)).unwrap();
+                assert_eq!(single_pass(Op::Affine, &a, exclusive, init.map(|i| i as u64)).unwrap(), want, "n={n}");
+            }
+        }
+        let b = input::generate::<u8>(Op::Xor, 1, 3 * Shape::of::<u8>().tile() + 5);
+        assert_eq!(single_pass(Op::Xor, &b, false, None).unwrap(), cpu::scan(Op::Xor, &b, false, None).unwrap());
+    }
+
+    /// Float sums in this order are close to, and in general not equal to, the sequential fold.
+    #[test]
+    fn float_sums_are_accurate_but_ordered_differently() {
+        let x = input::generate::<f32>(Op::Add, 11, 100_000);
+        let got = single_pass(Op::Add, &x, false, None).unwrap();
+        let reference = cpu::float_reference(Op::Add, &x, false, None);
+        let worst = got
+            .iter()
+            .zip(&reference.value)
+            .zip(&reference.scale)
+            .map(|((g, v), s)| (*g as f64 - v).abs() / s)
+            .fold(0.0, f64::max);
+        assert!(worst < 64.0 * f32::EPSILON as f64, "{worst}");
+        assert_ne!(got, cpu::scan_with::<f32, scan_abi::op::Add>(&x, false, None));
+    }
+}

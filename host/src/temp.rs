@@ -1,0 +1,175 @@
+//! Temporary device storage, reusable across calls.
+
+use crate::error::{Error, Result};
+use crate::plan::{Claims, TileState};
+use crate::runtime::Gpu;
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtrMut, DeviceRepr, ValidAsZeroBits};
+use scan_abi::status::EPOCH_MAX;
+use std::sync::Arc;
+
+/// Temporary device storage for scans and the applications, reusable across calls: it grows when
+/// a call needs more and is otherwise never reallocated, so repeated calls allocate nothing.
+///
+/// It holds two regions: the tile state of single-pass-style launches (tile counter and
+/// tile-status words, which carry over from call to call) and scratch space (the hierarchical
+/// strategy's tile totals, a compaction's count), so one never disturbs the other.
+///
+/// Calls that share one `TempStorage` must be ordered: issue them on one stream, or synchronize
+/// in between. It belongs to the context of the first [`Gpu`] that used it.
+#[derive(Default)]
+pub struct TempStorage {
+    state: Option<CudaSlice<u8>>,
+    scratch: Option<CudaSlice<u8>>,
+    /// Bytes after each region filled with [`GUARD_BYTE`], checked by [`TempStorage::check_guards`].
+    guard: usize,
+    /// Value of the tile counter before the next launch (it is never reset).
+    counter_base: u32,
+    /// Epoch of the last launch (status words of older epochs read as empty).
+    epoch: u32,
+}
+
+/// What a guarded storage fills its guard bytes with.
+pub const GUARD_BYTE: u8 = 0xa5;
+
+/// The tile state of one launch: where it lies, the launch's epoch and the counter's base.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct State {
+    pub ptr: u64,
+    pub epoch: u32,
+    pub counter_base: u32,
+}
+
+impl TempStorage {
+    pub fn new() -> TempStorage {
+        TempStorage::default()
+    }
+
+    /// Storage whose regions are each followed by `guard` bytes of [`GUARD_BYTE`] that no kernel
+    /// may write: [`TempStorage::check_guards`] tells whether one did (for testing that kernels
+    /// stay within what their plans reserve).
+    pub fn guarded(guard: usize) -> TempStorage {
+        TempStorage { guard, ..TempStorage::default() }
+    }
+
+    /// Bytes currently held (guards excluded).
+    pub fn capacity(&self) -> usize {
+        let len = |r: &Option<CudaSlice<u8>>| r.as_ref().map_or(0, |b| b.len() - self.guard);
+        len(&self.state) + len(&self.scratch)
+    }
+
+    /// An error if any guard byte changed (waits for `stream`).
+    pub fn check_guards(&self, stream: &Arc<CudaStream>) -> Result<()> {
+        for (name, region) in [("tile state", &self.state), ("scratch", &self.scratch)] {
+            let Some(buf) = region else { continue };
+            let mut tail = vec![0u8; self.guard];
+            stream.memcpy_dtoh(&buf.slice(buf.len() - self.guard..), &mut tail)?;
+            stream.synchronize()?;
+            if let Some(i) = tail.iter().position(|&b| b != GUARD_BYTE) {
+                return Err(Error::invalid(format!(
+                    "a kernel wrote {} bytes past the {name} its plan reserved (first at +{i})",
+                    tail.iter().filter(|&&b| b != GUARD_BYTE).count()
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The region `which` with at least `bytes` bytes, (re)allocated zeroed when too small:
+    /// (pointer, whether it was).
+    fn grow(&mut self, gpu: &Gpu, stream: &Arc<CudaStream>, scratch: bool, bytes: u64) -> Result<(u64, bool)> {
+        let guard = self.guard;
+        let region = if scratch { &mut self.scratch } else { &mut self.state };
+        if let Some(b) = region.as_ref() {
+            if b.context() != gpu.context() {
+                return Err(Error::invalid("this TempStorage belongs to another CUDA context"));
+            }
+        }
+        let len = bytes.max(1) as usize;
+        let fresh = region.as_ref().is_none_or(|b| b.len() - guard < len);
+        if fresh {
+            *region = None;
+            let mut buf = gpu.alloc_zeros::<u8>(stream, "temporary storage", len + guard)?;
+            if guard > 0 {
+                stream.memcpy_htod(&vec![GUARD_BYTE; guard], &mut buf.slice_mut(len..))?;
+            }
+            *region = Some(buf);
+        }
+        let buf = region.as_mut().expect("allocated above");
+        let (ptr, _sync) = buf.device_ptr_mut(stream);
+        Ok((ptr, fresh))
+    }
+
+    /// Scratch space of at least `bytes` bytes (contents unspecified), or 0 for none.
+    pub(crate) fn scratch(&mut self, gpu: &Gpu, stream: &Arc<CudaStream>, bytes: u64) -> Result<u64> {
+        if bytes == 0 {
+            return Ok(0);
+        }
+        Ok(self.grow(gpu, stream, true, bytes)?.0)
+    }
+
+    /// Copies the `u64` at the start of the scratch space back (waits for `stream`).
+    pub(crate) fn read_scratch_word(&self, stream: &Arc<CudaStream>) -> Result<u64> {
+        let mut word = [0u8; 8];
+        if let Some(buf) = &self.scratch {
+            stream.memcpy_dtoh(&buf.slice(0..8), &mut word)?;
+        }
+        stream.synchronize()?;
+        Ok(u64::from_le_bytes(word))
+    }
+
+    /// The tile state for a launch of `blocks` blocks as `state` describes it.
+    pub(crate) fn state(
+        &mut self,
+        gpu: &Gpu,
+        stream: &Arc<CudaStream>,
+        state: &TileState,
+        blocks: u64,
+    ) -> Result<State> {
+        let advance = match state.claims {
+            Claims::Tiles(t) => t,
+            Claims::TilesAndBlocks(t) => t + blocks,
+        };
+        let advance =
+            u32::try_from(advance).map_err(|_| Error::invalid(format!("{advance} tile claims in one launch")))?;
+        let (ptr, fresh) = self.grow(gpu, stream, false, state.bytes())?;
+        if fresh {
+            (self.epoch, self.counter_base) = (0, 0);
+        }
+        if self.epoch >= EPOCH_MAX {
+            let len = self.state.as_ref().map_or(0, |b| b.len()) - self.guard;
+            if let Some(b) = self.state.as_mut() {
+                stream.memset_zeros(&mut b.slice_mut(0..len))?;
+            }
+            (self.epoch, self.counter_base) = (0, 0);
+        }
+        self.epoch += 1;
+        let counter_base = self.counter_base;
+        self.counter_base = counter_base.wrapping_add(advance);
+        Ok(State { ptr, epoch: self.epoch, counter_base })
+    }
+
+    /// `r`, after forgetting the tile state if `r` is an error (a failed launch may have left it
+    /// half-written): the next call starts afresh.
+    pub(crate) fn poison_on_error<R>(&mut self, r: Result<R>) -> Result<R> {
+        if r.is_err() {
+            self.state = None;
+        }
+        r
+    }
+}
+
+/// `slot`'s buffer, (re)allocated zeroed when it holds fewer than `len` items (the old one freed
+/// first).
+pub(crate) fn at_least<'a, U: DeviceRepr + ValidAsZeroBits>(
+    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
+    slot: &'a mut Option<CudaSlice<U>>,
+    what: &str,
+    len: usize,
+) -> Result<&'a mut CudaSlice<U>> {
+    if slot.as_ref().is_none_or(|b| b.len() < len) {
+        *slot = None;
+        *slot = Some(gpu.alloc_zeros::<U>(stream, what, len)?);
+    }
+    Ok(slot.as_mut().expect("allocated above"))
+}
