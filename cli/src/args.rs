@@ -40,13 +40,22 @@ value_enum!(
     /// A scan operator.
     Operator(Op): Op::ALL, Op::name, |o: Op| Some(o.describe())
 );
-value_enum!(
-    /// The axis of a batched scan.
-    AxisArg(Axis): Axis::ALL, Axis::name, |a| Some(match a {
-        Axis::Columns => "scan down every column (axis 0)",
-        Axis::Rows => "scan along every row (axis 1)",
-    })
-);
+/// The axis of a batched scan: `columns` (or `0`, as NumPy and torch number it) or `rows` (`1`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AxisArg(pub Axis);
+
+impl ValueEnum for AxisArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[AxisArg(Axis::Columns), AxisArg(Axis::Rows)]
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(match self.0 {
+            Axis::Columns => PossibleValue::new("columns").alias("0").help("scan down every column (axis 0)"),
+            Axis::Rows => PossibleValue::new("rows").alias("1").help("scan along every row (axis 1)"),
+        })
+    }
+}
 value_enum!(
     /// The single-pass kernel.
     Kernel(ScanKernel): ScanKernel::ALL, ScanKernel::name, |_| None
@@ -187,6 +196,9 @@ pub struct Global {
     /// Kernels from this PTX module instead of the embedded ones (kernel development).
     #[arg(long, global = true, value_name = "FILE")]
     pub ptx: Option<PathBuf>,
+    /// Append the run's timing as a CSV row to this file (for reports; see `report`).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub record: Option<PathBuf>,
 }
 
 impl Global {

@@ -109,20 +109,61 @@ pub fn run(global: &Global, iters: u32, exp: &mut dyn Experiment) -> Result<bool
     let check = exp.check(&gpu)?;
     let (moved, copied) = exp.traffic();
     let cub = exp.cub_ms().map(|c| format!("; CUB {c:.4} ms, ours {:.2}x its speed", c / ms)).unwrap_or_default();
-    let yardstick = match copy_ms(&gpu, copied, iters) {
-        Ok(copy) => format!(
-            ", {:.1}% of a same-run device copy of the input ({copy:.4} ms, {:.1} GB/s)",
-            100.0 * copy / ms,
-            gbps(2 * copied, copy)
+    let (copy, yardstick) = match copy_ms(&gpu, copied, iters) {
+        Ok(copy) => (
+            Some(copy),
+            format!(
+                ", {:.1}% of a same-run device copy of the input ({copy:.4} ms, {:.1} GB/s)",
+                100.0 * copy / ms,
+                gbps(2 * copied, copy)
+            ),
         ),
-        Err(e @ Error::OutOfMemory { .. }) => format!(" (no copy yardstick: {e})"),
+        Err(e @ Error::OutOfMemory { .. }) => (None, format!(" (no copy yardstick: {e})")),
         Err(e) => return Err(e),
     };
     println!("time: {ms:.4} ms (median of {iters}, min {min_ms:.4}), {:.1} GB/s{yardstick}{cub}", gbps(moved, ms));
     for note in &check.notes {
         println!("{note}");
     }
-    Ok(verdict(&check))
+    let passed = verdict(&check);
+    if let Some(path) = &global.record {
+        let record = Record { title: exp.title(), ms, min_ms, moved, copy_ms: copy, cub_ms: exp.cub_ms(), passed };
+        record.append(path)?;
+    }
+    Ok(passed)
+}
+
+/// One run's timing, as `--record` appends it and `report` reads it.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct Record {
+    pub title: String,
+    pub ms: f64,
+    pub min_ms: f64,
+    /// Bytes the run read and wrote.
+    pub moved: u64,
+    /// The same-run device copy of the input.
+    pub copy_ms: Option<f64>,
+    pub cub_ms: Option<f64>,
+    pub passed: bool,
+}
+
+impl Record {
+    /// Appends this record to the CSV at `path` (with a header when the file is new).
+    fn append(&self, path: &std::path::Path) -> Result<()> {
+        let bad = |e: &dyn std::fmt::Display| Error::invalid(format!("--record {}: {e}", path.display()));
+        let fresh = !path.exists();
+        let file = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(|e| bad(&e))?;
+        let mut w = csv::WriterBuilder::new().has_headers(fresh).from_writer(file);
+        w.serialize(self).map_err(|e| bad(&e))?;
+        w.flush().map_err(|e| bad(&e))
+    }
+
+    /// The records in the CSV at `path`.
+    pub fn read(path: &std::path::Path) -> Result<Vec<Record>> {
+        let bad = |e: &dyn std::fmt::Display| Error::invalid(format!("{}: {e}", path.display()));
+        let mut r = csv::Reader::from_path(path).map_err(|e| bad(&e))?;
+        r.deserialize().map(|x| x.map_err(|e| bad(&e))).collect()
+    }
 }
 
 /// Prints the check line; true when nothing is wrong.

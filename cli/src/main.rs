@@ -53,6 +53,8 @@ enum Command {
     Recurrence(recurrence::RecurrenceArgs),
     /// Diagnostic: the u32 add single-pass scan with every tile's timestamps, per phase.
     Timeline(timeline::TimelineArgs),
+    /// docs/performance.md, its CSV and plot, from one benchmark run's results (no GPU needed).
+    Report(report::ReportArgs),
 }
 
 fn main() -> ExitCode {
@@ -71,6 +73,7 @@ fn main() -> ExitCode {
         Command::Batched(a) => segmented::batched(a, g),
         Command::Recurrence(a) => recurrence::run(a, g),
         Command::Timeline(a) => timeline::run(a, g),
+        Command::Report(a) => report::run(a),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

@@ -6,14 +6,18 @@ use proptest::prelude::*;
 use proptest::test_runner::TestRunner;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Output};
-use workspace_tests::{gpu_test, test, Trial};
+use workspace_tests::{gpu_test, needs, test, Trial};
 
 fn main() -> ExitCode {
     workspace_tests::main(vec![
         test("scan_help_lists_every_algorithm_with_a_line_each", scan_help_lists_every_algorithm),
         test("mistakes_are_one_line_errors", mistakes_are_one_line_errors),
         test("unknown_names_are_rejected_with_the_choices", unknown_names_are_rejected_with_the_choices),
-        test("without_a_gpu_a_scan_says_so_in_one_line", without_a_gpu_a_scan_says_so_in_one_line),
+        needs(
+            "without_a_gpu_a_scan_says_so_in_one_line",
+            gpu_scan::driver_present().then(|| "a CUDA driver is present".to_string()),
+            without_a_gpu_a_scan_says_so_in_one_line,
+        ),
         test("plot_redraws_a_bench_csv_without_a_gpu", plot_redraws_a_bench_csv_without_a_gpu),
         test("file_mistakes_are_one_line_errors_before_any_gpu_work", file_mistakes_are_one_line_errors),
         test("tuning_mistakes_are_one_line_errors", tuning_mistakes_are_one_line_errors),
@@ -120,9 +124,6 @@ fn unknown_names_are_rejected_with_the_choices() {
 }
 
 fn without_a_gpu_a_scan_says_so_in_one_line() {
-    if gpu_scan::driver_present() {
-        return;
-    }
     assert_one_line_error(&["scan", "1000", "--iters", "2"], "no CUDA driver found");
 }
 

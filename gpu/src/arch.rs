@@ -355,7 +355,7 @@ pub unsafe fn store_relaxed_u128(p: *mut [u64; 2], lo: u64, hi: u64) {
 /// Atomic add to a counter in shared memory (`p` a generic pointer into it); returns the old
 /// value. The address is converted to the shared window first: on a generic address ptxas
 /// emits the generic `ATOM.E` instead of the shared-memory `ATOMS` (for the sort's ranking OR
-/// the two measured the same on the H200; the digit counting needs the shared form to take
+/// the two are as fast; the digit counting needs the shared form to take
 /// 32-bit addresses, see [`shared_window`]).
 #[inline(always)]
 pub unsafe fn atomic_add_shared_u32(p: *mut u32, v: u32) -> u32 {

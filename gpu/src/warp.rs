@@ -89,8 +89,7 @@ pub fn broadcast<T: Copy>(v: T, src: u32) -> T {
 
 /// The lanes whose `value` equals this lane's, among the lanes where `valid` holds, for values
 /// below `1 << bits`: one ballot per bit. (`match.any.sync` gives the same answer but issues at a
-/// small fraction of the ballot's rate on sm_90: ranking the sort's digits with it instead of
-/// [`rank_by_match`] took 2^28 `u32` keys from 6.48 to 10.85 ms, `sort-matchany-s13-h200.log`.)
+/// small fraction of the ballot's rate on sm_90.)
 #[inline(always)]
 pub fn peers(value: u32, bits: u32, valid: bool) -> u32 {
     let mut peers = ballot(valid);

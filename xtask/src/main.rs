@@ -1,9 +1,18 @@
-//! `cargo xtask build-ptx`: builds the kernels alone and, when ptxas is available, reports
-//! registers and local-memory use per kernel.
+//! `cargo xtask`: the project's chores.
+//!
+//! - `build-ptx`: the kernels alone, and, with ptxas, registers and local memory per kernel.
+//! - `gpu-bundle`: everything a GPU machine needs (test executables, the CLI, the baselines, the
+//!   newest CUB's headers, a runner script), packed into one file to carry there.
+//! - `bench`: docs/performance.md, its CSV and plot from a bundle's `bench` results (or, on a
+//!   machine with a GPU, from a run it starts).
+//! - `sanitize`: compute-sanitizer over every kernel family (on a machine with a GPU).
+
+mod bundle;
+mod cases;
 
 use clap::{Parser, Subcommand};
-use std::path::PathBuf;
-use std::process::ExitCode;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
 
 #[derive(Parser)]
 #[command(about = "gpu-scan project chores")]
@@ -23,24 +32,74 @@ enum Cmd {
         #[arg(long)]
         filter: Option<String>,
     },
+    /// Build the test executables and the CLI in release mode into one folder with a runner
+    /// (`run.sh tests|sanitize|bench|compare`), and pack it as `<out>.txz` to carry to a GPU machine.
+    GpuBundle(bundle::Options),
+    /// Write docs/performance.md, docs/bench.csv and docs/bench.png from a benchmark run's results
+    /// (`run.sh bench` writes them); without --results, run the benchmarks here first (needs a GPU).
+    Bench {
+        #[arg(long)]
+        results: Option<PathBuf>,
+    },
+    /// Run compute-sanitizer (memcheck, racecheck, synccheck) over every kernel family, here
+    /// (needs a GPU and compute-sanitizer; on a GPU machine without Rust, run.sh sanitize).
+    Sanitize,
 }
 
 fn main() -> ExitCode {
-    match Cli::parse().cmd {
-        Cmd::BuildPtx { arch, filter } => match build_ptx(arch, filter) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("error: {e}");
-                ExitCode::FAILURE
-            }
-        },
+    let result = match Cli::parse().cmd {
+        Cmd::BuildPtx { arch, filter } => build_ptx(arch, filter),
+        Cmd::GpuBundle(opts) => bundle::build(&opts).map(drop),
+        Cmd::Bench { results } => bench(results),
+        Cmd::Sanitize => run_bundle("sanitize", &root().join("target").join("sanitize")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
     }
 }
 
-fn build_ptx(arch: String, filter: Option<String>) -> Result<(), Box<dyn std::error::Error>> {
-    let root =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the workspace root").to_path_buf();
-    let opts = ptx_builder::Options { arch: arch.clone(), ..ptx_builder::Options::for_workspace(&root) };
+type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+
+/// The workspace root.
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the workspace root").to_path_buf()
+}
+
+/// Runs `cmd`, failing with its name unless it succeeds.
+fn run(cmd: &mut Command) -> Result<()> {
+    let status = cmd.status().map_err(|e| format!("cannot run {cmd:?}: {e}"))?;
+    if !status.success() {
+        return Err(format!("{cmd:?} failed ({status})").into());
+    }
+    Ok(())
+}
+
+/// Builds a bundle (without the comparison build) and runs one of its modes here.
+fn run_bundle(mode: &str, results: &Path) -> Result<()> {
+    let dir = bundle::build(&bundle::Options::default())?;
+    std::fs::create_dir_all(results)?;
+    run(Command::new("bash").arg(dir.join("run.sh")).arg(mode).env("RESULTS_DIR", results))
+}
+
+fn bench(results: Option<PathBuf>) -> Result<()> {
+    let results = match results {
+        Some(r) => r,
+        None => {
+            let r = root().join("target").join("bench-results");
+            run_bundle("bench", &r)?;
+            r
+        }
+    };
+    let docs = root().join("docs");
+    run(Command::new(env!("CARGO")).current_dir(root()).args(["run", "--release", "-p", "host", "--", "report"]).arg(&results).arg("--out").arg(&docs))
+}
+
+fn build_ptx(arch: String, filter: Option<String>) -> Result<()> {
+    let opts = ptx_builder::Options { arch: arch.clone(), ..ptx_builder::Options::for_workspace(&root()) };
     let built = ptx_builder::build(&opts)?;
     let text = std::fs::read_to_string(&built.ptx)?;
     let entries = text.lines().filter(|l| l.contains(".entry")).count();
@@ -50,14 +109,11 @@ fn build_ptx(arch: String, filter: Option<String>) -> Result<(), Box<dyn std::er
         text.len() / 1024,
         built.toolchain
     );
-
     let Some(ptxas) = ptx_builder::find_ptxas() else {
-        println!(
-            "ptxas not found (set PTXAS or put it on PATH; `pip install nvidia-cuda-nvcc` has one): no register report"
-        );
+        println!("ptxas not found (set PTXAS or put it on PATH; `pip install nvidia-cuda-nvcc` has one): no register report");
         return Ok(());
     };
-    // Report on the module as the host embeds it, with the launch bounds of the tuning table.
+    // Report on the module as the host loads it, with the tuning's launch bounds.
     let arch_number = arch.trim_start_matches("sm_").parse().unwrap_or(scan_abi::tuning::DEFAULT_ARCH);
     let tuning = scan_abi::tuning::for_arch(arch_number);
     let bounds: std::collections::HashMap<String, (u32, u32)> =

@@ -6,6 +6,7 @@ pub mod bench;
 pub mod compact;
 pub mod csr;
 pub mod recurrence;
+pub mod report;
 pub mod scan;
 pub mod segmented;
 pub mod sort;

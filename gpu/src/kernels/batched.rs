@@ -172,7 +172,7 @@ pub unsafe fn scan_columns<T: StatusValue, O: ScanOp<T>, const TH: u32, const IT
 /// `TH / tpr` groups of rows are combined per column in two steps: a shuffle scan across the
 /// groups of a warp (lanes `tpr` apart own the same columns), then across the warps through
 /// shared memory. The strip's first `tpr * V` threads then look back, one column each, reading
-/// `LW` tiles of their column a round (`tuning::column_lookback_window`: a matrix of few strips
+/// `LW` tiles of their column a round (`Choices::window4_max_strips`: a matrix of few strips
 /// has few chains, each long, whose look-backs walk far). `temp`, `counter_base` and `epoch` as
 /// in [`scan_columns`]; `cols` must be a multiple of `V`.
 #[inline(always)]
@@ -287,8 +287,8 @@ pub unsafe fn scan_columns_vec<
 /// idea, by the claimed tile), so that the block claiming it then waits on L2 rather than memory.
 /// With `items` odd the groups of a warp fall on both halves of the banks for 64-byte rows. At
 /// least two tiles. A tile is copied once the counter names it: copying the block's own index's
-/// tile while the counter answered, and again when it named another, ran 6-10 points of copy slower
-/// (`tuning::columns_bulk_rows`).
+/// tile while the counter answered, and again when it named another, was slower
+/// (`Choices::bulk_rows`).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn scan_columns_bulk<T: StatusValue, O: ScanOp<T>, const TH: u32, const V: usize, const LW: usize>(
@@ -660,9 +660,8 @@ pub unsafe fn scan_short_rows<T: Copy, O: ScanOp<T>, const TH: u32, const V: usi
     }
 }
 
-/// Every batched kernel of each type and operator; the vector column tiles only for the types
-/// after `vectors:` (8-byte ones: for 4-byte ones they measured no faster than the scalar
-/// tiles, see `tuning::columns_vec_by_default`).
+/// Every batched kernel of each type and operator; the vector column tiles for the types after
+/// `vectors:`.
 macro_rules! batched_kernels {
     ($($t:ident),* ; vectors: $($v:ident),*) => {
         $( batched_kernels!(@ops one $t); )*
@@ -764,9 +763,8 @@ macro_rules! batched_kernels {
             )
         }
     } };
-    // The column tiles in shared memory, `items` rows a thread group, looking back 4 tiles a round
-    // (one measured no faster: `tuning::column_lookback_window`), bringing the tile `ahead` after
-    // their own into L2.
+    // The column tiles in shared memory, `items` rows a thread group, looking back 4 tiles a round,
+    // bringing the tile `ahead` after their own into L2.
     (@bulk_tiles $t:ident, $op:ident, $prefix:ident) => { paste::paste! {
         #[no_mangle]
         #[allow(clippy::too_many_arguments)]

@@ -316,7 +316,7 @@ compact_kernels!(u8, u16, u32, i32, u64, i64, f32, f64);
 
 /// The pipelined compaction `compact_pipe_<t>` of 4- and 8-byte types: the arguments of
 /// `compact_<t>` and the number of stages, a persistent grid (see
-/// [`crate::kernels::pipelined::pipeline`]) of `tuning::pipeline_compact`'s shape.
+/// [`crate::kernels::pipelined::pipeline`]) of `Shapes::compact_pipeline`'s shape.
 macro_rules! compact_pipe_kernels {
     ($($t:ident),*) => { paste::paste! { $(
         #[no_mangle]

@@ -47,9 +47,8 @@ const DIGITS: u32 = 1 << RADIX_BITS;
 /// launch bounds). With `raw`, a 4-byte key goes through it before its order-key transform,
 /// which LLVM would otherwise keep for every key beside the key itself: the `i32` and `f32`
 /// keys-only passes took 64 and 72 registers unbounded, against 46 and 48 so. The passes with
-/// values keep the transform first (`u32` keys with values 9.05 against 8.88 ms for 2^28 in one
-/// H200 run, `docs/results/sort-keys4-s27-h200.log`). Digits never straddle bit 32 (`shift` is a
-/// multiple of 8).
+/// values keep the transform first, which is faster there. Digits never straddle bit 32 (`shift`
+/// is a multiple of 8).
 #[inline(always)]
 fn digit<T: Element>(key: T, shift: u32, raw: bool) -> u32 {
     if raw && core::mem::size_of::<T>() == 4 {
@@ -73,15 +72,11 @@ fn digit_in(half: u32, shift: u32) -> u32 {
 /// (word `(p * 256 + d) * parts + l % parts`, `smem::sort_count_parts`), in their own
 /// shared-memory banks, so a warp's counter updates never meet in a bank whatever its digits:
 /// one shared-memory atomic per key and pass, without bank conflicts, and keys with few distinct
-/// digits do not serialize on one word (one 256-word histogram per pass sorted 2^28 keys with 8
-/// random bits in 6.93 ms, per-lane counters in 4.19 ms; H200, `docs/results/sort-*-s12-h200.log`).
-/// The counters are 32 bits wide, so a key's update is its digit shifted into an address and one
-/// atomic, and full tiles come in by 16-byte loads without bounds checks. The 16-bit counters
-/// before (two digits a word, flushed every 64 tiles) took twice the instructions a key and were
-/// issue-bound: 178 us for 2^26 `u32` keys where CUB's histogram took 91 (Nsight Compute,
-/// `sort-profile-s22-h200.log`); 2^28 `u32` keys sorted in 6.25 ms with these against 6.48 in
-/// one run (`sort-ab-s22-h200.log`). A counter counts at most a sixteenth of its block's keys,
-/// and the block adds them to `counts` once, at the end.
+/// digits do not serialize on one word, as one 256-word histogram per pass would. The counters
+/// are 32 bits wide, so a key's update is its digit shifted into an address and one atomic (16-bit
+/// counters, two digits a word, took twice the instructions a key and were issue-bound), and full
+/// tiles come in by 16-byte loads without bounds checks. A counter counts at most a sixteenth of
+/// its block's keys, and the block adds them to `counts` once, at the end.
 #[inline(always)]
 pub unsafe fn digit_counts<T: Element, const TH: u32, const VECS: usize, const V: usize>(
     keys: *const T,
@@ -339,7 +334,7 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize, const VALUES: boo
 
     // Rank among the warp's keys of the same digit, in index order (lanes past the end take no
     // part), matching equal digits by ballots or through shared-memory words
-    // (`tuning::sort_rank_by_ballot`): the rank is the key's place in the tile's digit order,
+    // (`Shapes::sort_ballot`): the rank is the key's place in the tile's digit order,
     // where it is staged at once. Values follow from their ranks, kept for it (the kernels with
     // values only: 18 more registers).
     let mut rank = [0u32; IT];

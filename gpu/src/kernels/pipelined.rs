@@ -289,14 +289,12 @@ impl<T: StatusValue + Vector16<O>, O: ScanOp<T>, const B: usize> Scan<T, O, B> {
 /// `batched.rs` give one look-back chain per column. Tiles hold whole matrix rows; `O` must
 /// commute (the reduction takes lanes out of row order). Kernels exist for rows of 32 bytes
 /// (`K = 2`: 8 columns of 4 bytes, 4 of 8) and of 16 bytes (`K = 1`: 4 columns of 4 bytes, 2 of
-/// 8; since session 31, not yet measured). Rows of 64 bytes (`K = 4`, blocked) and 128 bytes
-/// (`K = 8`, striped) scanned correctly but at 39-44% and 16% of copy on the H200
-/// (`docs/results/columns-pipe64-s23-h200.log`): their rows need 168-254 registers, and what
-/// spills goes to L2, as the stages leave an SM little L1.
+/// 8). Wider rows are not served here: they need 168-254 registers, and what spills goes to L2,
+/// as the stages leave an SM little L1.
 ///
 /// Shares are blocked: each lane a run of `B` whole matrix rows, the warp scanning its lanes' row
-/// totals once per share. (Warp-striped shares, a warp scan per row of vectors, measured slower
-/// for both element sizes: `tuning::pipeline_columns`.)
+/// totals once per share. (Warp-striped shares, a warp scan per row of vectors, are slower for
+/// both element sizes.)
 #[derive(Clone, Copy)]
 pub struct Columns<T, O, const V: usize, const C: usize, const B: usize> {
     out: *mut T,
@@ -511,7 +509,7 @@ pub unsafe fn columns_pipelined<
 
 /// The pipelined single-pass scan of `n` elements, or where `ROWS`, of each row of `cols` of them
 /// on its own (the batched scan along few long rows; `cols` is ignored otherwise); shapes as
-/// `tuning::pipeline` (`R` reducing warps, `R * S` scanning warps, each reducing warp's `VECS`
+/// `Shapes::scan_pipeline` (`R` reducing warps, `R * S` scanning warps, each reducing warp's `VECS`
 /// vectors per thread split among `S` scanning warps, shares blocked in runs of `B` vectors per
 /// lane where `B > 0`, see [`Scan`]), `stages` tiles in flight (the host sizes shared memory for
 /// them), other arguments as [`crate::kernels::single_pass::single_pass`].
@@ -750,8 +748,7 @@ pub unsafe fn pipeline<W: TileWork, const R: u32, const S: u32, const VECS: usiz
         // Finish the warp's share of each tile from the tile's prefix, then free the stage; a
         // stage whose share left by a bulk copy is freed once the copy has read it (the warp waits
         // for that read: freeing it only after the warp's next share kept one stage of five out of
-        // use, and measured slower wherever shares leave by bulk copies,
-        // `docs/results/compact-pipe2-s18-h200.log`, `compact-pipe-s18-h200.log`).
+        // use).
         let sw = w - R;
         let mut ring = Ring::START;
         loop {
@@ -795,8 +792,8 @@ pub unsafe fn pipeline<W: TileWork, const R: u32, const S: u32, const VECS: usiz
 /// `Pipeline`), with the single-pass kernel's arguments and the number of stages; with
 /// `rows`, then the row length `cols`, each row of the input scanned on its own
 /// ([`single_pass_pipelined`]'s `ROWS`). Stamped out below as `single_pass_pipe_<t>_<op>` for
-/// every element type and operator (`tuning::pipeline_of`), the linear recurrence's
-/// `recurrence_pipe_<t>` (`tuning::pipeline_recurrence`), the batched scan along few long rows'
+/// every element type and operator (`Shapes::scan_pipeline_of`), the linear recurrence's
+/// `recurrence_pipe_<t>` (`Shapes::recurrence_pipeline`), the batched scan along few long rows'
 /// `batched_rows_pipe_<t>_<op>`.
 macro_rules! pipelined_kernel {
     ($name:ident, $t:ty, $op:ident, $shape:expr) => {
@@ -859,7 +856,7 @@ crate::kernels::for_each_type!(pipelined_kernels);
 
 /// `batched_rows_pipe_<t>_<op>`: the rows of `cols` elements of a row-major matrix, each scanned
 /// on its own in one launch (the batched scan along few long rows), with the single-pass pipelined
-/// kernel's shape (`tuning::pipeline_of`).
+/// kernel's shape (`Shapes::scan_pipeline_of`).
 macro_rules! rows_pipelined_kernels {
     ($($t:ident),*) => { $( rows_pipelined_kernels!(@ops $t, [Add, Mul, Min, Max]); )* };
     (@ops $t:ident, [$($op:ident),*]) => { paste::paste! { $(
@@ -872,7 +869,7 @@ macro_rules! rows_pipelined_kernels {
 rows_pipelined_kernels!(u32, i32, u64, i64, f32, f64);
 
 /// `<name>_<t>_<op>`: [`columns_pipelined`] for rows of `C` columns, in the tile shape
-/// `tuning::<shape>`; the status words carry whole rows.
+/// `Shapes::<shape>`; the status words carry whole rows.
 macro_rules! columns_pipelined_kernels {
     ($name:ident, $shape:ident: $($t:ident: $c:literal),*) => { paste::paste! { $(
         columns_pipelined_kernels!(@one $name, $shape, $t, $c, Add);

@@ -7,8 +7,8 @@
 //! its inclusive prefix, and stores the finished tile.
 //!
 //! Tiles are claimed with [`claim_placed`], which overlaps the counter's round trip with the
-//! loads. (A persistent grid that asks for its next tile early was measured slower: successors
-//! then wait on tiles that are claimed but not yet loaded.)
+//! loads. (A persistent grid that asks for its next tile early is slower: successors then wait
+//! on tiles that are claimed but not yet loaded.)
 
 use crate::arch::{
     cp_async_16, cp_async_wait_all, lane, load_vec16, opaque_u32, store_vec16,
@@ -66,7 +66,7 @@ pub unsafe fn single_pass<
 /// chains of tiles when `place` starts more than one (each looks back no further than its first
 /// tile, which publishes at once). `aligned`: every tile starts on a 16-byte boundary. `ahead`:
 /// how many tiles further on a block prefetches into L2 (0: none; see
-/// `tuning::single_pass_prefetch_tiles`). `probe` records each tile's way through the scan (see
+/// `Shapes::prefetch_tiles`). `probe` records each tile's way through the scan (see
 /// [`crate::probe`]).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]

@@ -1,0 +1,279 @@
+//! The GPU bundle: release test executables and the CLI, the baselines, the newest CUB's headers
+//! and a runner script, in one folder packed as `<folder>.txz`. Nothing in it needs Rust or the
+//! source tree, and it runs from any folder.
+
+use crate::{cases, root, run, Result};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The newest CUB: the CCCL headers of this PyPI wheel.
+const CCCL_WHEEL: &str = "nvidia-cuda-cccl==13.3.5.0.6";
+
+#[derive(clap::Args, Default)]
+pub struct Options {
+    /// The bundle's folder (packed beside it as <folder>.txz).
+    #[arg(long, default_value = ".gpu-bundle")]
+    out: PathBuf,
+    /// Also build the CLI of this git revision, for `run.sh compare` (a refactor's before and after).
+    #[arg(long)]
+    compare: Option<String>,
+    /// Leave out the test executables (a benchmark-only bundle, smaller).
+    #[arg(long)]
+    no_tests: bool,
+}
+
+/// Builds the bundle; returns its folder.
+pub fn build(opts: &Options) -> Result<PathBuf> {
+    let root = root();
+    let out = if opts.out.as_os_str().is_empty() { root.join(".gpu-bundle") } else { root.join(&opts.out) };
+    if out.exists() {
+        std::fs::remove_dir_all(&out)?;
+    }
+    for dir in ["tests", "bin", "baselines"] {
+        std::fs::create_dir_all(out.join(dir))?;
+    }
+    let mut artifacts = Vec::new();
+    if !opts.no_tests {
+        artifacts.extend(cargo_artifacts(&root, &["test", "--workspace", "--release", "--no-run"])?);
+    }
+    artifacts.extend(cargo_artifacts(&root, &["build", "--release", "-p", "host"])?);
+    for (test, exe) in artifacts {
+        let dest = out.join(if test { "tests" } else { "bin" }).join(exe.file_name().ok_or("an executable without a name")?);
+        std::fs::copy(&exe, &dest)?;
+        let _ = Command::new("strip").arg(&dest).status();
+    }
+    // Test executables are named after their targets, without cargo's hash.
+    for entry in std::fs::read_dir(out.join("tests"))? {
+        let path = entry?.path();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
+        if let Some((stem, _hash)) = name.rsplit_once('-') {
+            std::fs::rename(&path, out.join("tests").join(stem))?;
+        }
+    }
+    for file in ["cub.cu", "peers.py", "compare.py"] {
+        std::fs::copy(root.join("bench").join("baselines").join(file), out.join("baselines").join(file))?;
+    }
+    copy_tree(&cccl_headers(&root)?, &out.join("cccl"))?;
+    if let Some(rev) = &opts.compare {
+        let exe = build_revision(&root, rev)?;
+        std::fs::create_dir_all(out.join("compare"))?;
+        std::fs::copy(&exe, out.join("compare").join("host"))?;
+        let _ = Command::new("strip").arg(out.join("compare").join("host")).status();
+    }
+    std::fs::write(out.join("run.sh"), runner())?;
+    let packed = out.with_extension("txz");
+    let parent = out.parent().ok_or("the bundle has no parent folder")?;
+    let name = out.file_name().ok_or("the bundle has no name")?;
+    run(Command::new("tar").env("XZ_OPT", "-T0 -6").arg("-cJf").arg(&packed).arg("-C").arg(parent).arg(name))?;
+    let mib = std::fs::metadata(&packed)?.len() as f64 / (1 << 20) as f64;
+    println!("bundle: {} ({mib:.1} MiB packed as {})", out.display(), packed.display());
+    if mib > 60.0 {
+        eprintln!("warning: over 60 MiB; a device call carries at most 64 MiB");
+    }
+    println!(
+        "on the GPU machine: mkdir -p /tmp/b && tar xJf {} -C /tmp/b && RESULTS_DIR=$OUT bash /tmp/b/{}/run.sh tests sanitize bench",
+        packed.file_name().unwrap_or_default().to_string_lossy(),
+        name.to_string_lossy()
+    );
+    Ok(out)
+}
+
+/// The executables a cargo command builds: (is a test, path).
+fn cargo_artifacts(root: &Path, args: &[&str]) -> Result<Vec<(bool, PathBuf)>> {
+    let out = Command::new(env!("CARGO"))
+        .current_dir(root)
+        .args(args)
+        .arg("--message-format=json-render-diagnostics")
+        .stderr(Stdio::inherit())
+        .output()?;
+    if !out.status.success() {
+        return Err(format!("cargo {} failed", args.join(" ")).into());
+    }
+    let mut found = Vec::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else { continue };
+        if msg["reason"] != "compiler-artifact" {
+            continue;
+        }
+        if let Some(exe) = msg["executable"].as_str() {
+            found.push((msg["profile"]["test"] == true, PathBuf::from(exe)));
+        }
+    }
+    Ok(found)
+}
+
+/// The CCCL headers (`include/cccl`) of [`CCCL_WHEEL`], downloaded once into target/.
+fn cccl_headers(root: &Path) -> Result<PathBuf> {
+    let dir = root.join("target").join("cccl");
+    let include = dir.join("nvidia").join("cu13").join("include").join("cccl");
+    if include.join("cub").is_dir() {
+        return Ok(include);
+    }
+    std::fs::create_dir_all(&dir)?;
+    run(Command::new("python3").args(["-m", "pip", "download", "--quiet", "--no-deps", "-d"]).arg(&dir).arg(CCCL_WHEEL))?;
+    let wheel = std::fs::read_dir(&dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.extension().is_some_and(|x| x == "whl"))
+        .ok_or("pip downloaded no wheel")?;
+    run(Command::new("python3").args(["-m", "zipfile", "-e"]).arg(&wheel).arg(&dir))?;
+    Ok(include)
+}
+
+fn copy_tree(from: &Path, to: &Path) -> Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let dest = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_tree(&entry.path(), &dest)?;
+        } else {
+            std::fs::copy(entry.path(), dest)?;
+        }
+    }
+    Ok(())
+}
+
+/// The CLI of revision `rev`, built in a worktree of its own with a target folder of its own.
+fn build_revision(root: &Path, rev: &str) -> Result<PathBuf> {
+    let tree = root.join("target").join("compare-tree");
+    let _ = Command::new("git").current_dir(root).args(["worktree", "remove", "--force"]).arg(&tree).status();
+    run(Command::new("git").current_dir(root).args(["worktree", "add", "--detach"]).arg(&tree).arg(rev))?;
+    let target = root.join("target").join("compare");
+    run(Command::new(env!("CARGO"))
+        .current_dir(&tree)
+        .env("CARGO_TARGET_DIR", &target)
+        .args(["build", "--release", "-p", "host", "--bin", "host"]))?;
+    let _ = Command::new("git").current_dir(root).args(["worktree", "remove", "--force"]).arg(&tree).status();
+    Ok(target.join("release").join("host"))
+}
+
+/// The runner script, with the case lists of `cases` written in.
+fn runner() -> String {
+    let mut s = String::from(RUNNER_HEAD);
+    let list = |name: &str, items: &mut dyn Iterator<Item = String>| {
+        let quoted: Vec<String> = items.map(|i| format!("  '{i}'")).collect();
+        format!("{name}=(\n{}\n)\n", quoted.join("\n"))
+    };
+    s += &list("SANITIZE", &mut cases::SANITIZE.iter().map(|(n, a)| format!("{n}|{a}")));
+    s += &list("APPS", &mut cases::APPS.iter().map(|a| a.to_string()));
+    s += &list("BATCHED", &mut cases::BATCHED.iter().map(|e| cases::batched_args(e)));
+    s += &list("SWEEP_MORE", &mut cases::SWEEP_MORE.iter().map(|a| a.to_string()));
+    let _ = writeln!(s, "SWEEP='{}'", cases::SWEEP);
+    let _ = writeln!(s, "TORCH_SHAPES='{}'", cases::torch_shapes().join(" "));
+    s += RUNNER_BODY;
+    s
+}
+
+const RUNNER_HEAD: &str = r#"#!/usr/bin/env bash
+# Generated by `cargo xtask gpu-bundle`. Runs on a GPU machine, from any folder; no Rust needed.
+#   bash run.sh tests      every test executable; a GPU test without a GPU fails (GPU_SCAN_REQUIRE_DEVICE=1)
+#   bash run.sh sanitize   compute-sanitizer memcheck, racecheck and synccheck, every kernel family
+#   bash run.sh yardsticks CUB (the toolkit's and the newest), torch and CuPy
+#   bash run.sh compare    the comparison build's CLI against this one, command by command
+#   bash run.sh bench      the yardsticks if not yet run, and our benchmarks (what compare left out)
+# Modes run in the order given; results and logs go to $RESULTS_DIR (default: results/ here).
+set -uo pipefail
+B="$(cd "$(dirname "$0")" && pwd)"
+R="${RESULTS_DIR:-$B/results}"
+mkdir -p "$R"
+HOST="$B/bin/host"
+export GPU_SCAN_REQUIRE_DEVICE=1
+"#;
+
+const RUNNER_BODY: &str = r#"
+fail=0
+
+tests() {
+  local names=()
+  for t in "$B"/tests/*; do
+    local n; n=$(basename "$t")
+    names+=("$n")
+    ( cd "$B" && "$t" --test-threads 4 > "$R/test-$n.log" 2>&1; echo $? > "$R/test-$n.rc" ) &
+  done
+  wait
+  for n in "${names[@]}"; do
+    local summary; summary=$(grep -E '^test result' "$R/test-$n.log" | tail -1)
+    if [ "$(cat "$R/test-$n.rc")" = 0 ]; then echo "PASS $n: $summary"; else echo "FAIL $n: $summary"; grep -E 'FAILED|panicked' "$R/test-$n.log" | head -20; fail=1; fi
+  done
+}
+
+sanitize_one() {
+  local tool=$1 name=$2 args=$3
+  local log="$R/sanitize-$tool-$name.log"
+  compute-sanitizer --tool "$tool" --error-exitcode 97 "$HOST" $args --iters 1 > "$log" 2>&1
+  local rc=$? summary
+  summary=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1 | sed 's/^========= //')
+  local clean=0
+  grep -q ': PASS' "$log" && grep -qE 'ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards' "$log" && clean=1
+  if [ $rc = 0 ] && [ $clean = 1 ]; then echo "ok   $tool $name: $summary"
+  # racecheck does not model mbarriers: on the pipelined kernels it exits 11 after a clean summary.
+  elif [ "$tool" = racecheck ] && [ $rc = 11 ] && [ $clean = 1 ]; then echo "ok   $tool $name: $summary (exit 11 after it)"
+  else echo "FAIL $tool $name (exit $rc): $summary"; tail -5 "$log"; fi
+}
+
+sanitize() {
+  local jobs=0
+  for tool in memcheck racecheck synccheck; do
+    for c in "${SANITIZE[@]}"; do
+      sanitize_one "$tool" "${c%%|*}" "${c#*|}" > "$R/sanitize-$tool-${c%%|*}.line" &
+      jobs=$((jobs + 1))
+      if [ $jobs -ge 6 ]; then wait -n; jobs=$((jobs - 1)); fi
+    done
+  done
+  wait
+  cat "$R"/sanitize-*.line | sort | tee "$R/sanitize.txt"
+  if grep -q '^FAIL' "$R/sanitize.txt"; then fail=1; fi
+  echo "sanitize: $(grep -c '^ok' "$R/sanitize.txt") clean, $(grep -c '^FAIL' "$R/sanitize.txt") failed"
+}
+
+build_cub() {
+  [ -x "$B/cub" ] || nvcc -O3 -std=c++17 -arch=sm_90 -o "$B/cub" "$B/baselines/cub.cu" > "$R/nvcc-cub.log" 2>&1 &
+  [ -x "$B/cub35" ] || nvcc -O3 -std=c++17 -arch=sm_90 -I "$B/cccl" -o "$B/cub35" "$B/baselines/cub.cu" > "$R/nvcc-cub35.log" 2>&1 &
+}
+
+yardsticks() {
+  build_cub
+  python3 "$B/baselines/peers.py" scans > "$R/peers.csv" 2> "$R/peers.log"
+  python3 "$B/baselines/peers.py" batched $TORCH_SHAPES > "$R/peers-batched.csv" 2>> "$R/peers.log"
+  wait
+  "$B/cub" > "$R/cub.csv" || fail=1
+  "$B/cub35" > "$R/cub35.csv" || fail=1
+  grep -h -E '^(inclusive_sum|select|radix_sort_keys_random),(u32|f64),268435456' "$R/cub.csv" "$R/cub35.csv"
+}
+
+bench() {
+  [ -f "$R/cub35.csv" ] || yardsticks
+  mkdir -p "$R/scan"
+  [ -f "$R/scan/bench.csv" ] || "$HOST" $SWEEP --baseline "$R/cub35.csv" --out "$R/scan" > "$R/sweep.log" 2>&1 || fail=1
+  local k=0
+  for c in "${SWEEP_MORE[@]}"; do k=$((k + 1)); "$HOST" $c --baseline "$R/cub35.csv" --out "$R/more$k" > "$R/sweep-more$k.log" 2>&1 || fail=1; done
+  tail -q -n +2 "$R"/more*/bench.csv >> "$R/scan/bench.csv" 2>/dev/null
+  if [ ! -f "$R/apps.csv" ]; then
+    for c in "${APPS[@]}"; do
+      case "$c" in compact*|sort*) extra="--baseline $R/cub35.csv" ;; *) extra="" ;; esac
+      "$HOST" --record "$R/apps.csv" $c $extra >> "$R/apps.log" 2>&1 || fail=1
+    done
+  fi
+  if [ ! -f "$R/batched.csv" ]; then
+    for c in "${BATCHED[@]}"; do "$HOST" --record "$R/batched.csv" $c >> "$R/batched.log" 2>&1 || fail=1; done
+  fi
+  cat "$R"/sweep-more*.log | grep -E 'single-pass|hierarch|blelloch|kogge|brent' | head -20
+}
+
+compare() {
+  if [ ! -x "$B/compare/host" ]; then echo "no comparison build: bundle with --compare REV"; fail=1; return; fi
+  mkdir -p "$R/scan"
+  python3 "$B/baselines/compare.py" "$B/compare/host" "$HOST" "$R" "$SWEEP" "${APPS[@]}" "${BATCHED[@]}" | tee "$R/compare.md"
+}
+
+[ $# -gt 0 ] || { sed -n '2,8p' "$0"; exit 2; }
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || echo "no nvidia-smi"
+for mode in "$@"; do
+  case "$mode" in
+    tests|sanitize|yardsticks|compare|bench) echo "== $mode"; "$mode" ;;
+    *) echo "unknown mode $mode"; exit 2 ;;
+  esac
+done
+exit $fail
+"#;

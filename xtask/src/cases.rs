@@ -1,0 +1,138 @@
+//! What the bundle's runner runs: the sanitizer cases (one small run of every kernel family and
+//! kernel path, a partial last tile everywhere) and the benchmark commands, written once here.
+
+/// Each case a `host` command line, small enough for the sanitizers.
+pub const SANITIZE: &[(&str, &str)] = &[
+    ("scan-tiles-u32", "scan 70001 --kernel tiles"),
+    ("scan-tiles-u8-xor", "scan 70001 --type u8 --op xor --kernel tiles"),
+    ("scan-tiles-u16-max", "scan 70001 --type u16 --op max --exclusive --init 5"),
+    ("scan-staged-f64", "scan 70001 --type f64 --kernel staged --exclusive"),
+    ("scan-staged-u32", "scan 70001 --kernel staged --op max"),
+    ("scan-pipelined-u32", "scan 70001 --kernel pipelined"),
+    ("scan-pipelined-u8-add", "scan 300001 --type u8 --kernel pipelined"),
+    ("scan-pipelined-u8-max", "scan 300001 --type u8 --op max --kernel pipelined"),
+    ("scan-pipelined-f64-exclusive", "scan 70001 --type f64 --kernel pipelined --exclusive --init 1.5"),
+    ("scan-deterministic-f32", "scan 70001 --type f32 --deterministic"),
+    ("scan-acq-rel", "scan 70001 --status-ordering acq-rel"),
+    ("scan-in-place-affine", "scan 70001 --type u64 --op affine --in-place"),
+    ("hierarchical-blelloch", "scan 70001 --algo blelloch --propagation scan-then-add"),
+    ("hierarchical-warp", "scan 70001 --algo hierarchical --type i64 --exclusive"),
+    ("hierarchical-kogge-stone", "scan 70001 --algo kogge-stone --type f32 --op min"),
+    ("naive", "scan 1000 --algo naive"),
+    ("trace-brent-kung", "scan 100 --algo brent-kung --trace"),
+    ("compact-tiles", "compact 70001 --kernel tiles"),
+    ("compact-pipelined-f64", "compact 70001 --type f64 --kernel pipelined"),
+    ("compact-flags-u8", "compact 70001 --type u8 --keep flags"),
+    ("sort-u32-pairs", "sort 70001 --values"),
+    ("sort-f64", "sort 70001 --type f64"),
+    ("histogram", "histogram 70001 --bins 1000"),
+    ("csr", "csr 70001"),
+    ("segmented-f64", "segmented 70001 --type f64 --exclusive --mean-length 7"),
+    ("batched-column-tiles", "batched 2001 33 --kernel column-tiles"),
+    ("batched-vector-tiles", "batched 3841 64 --type f64 --kernel vector-tiles --exclusive"),
+    ("batched-vector-tiles-window4", "batched 20003 4 --kernel vector-tiles --op max"),
+    ("batched-bulk-tiles", "batched 20003 16 --kernel bulk-tiles --op max"),
+    ("batched-bulk-tiles-wide", "batched 1921 128 --type f32 --kernel bulk-tiles"),
+    ("batched-column-vectors", "batched 8 5000 --kernel column-vectors"),
+    ("batched-columns-pipelined", "batched 20003 8 --kernel pipelined"),
+    ("batched-columns-pipelined16", "batched 20003 2 --type f64 --kernel pipelined --exclusive"),
+    ("batched-short-rows", "batched 2000 31 --axis rows"),
+    ("batched-row-blocks", "batched 300 5000 --axis rows --kernel row-blocks"),
+    ("batched-row-chains", "batched 3 70001 --axis rows --kernel row-chains"),
+    ("batched-rows-pipelined", "batched 3 70000 --axis rows --kernel pipelined"),
+    ("recurrence-f32-pipelined", "recurrence 70001 --kernel pipelined"),
+    ("recurrence-f32-tiles", "recurrence 70001 --kernel tiles"),
+    ("recurrence-f64-staged", "recurrence 70001 --type f64 --kernel staged"),
+    ("timeline", "timeline 70001"),
+];
+
+/// The scan sweep of the benchmarks (and of a comparison of two builds).
+pub const SWEEP: &str = "bench --types u8,u16,u32,f32,u64,f64 --algos single-pass --sizes 2^20,2^24,2^28,2^30 --iters 30";
+
+/// The other strategies and the deterministic order, for the report.
+pub const SWEEP_MORE: &[&str] = &[
+    "bench --types u32,f64 --algos hierarchical,blelloch,brent-kung,kogge-stone --sizes 2^28",
+    "bench --types f32,f64 --algos single-pass --deterministic --sizes 2^24,2^28,2^30",
+];
+
+/// The applications at 2^28 elements, in a syntax every build since the CLI's first release
+/// takes (so a comparison of builds runs them alike).
+pub const APPS: &[&str] = &[
+    "compact 2^28",
+    "compact 2^28 --type u64",
+    "compact 2^28 --type f32 --keep nonzero",
+    "sort 2^28",
+    "sort 2^28 --keys cub",
+    "sort 2^28 --values",
+    "sort 2^28 --type u64",
+    "histogram 2^28 --type f32 --bins 1000",
+    "csr 2^28",
+    "segmented 2^28 --type f32",
+    "recurrence 2^28",
+    "recurrence 2^27 --type f64",
+];
+
+/// The batched table: `rows cols axis type op`.
+pub const BATCHED: &[&str] = &[
+    "33554432 8 1 f32 add",
+    "33554432 8 0 f32 add",
+    "1048576 256 1 f32 add",
+    "1048576 256 0 f32 add",
+    "16384 16384 1 f32 add",
+    "16384 16384 0 f32 add",
+    "256 1048576 1 f32 add",
+    "256 1048576 0 f32 add",
+    "8 33554432 1 f32 add",
+    "8 33554432 0 f32 add",
+    "16777216 16 0 f32 add",
+    "4194304 64 0 f32 add",
+    "2097152 128 0 f32 add",
+    "67108864 4 0 f32 add",
+    "134217728 2 0 f64 add",
+    "33554432 8 0 f64 add",
+    "4194304 64 0 f64 add",
+    "8388608 16 0 f64 add",
+    "2097152 128 0 u32 max",
+    "1048576 8 1 f32 add",
+    "1048576 8 0 f32 add",
+];
+
+/// A `BATCHED` entry as `host batched` arguments.
+pub fn batched_args(entry: &str) -> String {
+    let f: Vec<&str> = entry.split_whitespace().collect();
+    format!("batched {} {} --axis {} --type {} --op {}", f[0], f[1], f[2], f[3], f[4])
+}
+
+/// The shapes of `BATCHED` as `peers.py batched` takes them (f32 ones: torch's peers).
+pub fn torch_shapes() -> Vec<String> {
+    let mut shapes: Vec<String> = BATCHED
+        .iter()
+        .filter(|e| e.split_whitespace().nth(3) == Some("f32"))
+        .map(|e| {
+            let f: Vec<&str> = e.split_whitespace().collect();
+            format!("{}x{}", f[0], f[1])
+        })
+        .collect();
+    shapes.dedup();
+    shapes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_case_name_is_unique_and_a_file_name() {
+        let names: std::collections::HashSet<&str> = SANITIZE.iter().map(|c| c.0).collect();
+        assert_eq!(names.len(), SANITIZE.len());
+        assert!(SANITIZE.iter().all(|c| c.0.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '-')));
+    }
+
+    #[test]
+    fn batched_entries_become_commands_and_torch_shapes() {
+        assert_eq!(batched_args("8 33554432 1 f32 add"), "batched 8 33554432 --axis 1 --type f32 --op add");
+        let shapes = torch_shapes();
+        assert!(shapes.contains(&"16384x16384".to_string()) && !shapes.contains(&"134217728x2".to_string()));
+        assert_eq!(shapes.iter().filter(|s| *s == "33554432x8").count(), 1);
+    }
+}
