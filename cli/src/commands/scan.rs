@@ -7,7 +7,9 @@ use crate::io::{self, FileElement};
 use clap::Args;
 use gpu_scan::cudarc::driver::CudaSlice;
 use gpu_scan::reference::verify;
-use gpu_scan::{input, with_elem_type, BlockAlgo, ElemType, Error, Gpu, Op, Result, ScanOptions, TempStorage};
+use gpu_scan::{
+    input, with_elem_type, Algorithm, BlockAlgo, ElemType, Error, Gpu, Op, Result, ScanOptions, TempStorage,
+};
 use std::path::PathBuf;
 
 /// How the strategies run: options shared by `scan` and `bench`.
@@ -281,5 +283,14 @@ fn print_trace<T: gpu_scan::Element>(gpu: &Gpu, block: BlockAlgo, op: Op, data: 
     println!("  exclusive: {}", list(&trace.exclusive));
     let m = data.len() as u32;
     println!("  work: {} combines, {} barrier rounds", block.combines(m), block.barriers(m));
-    Ok(true)
+    let algorithm = Algorithm::Hierarchical { block, propagation: Default::default() };
+    let mut wrong = None;
+    for (exclusive, got) in [(false, &trace.inclusive), (true, &trace.exclusive)] {
+        let verdict = verify::verify(op, algorithm, data, exclusive, None, got)?;
+        if let Some(f) = verdict.first.filter(|_| wrong.is_none()) {
+            let form = if exclusive { "exclusive" } else { "inclusive" };
+            wrong = Some(format!("{form}: {} wrong, first at {}: expected {}, got {}", verdict.wrong, f.index, f.expected, f.got));
+        }
+    }
+    Ok(experiment::verdict(&Check::new(format!("both scans of {} elements", data.len()), wrong)))
 }

@@ -71,6 +71,19 @@ pub enum BatchedPlan {
 }
 
 impl BatchedPlan {
+    /// The family of the kernel that does the work (`None`: nothing to launch).
+    pub fn family(&self) -> Option<Family> {
+        match self {
+            BatchedPlan::Scan(s) => s.family(),
+            BatchedPlan::ColumnTiles { launch, .. }
+            | BatchedPlan::ColumnVectors { launch, .. }
+            | BatchedPlan::ShortRows { launch, .. }
+            | BatchedPlan::RowBlocks { launch, .. }
+            | BatchedPlan::RowChains { launch, .. } => Some(launch.kernel.family),
+            BatchedPlan::ColumnsPipelined(s) | BatchedPlan::RowsPipelined(s) => Some(s.launch.kernel.family),
+        }
+    }
+
     /// Bytes of temporary storage: (tile state, scratch).
     pub fn temp_bytes(&self) -> (u64, u64) {
         match self {
@@ -203,7 +216,7 @@ fn columns(t: &Tuning, req: &BatchedRequest) -> Result<BatchedPlan> {
         let bulk_args = Some((b.rows, t.choices.bulk_ahead));
         (Family::BatchedColumnsBulk, cols, b.tpr, bulk_args, b.tile_rows, smem, t.shapes.columns_bulk_threads)
     } else if vector_tiles {
-        let (tpr, tile_rows) = column_vec_plan(t, rows, cols, size);
+        let VectorStrips { tpr, tile_rows } = column_vec_plan(t, rows, cols, size);
         let strip = tpr as u64 * vector_elems(size) as u64;
         let family = if column_lookback_window(t, cols.div_ceil(strip), size) == 4 {
             Family::BatchedColumnsVecW4
@@ -212,7 +225,7 @@ fn columns(t: &Tuning, req: &BatchedRequest) -> Result<BatchedPlan> {
         };
         (family, strip, tpr, None, tile_rows, smem::columns_vec(&t.shapes, size), t.shapes.columns_vec.threads)
     } else {
-        let (strip, _, tile_rows) = column_plan(t, rows, cols, size);
+        let ColumnStrips { strip, tile_rows, .. } = column_plan(t, rows, cols, size);
         let (smem, threads) = (smem::columns(&t.shapes, size), t.shapes.columns.at(size).threads);
         (Family::BatchedColumns, strip as u64, strip, None, tile_rows, smem, threads)
     };
@@ -282,11 +295,30 @@ fn rows_plan(t: &Tuning, req: &BatchedRequest) -> Result<BatchedPlan> {
     }
 }
 
-/// How the scalar column tiles lay out a `rows × cols` matrix of `elem_size`-byte elements:
-/// (strip width, thread groups per tile, rows per tile). Strips split the columns as evenly as
+/// How the scalar column tiles lay out a matrix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ColumnStrips {
+    /// Columns a strip (a tile's width).
+    pub strip: u32,
+    /// Thread groups a tile, each `strip` threads.
+    pub groups: u32,
+    /// Rows a tile.
+    pub tile_rows: u64,
+}
+
+/// How the vector column tiles lay out a matrix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VectorStrips {
+    /// Threads a row of a strip, each one 16-byte vector.
+    pub tpr: u32,
+    /// Rows a tile.
+    pub tile_rows: u64,
+}
+
+/// How the scalar column tiles lay out a `rows × cols` matrix of `elem_size`-byte elements. Strips split the columns as evenly as
 /// the widest strip allows (the tuning's), widened when fewer groups than it leaves already
 /// cover every row, so that no group idles.
-pub fn column_plan(t: &Tuning, rows: u64, cols: u64, elem_size: usize) -> (u32, u32, u64) {
+pub fn column_plan(t: &Tuning, rows: u64, cols: u64, elem_size: usize) -> ColumnStrips {
     let shape = t.shapes.columns.at(elem_size);
     let threads = shape.threads as u64;
     let tuned = t.choices.column_strip.map(u64::from).filter(|w| (8..=threads).contains(w));
@@ -295,7 +327,7 @@ pub fn column_plan(t: &Tuning, rows: u64, cols: u64, elem_size: usize) -> (u32, 
     let widest = (threads / needed).clamp(tuned, threads);
     let strip = if cols <= widest { cols } else { cols.div_ceil(cols.div_ceil(widest)) } as u32;
     let groups = (shape.threads / strip.max(1)).min(t.shapes.column_groups);
-    (strip, groups, groups as u64 * shape.items as u64)
+    ColumnStrips { strip, groups, tile_rows: groups as u64 * shape.items as u64 }
 }
 
 /// The tuning's strip width for a matrix of `cols` columns.
@@ -305,10 +337,10 @@ fn column_strip(t: &Tuning, cols: u64) -> u64 {
 }
 
 /// How the vector column tiles lay out a `rows × cols` matrix of `elem_size`-byte elements whose
-/// rows start on 16-byte boundaries: (threads per row of a strip, rows per tile). Strips are as
+/// rows start on 16-byte boundaries. Strips are as
 /// wide as the scalar tiles' (as many look-back chains), a power of two of vectors up to 32, no
 /// wider than a row needs, and widened while half the tile's groups would still cover every row.
-pub fn column_vec_plan(t: &Tuning, rows: u64, cols: u64, elem_size: usize) -> (u32, u64) {
+pub fn column_vec_plan(t: &Tuning, rows: u64, cols: u64, elem_size: usize) -> VectorStrips {
     let shape = t.shapes.columns_vec;
     let v = vector_elems(elem_size) as u64;
     let default = column_strip(t, cols) / v;
@@ -318,7 +350,7 @@ pub fn column_vec_plan(t: &Tuning, rows: u64, cols: u64, elem_size: usize) -> (u
     while tpr < 32 && shape.tile_rows(2 * tpr as u32) >= rows {
         tpr *= 2;
     }
-    (tpr as u32, shape.tile_rows(tpr as u32))
+    VectorStrips { tpr: tpr as u32, tile_rows: shape.tile_rows(tpr as u32) }
 }
 
 /// How the column tiles in shared memory split a matrix.
@@ -430,6 +462,14 @@ mod tests {
 
     const SM90: &Tuning = for_arch(90);
 
+    fn cs(strip: u32, groups: u32, tile_rows: u64) -> ColumnStrips {
+        ColumnStrips { strip, groups, tile_rows }
+    }
+
+    fn vs(tpr: u32, tile_rows: u64) -> VectorStrips {
+        VectorStrips { tpr, tile_rows }
+    }
+
     /// The column tiles in shared memory at the tuning's height.
     fn bulk_shape() -> Tile {
         Tile::new(SM90.shapes.columns_bulk_threads, SM90.choices.bulk_rows)
@@ -480,14 +520,14 @@ mod tests {
     fn strips_cover_the_columns_evenly() {
         let tall = 1 << 20;
         let (it4, it8) = (rows_per_group(4), rows_per_group(8));
-        assert_eq!(column_plan(SM90, tall, 8, 4), (8, 32, 32 * it4));
-        assert_eq!(column_plan(SM90, tall, 64, 4), (16, 16, 16 * it4));
-        assert_eq!(column_plan(SM90, tall, 65, 4), (13, 19, 19 * it4));
-        assert_eq!(column_plan(SM90, tall, 4096, 4), (32, 8, 8 * it4));
-        assert_eq!(column_plan(SM90, tall, 16384, 8), (64, 4, 4 * it8));
-        assert_eq!(column_plan(SM90, tall, 2, 4), (2, 32, 32 * it4));
+        assert_eq!(column_plan(SM90, tall, 8, 4), cs(8, 32, 32 * it4));
+        assert_eq!(column_plan(SM90, tall, 64, 4), cs(16, 16, 16 * it4));
+        assert_eq!(column_plan(SM90, tall, 65, 4), cs(13, 19, 19 * it4));
+        assert_eq!(column_plan(SM90, tall, 4096, 4), cs(32, 8, 8 * it4));
+        assert_eq!(column_plan(SM90, tall, 16384, 8), cs(64, 4, 4 * it8));
+        assert_eq!(column_plan(SM90, tall, 2, 4), cs(2, 32, 32 * it4));
         for cols in 2..2000u64 {
-            let (strip, groups, _) = column_plan(SM90, tall, cols, 4);
+            let ColumnStrips { strip, groups, .. } = column_plan(SM90, tall, cols, 4);
             assert!(strip <= column_strip(SM90, cols) as u32 && groups >= 1, "{cols}");
             let strips = cols.div_ceil(strip as u64);
             assert!(strips * strip as u64 - cols < strips, "{cols}: strips {strips} of {strip}");
@@ -502,14 +542,14 @@ mod tests {
     #[test]
     fn few_rows_widen_the_strips_so_no_group_idles() {
         let it = rows_per_group(4);
-        assert_eq!(column_plan(SM90, 8, 1 << 25, 4), (256, 1, it));
-        assert_eq!(column_plan(SM90, it + 8, 1 << 20, 4), (128, 2, 2 * it));
-        assert_eq!(column_plan(SM90, 4 * it - 1, 1 << 20, 4), (64, 4, 4 * it));
-        assert_eq!(column_plan(SM90, 1000, 1 << 20, 4), (64, 4, 4 * it));
-        assert_eq!(column_plan(SM90, 1 << 20, 1 << 20, 4), (64, 4, 4 * it));
-        assert_eq!(column_plan(SM90, 8, 100, 4), (100, 2, 2 * it));
+        assert_eq!(column_plan(SM90, 8, 1 << 25, 4), cs(256, 1, it));
+        assert_eq!(column_plan(SM90, it + 8, 1 << 20, 4), cs(128, 2, 2 * it));
+        assert_eq!(column_plan(SM90, 4 * it - 1, 1 << 20, 4), cs(64, 4, 4 * it));
+        assert_eq!(column_plan(SM90, 1000, 1 << 20, 4), cs(64, 4, 4 * it));
+        assert_eq!(column_plan(SM90, 1 << 20, 1 << 20, 4), cs(64, 4, 4 * it));
+        assert_eq!(column_plan(SM90, 8, 100, 4), cs(100, 2, 2 * it));
         for rows in 1..300u64 {
-            let (strip, groups, tile_rows) = column_plan(SM90, rows, 1 << 20, 4);
+            let ColumnStrips { strip, groups, tile_rows } = column_plan(SM90, rows, 1 << 20, 4);
             assert!(groups as u64 * SM90.shapes.columns.at(4).items as u64 == tile_rows, "{rows}");
             assert!(strip * groups <= 256 && (tile_rows >= rows || strip <= 64), "{rows}: {strip} x {groups}");
         }
@@ -538,7 +578,7 @@ mod tests {
     fn emulate(x: &[u32], rows: u64, cols: u64, exclusive: bool, stop: u64) -> Vec<u32> {
         let it = SM90.shapes.columns.at(4).items as u64;
         let threads = SM90.shapes.columns.at(4).threads as u64;
-        let (strip, groups, tile_rows) = column_plan(SM90, rows, cols, 4);
+        let ColumnStrips { strip, groups, tile_rows } = column_plan(SM90, rows, cols, 4);
         let (strip, groups) = (strip as u64, groups as u64);
         let strips = cols.div_ceil(strip);
         let tiles = rows.div_ceil(tile_rows) * strips;
@@ -600,7 +640,7 @@ mod tests {
     /// threads that stops as `emulate`'s does.
     fn emulate_vec(x: &[u32], rows: u64, cols: u64, exclusive: bool, stop: u64) -> Vec<u32> {
         let size = VECTOR_BYTES / 2;
-        let (tpr, _) = column_vec_plan(SM90, rows, cols, size);
+        let VectorStrips { tpr, .. } = column_vec_plan(SM90, rows, cols, size);
         emulate_vector_tiles(x, rows, cols, exclusive, stop, tpr, SM90.shapes.columns_vec)
     }
 
@@ -707,17 +747,17 @@ mod tests {
     fn the_vector_column_plan_keeps_strips_of_whole_warps_and_widens_them_for_few_rows() {
         let tall = 1 << 20;
         let it = SM90.shapes.columns_vec.items as u64;
-        assert_eq!(column_vec_plan(SM90, tall, 256, 4), (4, 64 * it));
-        assert_eq!(column_vec_plan(SM90, tall, 256, 8), (8, 32 * it));
-        assert_eq!(column_vec_plan(SM90, tall, 4096, 4), (8, 32 * it));
-        assert_eq!(column_vec_plan(SM90, tall, 16384, 8), (32, 8 * it));
-        assert_eq!(column_vec_plan(SM90, tall, 4, 4), (1, 256 * it));
-        assert_eq!(column_vec_plan(SM90, tall, 12, 4), (4, 64 * it), "three vectors: a strip of four, one idle");
-        assert_eq!(column_vec_plan(SM90, 20, 1024, 4), (32, 8 * it));
-        assert_eq!(column_vec_plan(SM90, 8 * it + 1, 1024, 4), (16, 16 * it));
+        assert_eq!(column_vec_plan(SM90, tall, 256, 4), vs(4, 64 * it));
+        assert_eq!(column_vec_plan(SM90, tall, 256, 8), vs(8, 32 * it));
+        assert_eq!(column_vec_plan(SM90, tall, 4096, 4), vs(8, 32 * it));
+        assert_eq!(column_vec_plan(SM90, tall, 16384, 8), vs(32, 8 * it));
+        assert_eq!(column_vec_plan(SM90, tall, 4, 4), vs(1, 256 * it));
+        assert_eq!(column_vec_plan(SM90, tall, 12, 4), vs(4, 64 * it), "three vectors: a strip of four, one idle");
+        assert_eq!(column_vec_plan(SM90, 20, 1024, 4), vs(32, 8 * it));
+        assert_eq!(column_vec_plan(SM90, 8 * it + 1, 1024, 4), vs(16, 16 * it));
         for rows in 1..3000u64 {
             for cols in [4u64, 8, 12, 64, 256, 1024, 1 << 20] {
-                let (tpr, tile_rows) = column_vec_plan(SM90, rows, cols, 4);
+                let VectorStrips { tpr, tile_rows } = column_vec_plan(SM90, rows, cols, 4);
                 assert!(tpr.is_power_of_two() && tpr <= 32, "{rows} x {cols}");
                 assert_eq!(tile_rows, 256 / tpr as u64 * it);
                 assert!(tpr == 32 || tile_rows / 2 < rows || tpr as u64 * 4 >= cols, "{rows} x {cols}: {tpr}");

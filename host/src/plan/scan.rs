@@ -79,6 +79,14 @@ pub enum HierStep {
     Add { launch: Launch, output: Buf, n: u64, offsets: Buf },
 }
 
+impl HierStep {
+    pub fn launch(&self) -> &Launch {
+        match self {
+            HierStep::TileScan { launch, .. } | HierStep::Reduce { launch, .. } | HierStep::Add { launch, .. } => launch,
+        }
+    }
+}
+
 /// The hierarchical strategy's launches in order, and the scratch bytes they use.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Hierarchical {
@@ -100,6 +108,17 @@ pub enum ScanPlan {
 }
 
 impl ScanPlan {
+    /// The family of the kernel that does the work (the tile scan's, for the hierarchical form;
+    /// `None`: nothing to launch).
+    pub fn family(&self) -> Option<Family> {
+        match self {
+            ScanPlan::Empty => None,
+            ScanPlan::SinglePass(s) => Some(s.launch.kernel.family),
+            ScanPlan::Hierarchical(h) => h.steps.first().map(|s| s.launch().kernel.family),
+            ScanPlan::Naive { launch, .. } => Some(launch.kernel.family),
+        }
+    }
+
     /// Bytes of temporary storage: (tile state, scratch).
     pub fn temp_bytes(&self) -> (u64, u64) {
         match self {
