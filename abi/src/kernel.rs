@@ -18,6 +18,10 @@ pub mod flags {
     /// Publish and read tile-status words with release/acquire ordering instead of relaxed
     /// atomics (see `status`).
     pub const ACQ_REL_STATUS: u32 = 4;
+    /// Take the initial value from the temporary storage, `status::INIT_OFFSET` bytes in, instead
+    /// of the `init` argument: a value computed on the device (a multi-GPU scan's carry from the
+    /// ranks before) goes in without a trip to the host. Used with `HAS_INIT`.
+    pub const INIT_FROM_TEMP: u32 = 8;
 }
 
 /// Which elements a compaction keeps (its `pred` argument).

@@ -39,6 +39,10 @@ pub const fn word_bytes(elem_size: usize) -> usize {
 /// so the spinning on status words does not share its line).
 pub const COUNTER_BYTES: usize = 128;
 
+/// Where in the tile counter's line the host may leave an initial value (up to 16 bytes) for a
+/// kernel launched with `flags::INIT_FROM_TEMP`; the counter itself takes the first 4 bytes.
+pub const INIT_OFFSET: usize = 16;
+
 /// Temporary storage for `tiles` tiles of `elem_size`-byte elements.
 pub const fn temp_bytes(tiles: u64, elem_size: usize) -> u64 {
     COUNTER_BYTES as u64 + tiles * word_bytes(elem_size) as u64

@@ -77,10 +77,15 @@ pub fn time(
     let mut t = Vec::with_capacity(iters as usize);
     for _ in 0..iters.max(1) {
         reset()?;
-        t.push(gpu.time_ms(&stream, &mut run)?);
+        t.push(gpu.time_ms(&stream, &mut run)? as f64);
     }
-    t.sort_by(f32::total_cmp);
-    Ok((t[t.len() / 2] as f64, t[0] as f64))
+    Ok(median(&mut t))
+}
+
+/// (median, minimum) of `t` (not empty).
+pub fn median(t: &mut [f64]) -> (f64, f64) {
+    t.sort_by(f64::total_cmp);
+    (t[t.len() / 2], t[0])
 }
 
 /// Median milliseconds of a device copy of `bytes` bytes between fresh buffers.

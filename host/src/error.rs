@@ -25,6 +25,12 @@ pub enum Error {
     #[error("{0}")]
     InvalidArgument(String),
 
+    #[error("NCCL could not be loaded: install it (for example `pip install nvidia-nccl-cu13`) and make `libnccl.so` findable, e.g. `ln -s <site-packages>/nvidia/nccl/lib/libnccl.so.2 <dir>/libnccl.so` with <dir> on LD_LIBRARY_PATH")]
+    NoNccl,
+
+    #[error("the collective failed on rank {rank}: {message}")]
+    Collective { rank: usize, message: String },
+
     #[error("CUDA driver call failed: {0}")]
     Driver(DriverError),
 }

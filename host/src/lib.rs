@@ -28,6 +28,7 @@ pub mod element;
 pub mod error;
 pub mod input;
 mod launch;
+pub mod multi;
 pub mod options;
 pub mod plan;
 pub mod reference;
@@ -45,7 +46,7 @@ pub use options::{
     Algorithm, Axis, BatchedKernel, BatchedOptions, CompactKernel, CompactOptions, HistogramOptions, Keep, Matrix,
     Propagation, RecurrenceOptions, ScanKernel, ScanOptions, SegmentedOptions, StatusOrdering,
 };
-pub use runtime::{driver_present, DeviceInfo, Gpu};
+pub use runtime::{device_count, driver_present, DeviceInfo, Gpu};
 pub use scan_abi::block::BlockAlgo;
 pub use scan_abi::{Kernel, Tuning};
 pub use temp::TempStorage;

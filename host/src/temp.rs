@@ -3,7 +3,7 @@
 use crate::error::{Error, Result};
 use crate::plan::{Claims, TileState};
 use crate::runtime::Gpu;
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtrMut, DeviceRepr, ValidAsZeroBits};
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, ValidAsZeroBits};
 use scan_abi::status::EPOCH_MAX;
 use std::sync::Arc;
 
@@ -108,6 +108,17 @@ impl TempStorage {
     }
 
     /// Copies the `u64` at the start of the scratch space back (waits for `stream`).
+    /// Enqueues a copy of the scratch region's first 8 bytes (what [`Self::read_scratch_word`]
+    /// reads) to device address `dst`.
+    pub(crate) fn copy_scratch_word(&self, stream: &Arc<CudaStream>, dst: u64) -> Result<()> {
+        let buf = self.scratch.as_ref().ok_or_else(|| Error::invalid("no scratch word to copy"))?;
+        let (src, _r) = buf.device_ptr(stream);
+        // SAFETY: the scratch region holds at least 8 bytes once allocated, and `dst` 8 (the
+        // caller's contract).
+        unsafe { cudarc::driver::result::memcpy_dtod_async(dst, src, 8, stream.cu_stream()) }?;
+        Ok(())
+    }
+
     pub(crate) fn read_scratch_word(&self, stream: &Arc<CudaStream>) -> Result<u64> {
         let mut word = [0u8; 8];
         if let Some(buf) = &self.scratch {

@@ -52,6 +52,15 @@ pub fn gpu_test(name: &str, f: fn(&'static Gpu)) -> Trial {
     }
 }
 
+/// A GPU test that also needs what `missing` names (`None` when it is there): ignored without
+/// it, and without a device as [`gpu_test`] is.
+pub fn gpu_test_needing(name: &str, missing: Option<String>, f: fn(&'static Gpu)) -> Trial {
+    match (gpu(), missing) {
+        (Ok(_), Some(why)) => Trial::test(name, move || Err(why.into())).with_ignored_flag(true),
+        _ => gpu_test(name, f),
+    }
+}
+
 /// A test that needs what `missing` names (`None` when it is there): ignored without it.
 pub fn needs(name: &str, missing: Option<String>, f: fn()) -> Trial {
     match missing {

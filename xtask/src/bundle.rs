@@ -39,7 +39,8 @@ pub fn build(opts: &Options) -> Result<PathBuf> {
     }
     artifacts.extend(cargo_artifacts(&root, &["build", "--release", "-p", "host"])?);
     for (test, exe) in artifacts {
-        let dest = out.join(if test { "tests" } else { "bin" }).join(exe.file_name().ok_or("an executable without a name")?);
+        let dest =
+            out.join(if test { "tests" } else { "bin" }).join(exe.file_name().ok_or("an executable without a name")?);
         std::fs::copy(&exe, &dest)?;
         let _ = Command::new("strip").arg(&dest).status();
     }
@@ -111,7 +112,10 @@ fn cccl_headers(root: &Path) -> Result<PathBuf> {
         return Ok(include);
     }
     std::fs::create_dir_all(&dir)?;
-    run(Command::new("python3").args(["-m", "pip", "download", "--quiet", "--no-deps", "-d"]).arg(&dir).arg(CCCL_WHEEL))?;
+    run(Command::new("python3")
+        .args(["-m", "pip", "download", "--quiet", "--no-deps", "-d"])
+        .arg(&dir)
+        .arg(CCCL_WHEEL))?;
     let wheel = std::fs::read_dir(&dir)?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .find(|p| p.extension().is_some_and(|x| x == "whl"))
@@ -140,10 +144,14 @@ fn build_revision(root: &Path, rev: &str) -> Result<PathBuf> {
     let _ = Command::new("git").current_dir(root).args(["worktree", "remove", "--force"]).arg(&tree).status();
     run(Command::new("git").current_dir(root).args(["worktree", "add", "--detach"]).arg(&tree).arg(rev))?;
     let target = root.join("target").join("compare");
-    run(Command::new(env!("CARGO"))
-        .current_dir(&tree)
-        .env("CARGO_TARGET_DIR", &target)
-        .args(["build", "--release", "-p", "host", "--bin", "host"]))?;
+    run(Command::new(env!("CARGO")).current_dir(&tree).env("CARGO_TARGET_DIR", &target).args([
+        "build",
+        "--release",
+        "-p",
+        "host",
+        "--bin",
+        "host",
+    ]))?;
     let _ = Command::new("git").current_dir(root).args(["worktree", "remove", "--force"]).arg(&tree).status();
     Ok(target.join("release").join("host"))
 }
@@ -180,6 +188,14 @@ R="${RESULTS_DIR:-$B/results}"
 mkdir -p "$R"
 HOST="$B/bin/host"
 export GPU_SCAN_REQUIRE_DEVICE=1
+# cudarc loads NCCL as libnccl.so; PyPI's nvidia-nccl wheels ship libnccl.so.2 only.
+if ! ldconfig -p 2>/dev/null | grep -q 'libnccl\.so '; then
+  nccl=$(python3 -c 'import glob, site; print(next((f for p in site.getsitepackages() for f in sorted(glob.glob(p + "/nvidia/nccl/lib/libnccl.so*"))), ""))' 2>/dev/null)
+  if [ -n "$nccl" ]; then
+    mkdir -p "$B/lib" && ln -sf "$nccl" "$B/lib/libnccl.so"
+    export LD_LIBRARY_PATH="$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  fi
+fi
 "#;
 
 const RUNNER_BODY: &str = r#"

@@ -44,6 +44,9 @@ pub const SANITIZE: &[(&str, &str)] = &[
     ("recurrence-f32-tiles", "recurrence 70001 --kernel tiles"),
     ("recurrence-f64-staged", "recurrence 70001 --type f64 --kernel staged"),
     ("timeline", "timeline 70001"),
+    ("multi-simulated-u32", "scan 70001 --ranks 3"),
+    ("multi-simulated-f64-pipelined", "scan 300001 --type f64 --ranks 4 --kernel pipelined --exclusive --init 1.5"),
+    ("multi-nccl", "scan 70001 --gpus all --op max"),
 ];
 
 /// Cases whose racecheck report is known and not a race: the pipelined compaction's scanning
@@ -53,7 +56,8 @@ pub const SANITIZE: &[(&str, &str)] = &[
 pub const RACECHECK_MBARRIER_ORDERED: &[&str] = &["compact-pipelined-f64"];
 
 /// The scan sweep of the benchmarks (and of a comparison of two builds).
-pub const SWEEP: &str = "bench --types u8,u16,u32,f32,u64,f64 --algos single-pass --sizes 2^20,2^24,2^28,2^30 --iters 30";
+pub const SWEEP: &str =
+    "bench --types u8,u16,u32,f32,u64,f64 --algos single-pass --sizes 2^20,2^24,2^28,2^30 --iters 30";
 
 /// The other strategies and the deterministic order, for the report.
 pub const SWEEP_MORE: &[&str] = &[

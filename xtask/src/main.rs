@@ -95,7 +95,12 @@ fn bench(results: Option<PathBuf>) -> Result<()> {
         }
     };
     let docs = root().join("docs");
-    run(Command::new(env!("CARGO")).current_dir(root()).args(["run", "--release", "-p", "host", "--", "report"]).arg(&results).arg("--out").arg(&docs))
+    run(Command::new(env!("CARGO"))
+        .current_dir(root())
+        .args(["run", "--release", "-p", "host", "--", "report"])
+        .arg(&results)
+        .arg("--out")
+        .arg(&docs))
 }
 
 fn build_ptx(arch: String, filter: Option<String>) -> Result<()> {
@@ -110,7 +115,9 @@ fn build_ptx(arch: String, filter: Option<String>) -> Result<()> {
         built.toolchain
     );
     let Some(ptxas) = ptx_builder::find_ptxas() else {
-        println!("ptxas not found (set PTXAS or put it on PATH; `pip install nvidia-cuda-nvcc` has one): no register report");
+        println!(
+            "ptxas not found (set PTXAS or put it on PATH; `pip install nvidia-cuda-nvcc` has one): no register report"
+        );
         return Ok(());
     };
     // Report on the module as the host loads it, with the tuning's launch bounds.

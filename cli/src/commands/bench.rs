@@ -2,7 +2,7 @@
 //! and CUB, torch and CuPy baselines; and `plot`, which redraws a sweep without a GPU.
 
 use super::scan::Strategy;
-use crate::args::{parse_sizes, Algo, Global, Operator, Runs, Type};
+use crate::args::{parse_count, parse_sizes, Algo, Global, Operator, Runs, Type};
 use crate::sweep::{self, Baseline, BenchConfig};
 use crate::{experiment, plot};
 use clap::Args;
@@ -42,9 +42,23 @@ pub struct BenchArgs {
     /// Where bench.csv, bench.json and bench.png go.
     #[arg(long, default_value = "results")]
     out: PathBuf,
+    /// Instead of the sweep: weak and strong scaling of the `u32` add scan across these GPUs
+    /// (`all` or a list like `0,1`), from one GPU up to all of them.
+    #[arg(long)]
+    gpus: Option<super::multi::Gpus>,
+    /// Weak scaling: elements on each GPU.
+    #[arg(long, default_value = "2^30", value_parser = parse_count)]
+    per_gpu: u64,
+    /// Strong scaling: elements in all.
+    #[arg(long, default_value = "2^31", value_parser = parse_count)]
+    total: u64,
 }
 
 pub fn run(args: &BenchArgs, global: &Global) -> Result<bool> {
+    if let Some(gpus) = &args.gpus {
+        global.resolve()?;
+        return super::multi::scaling(global, gpus, args.per_gpu, args.total, args.runs.iters);
+    }
     let sizes = parse_sizes(&args.sizes, args.step)?;
     let cub = args.baseline.as_deref().map(Baseline::read).transpose()?;
     let peers = args.peers.as_deref().map(Baseline::read).transpose()?;

@@ -5,6 +5,7 @@ pub mod accuracy;
 pub mod bench;
 pub mod compact;
 pub mod csr;
+pub mod multi;
 pub mod recurrence;
 pub mod report;
 pub mod scan;

@@ -100,24 +100,48 @@ pub fn run(args: &ReportArgs) -> Result<bool> {
         for r in others {
             let label = if r.algorithm.ends_with("+det") { "det_inclusive_sum" } else { "inclusive_sum" };
             let base = cub35.as_ref().and_then(|b| b.get(label, &r.ty, r.n));
-            let _ = writeln!(md, "| {} | {} | 2^{} | {} | {} |", r.algorithm, r.ty, r.n.trailing_zeros(), percent(r.of_copy), ratio(base, r.ms));
+            let _ = writeln!(
+                md,
+                "| {} | {} | 2^{} | {} | {} |",
+                r.algorithm,
+                r.ty,
+                r.n.trailing_zeros(),
+                percent(r.of_copy),
+                ratio(base, r.ms)
+            );
         }
     }
     md += "\n![scan GB/s against n](bench.png)\n";
     let apps = dir.join("apps.csv");
     if apps.exists() {
-        md += "\n## Applications\n\n| run | ms | % of copy | CUB ms | vs CUB |\n|---|---|---|---|---|\n";
+        md += "\n## Applications\n\nThe copy column is a same-run copy of the input's bytes over the run's time: what the \
+               run would take if it only read its input once and wrote it once.\n\n| run | ms | copy of the input | CUB ms | vs CUB |\n|---|---|---|---|---|\n";
         for r in Record::read(&apps)? {
             let cub_ms = r.cub_ms.map_or("–".into(), |c| format!("{c:.4}"));
-            let _ = writeln!(md, "| {} | {:.4} | {} | {cub_ms} | {} |", r.title, r.ms, percent(r.copy_ms.map(|c| c / r.ms)), ratio(r.cub_ms, Some(r.ms)));
+            let _ = writeln!(
+                md,
+                "| {} | {:.4} | {} | {cub_ms} | {} |",
+                r.title,
+                r.ms,
+                percent(r.copy_ms.map(|c| c / r.ms)),
+                ratio(r.cub_ms, Some(r.ms))
+            );
         }
     }
     let batched = dir.join("batched.csv");
     if batched.exists() {
         md += "\n## Batched scans\n\n| run | ms | % of copy | vs torch.cumsum |\n|---|---|---|---|\n";
         for r in Record::read(&batched)? {
-            let torch = torch_batched(&r.title).and_then(|(shape, dim)| peers_batched.as_ref()?.get("torch", &shape, dim));
-            let _ = writeln!(md, "| {} | {:.4} | {} | {} |", r.title, r.ms, percent(r.copy_ms.map(|c| c / r.ms)), ratio(torch, Some(r.ms)));
+            let torch =
+                torch_batched(&r.title).and_then(|(shape, dim)| peers_batched.as_ref()?.get("torch", &shape, dim));
+            let _ = writeln!(
+                md,
+                "| {} | {:.4} | {} | {} |",
+                r.title,
+                r.ms,
+                percent(r.copy_ms.map(|c| c / r.ms)),
+                ratio(torch, Some(r.ms))
+            );
         }
     }
     std::fs::create_dir_all(&args.out).map_err(|e| Error::invalid(format!("{}: {e}", args.out.display())))?;
@@ -126,7 +150,12 @@ pub fn run(args: &ReportArgs) -> Result<bool> {
     }
     sweep::write(&args.out, &rows)?;
     let _ = std::fs::remove_file(args.out.join("bench.json"));
-    plot::plot_png(&args.out.join("bench.png"), &rows, peers.as_ref(), "scan GB/s against n (same run: copy, CUB, torch, CuPy)")?;
+    plot::plot_png(
+        &args.out.join("bench.png"),
+        &rows,
+        peers.as_ref(),
+        "scan GB/s against n (same run: copy, CUB, torch, CuPy)",
+    )?;
     let page = args.out.join("performance.md");
     std::fs::write(&page, md).map_err(|e| Error::invalid(format!("{}: {e}", page.display())))?;
     println!("wrote {}, bench.csv and bench.png in {}", page.display(), args.out.display());

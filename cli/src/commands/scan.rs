@@ -85,6 +85,14 @@ pub struct ScanArgs {
     /// Replace an existing --output file.
     #[arg(long)]
     force: bool,
+    /// Scan across these GPUs over NCCL, the array split evenly: `all` or a list like `0,1`
+    /// (single-pass kernels; with one GPU the same code path runs with one rank).
+    #[arg(long)]
+    gpus: Option<super::multi::Gpus>,
+    /// Scan across this many simulated ranks on one GPU (the steps of --gpus, the totals shared
+    /// by device copies): for testing and measuring the carry logic.
+    #[arg(long, conflicts_with = "gpus", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    ranks: Option<u32>,
 }
 
 /// Where the scanned values come from.
@@ -128,6 +136,14 @@ pub fn run(args: &ScanArgs, global: &Global) -> Result<bool> {
     if args.trace && !matches!(args.algo, Algo::Hierarchical(Some(_))) {
         return Err(Error::invalid("--trace needs a block algorithm: --algo kogge-stone, blelloch or brent-kung"));
     }
+    if args.gpus.is_some() || args.ranks.is_some() {
+        let single = args.algo == Algo::SinglePass && !args.strategy.deterministic;
+        if !single || args.in_place || args.trace || args.output.is_some() {
+            return Err(Error::invalid(
+                "--gpus and --ranks run the single-pass scan from N or --input, without --in-place, --trace, --output or --deterministic",
+            ));
+        }
+    }
     if args.in_place && args.algo == Algo::Naive {
         return Err(Error::invalid("the naive scan cannot run in place (every thread reads the whole prefix)"));
     }
@@ -164,6 +180,14 @@ fn typed<T: FileElement>(args: &ScanArgs, source: &Source, global: &Global) -> R
         return print_trace(&experiment::open(global)?, block, op, &data);
     }
     let opts = args.strategy.options::<T>(op, args.algo).exclusive(args.exclusive).init(init);
+    let ranks = match (&args.gpus, args.ranks) {
+        (Some(g), _) => Some(super::multi::Ranks::Gpus(g.clone())),
+        (None, Some(p)) => Some(super::multi::Ranks::Simulated(p as usize)),
+        (None, None) => None,
+    };
+    if let Some(ranks) = &ranks {
+        return super::multi::scan(global, ranks, &data, &opts, args.runs.iters);
+    }
     let mut exp = ScanExperiment {
         data,
         opts,
@@ -289,7 +313,10 @@ fn print_trace<T: gpu_scan::Element>(gpu: &Gpu, block: BlockAlgo, op: Op, data: 
         let verdict = verify::verify(op, algorithm, data, exclusive, None, got)?;
         if let Some(f) = verdict.first.filter(|_| wrong.is_none()) {
             let form = if exclusive { "exclusive" } else { "inclusive" };
-            wrong = Some(format!("{form}: {} wrong, first at {}: expected {}, got {}", verdict.wrong, f.index, f.expected, f.got));
+            wrong = Some(format!(
+                "{form}: {} wrong, first at {}: expected {}, got {}",
+                verdict.wrong, f.index, f.expected, f.got
+            ));
         }
     }
     Ok(experiment::verdict(&Check::new(format!("both scans of {} elements", data.len()), wrong)))

@@ -56,6 +56,17 @@ impl Mode {
     }
 }
 
+/// The scan's initial value: the `init` argument, or, with `INIT_FROM_TEMP`, the one the host
+/// left in the counter's line of `temp` (`scan_abi::status::INIT_OFFSET`).
+#[inline(always)]
+pub unsafe fn initial<T: Copy>(flags: u32, temp: *mut u8, init: T) -> T {
+    if flags & scan_abi::kernel::flags::INIT_FROM_TEMP != 0 {
+        core::ptr::read_volatile(temp.add(scan_abi::status::INIT_OFFSET) as *const T)
+    } else {
+        init
+    }
+}
+
 /// Takes this block's tile index from the counter at `temp` (its value before this launch was
 /// `counter_base`) and returns it with `load(tile)`.
 ///

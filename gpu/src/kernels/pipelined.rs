@@ -832,7 +832,7 @@ macro_rules! pipelined_kernel {
                 out,
                 n,
                 row,
-                init,
+                crate::kernels::initial(flags, temp, init),
                 flags,
                 temp,
                 counter_base,

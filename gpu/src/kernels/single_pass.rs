@@ -534,7 +534,7 @@ macro_rules! single_pass_kernel {
                 inp,
                 out,
                 n,
-                init,
+                crate::kernels::initial(flags, temp, init),
                 flags,
                 temp,
                 counter_base,

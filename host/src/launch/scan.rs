@@ -6,8 +6,11 @@ use crate::error::Result;
 use crate::plan::scan::{Buf, HierStep, ScanPlan, SinglePass};
 use crate::runtime::Gpu;
 use crate::temp::TempStorage;
+use cudarc::driver::result::memcpy_dtod_async;
 use cudarc::driver::{CudaStream, DeviceRepr, PushKernelArg};
-use scan_abi::kernel::flags::HAS_INIT;
+use scan_abi::kernel::flags::{HAS_INIT, INIT_FROM_TEMP};
+use scan_abi::status::{COUNTER_BYTES, INIT_OFFSET};
+use std::mem::size_of;
 use std::sync::Arc;
 
 /// Raw device pointers and the initial value of one scan: `init` goes in front when the plan's
@@ -34,7 +37,7 @@ pub(crate) fn run<T: DeviceRepr + Copy>(
         ScanPlan::SinglePass(s) => single_pass(gpu, stream, s, ops, None, temp),
         ScanPlan::Hierarchical(h) => {
             let scratch = temp.scratch(gpu, stream, h.scratch_bytes)?;
-            h.steps.iter().try_for_each(|step| hier_step(gpu, stream, step, &ops, scratch))
+            hier_steps(gpu, stream, &h.steps, &ops, scratch)
         }
         ScanPlan::Naive { launch, flags } => {
             let r = ready(gpu, launch)?;
@@ -59,11 +62,45 @@ pub(crate) fn single_pass<T: DeviceRepr + Copy>(
     extra: Option<u64>,
     temp: &mut TempStorage,
 ) -> Result<()> {
+    launch_single_pass(gpu, stream, plan, ops, extra, None, temp)
+}
+
+/// [`single_pass`] with the initial value read by the kernel from device memory: the `T` at
+/// `init_at` is copied into the tile counter's line (`status::INIT_OFFSET`) and the launch's
+/// flags gain `HAS_INIT | INIT_FROM_TEMP`, so the value never passes through the host.
+pub(crate) fn single_pass_init_from<T: DeviceRepr + Copy>(
+    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
+    plan: &SinglePass,
+    ops: Operands<T>,
+    init_at: u64,
+    temp: &mut TempStorage,
+) -> Result<()> {
+    launch_single_pass(gpu, stream, plan, ops, None, Some(init_at), temp)
+}
+
+fn launch_single_pass<T: DeviceRepr + Copy>(
+    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
+    plan: &SinglePass,
+    ops: Operands<T>,
+    extra: Option<u64>,
+    init_at: Option<u64>,
+    temp: &mut TempStorage,
+) -> Result<()> {
     let r = ready(gpu, &plan.launch)?;
     let s = state(gpu, stream, temp, &plan.state, &r)?;
-    let init = if plan.flags & HAS_INIT != 0 { ops.init } else { ops.identity };
+    let mut flags = plan.flags;
+    if let Some(at) = init_at {
+        const { assert!(size_of::<T>() <= COUNTER_BYTES - INIT_OFFSET) };
+        // SAFETY: `at` holds a T (the caller's contract) and the tile state starts with the
+        // counter's line, whose bytes from INIT_OFFSET the kernels leave alone.
+        unsafe { memcpy_dtod_async(s.ptr + INIT_OFFSET as u64, at, size_of::<T>(), stream.cu_stream()) }?;
+        flags |= HAS_INIT | INIT_FROM_TEMP;
+    }
+    let init = if flags & HAS_INIT != 0 { ops.init } else { ops.identity };
     let mut b = stream.launch_builder(&r.f);
-    b.arg(&ops.input).arg(&ops.output).arg(&ops.n).arg(&init).arg(&plan.flags);
+    b.arg(&ops.input).arg(&ops.output).arg(&ops.n).arg(&init).arg(&flags);
     b.arg(&s.ptr).arg(&s.counter_base).arg(&s.epoch).arg(&plan.backoff_ns);
     if let Some(stages) = &plan.stages {
         b.arg(stages);
@@ -75,6 +112,17 @@ pub(crate) fn single_pass<T: DeviceRepr + Copy>(
     // `rows` form or the timeline kernel with the extra argument) in gpu/; the buffers hold n
     // values, the tile state what the plan sized, the shared memory what the plan computed.
     temp.poison_on_error(unsafe { go(&mut b, &r) })
+}
+
+/// Carries out hierarchical `steps` (with `scratch` the device address of their scratch space).
+pub(crate) fn hier_steps<T: DeviceRepr + Copy>(
+    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
+    steps: &[HierStep],
+    ops: &Operands<T>,
+    scratch: u64,
+) -> Result<()> {
+    steps.iter().try_for_each(|step| hier_step(gpu, stream, step, ops, scratch))
 }
 
 fn hier_step<T: DeviceRepr + Copy>(

@@ -4,6 +4,7 @@
 
 pub mod batched;
 pub mod compact;
+pub mod multi;
 pub mod partition;
 pub mod scan;
 pub mod segmented;

@@ -82,7 +82,9 @@ pub enum HierStep {
 impl HierStep {
     pub fn launch(&self) -> &Launch {
         match self {
-            HierStep::TileScan { launch, .. } | HierStep::Reduce { launch, .. } | HierStep::Add { launch, .. } => launch,
+            HierStep::TileScan { launch, .. } | HierStep::Reduce { launch, .. } | HierStep::Add { launch, .. } => {
+                launch
+            }
         }
     }
 }
@@ -280,7 +282,7 @@ pub fn levels(n: u64, tile: u64) -> Vec<u64> {
 }
 
 /// Bytes of one level's tile totals, aligned for the next.
-fn sums_bytes(tiles: u64, elem_size: usize) -> u64 {
+pub(crate) fn sums_bytes(tiles: u64, elem_size: usize) -> u64 {
     (tiles * elem_size as u64).next_multiple_of(256)
 }
 

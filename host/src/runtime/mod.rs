@@ -45,6 +45,14 @@ pub fn driver_present() -> bool {
     unsafe { cudarc::driver::sys::is_culib_present() }
 }
 
+/// How many CUDA devices the driver reports.
+pub fn device_count() -> Result<usize> {
+    if !driver_present() {
+        return Err(Error::NoDriver);
+    }
+    Ok(CudaContext::device_count().map_err(Error::from)?.max(0) as usize)
+}
+
 impl Gpu {
     /// Opens device `ordinal` (0 for the first GPU) with its primary context, the embedded
     /// kernels and the tuning table for their architecture.
