@@ -112,7 +112,9 @@ fn simulated_ranks_every_type_operator_and_mode() {
 }
 
 /// Uneven, empty and lopsided shards at awkward sizes, for each single-pass kernel, on a 4- and
-/// an 8-byte type (exact and float) and the non-commutative operator.
+/// an 8-byte type (exact and float) and the non-commutative operator. The pipelined kernel takes
+/// shards on 16-byte boundaries only (its bulk copies), so its shards start at multiples of four
+/// elements; elsewhere it is refused.
 fn uneven_and_empty_shards_every_kernel() {
     let mut failures = Vec::new();
     for p in [2, 3, 5, 8] {
@@ -120,6 +122,10 @@ fn uneven_and_empty_shards_every_kernel() {
         for n in [0, 1, 7, 33, 4097, 65521, 1_000_003] {
             for (s, bounds) in splits(n, p, n as u64).into_iter().enumerate() {
                 for kernel in [ScanKernel::Auto, ScanKernel::Tiles, ScanKernel::Staged, ScanKernel::Pipelined] {
+                    let bounds = match kernel {
+                        ScanKernel::Pipelined => bounds.iter().map(|&b| if b == n { n } else { b / 4 * 4 }).collect(),
+                        _ => bounds.clone(),
+                    };
                     let exclusive = s % 2 == 1;
                     let d = input::generate::<u32>(Op::Add, 3, n);
                     let opts = ScanOptions::new(Op::Add).exclusive(exclusive).kernel(kernel);
@@ -197,6 +203,11 @@ fn mistakes_fail_before_any_rank_runs() {
     let det = ScanOptions::new(Op::Add).deterministic(true);
     let fs = [f.slice(0..3), f.slice(0..3), f.slice(0..3)];
     assert!(group.scan(&fs, &mut fo, &det).unwrap_err().to_string().contains("deterministic"));
+    let odd = [a.slice(0..1), a.slice(1..2), a.slice(2..3)];
+    let mut one: Vec<CudaSlice<u32>> = (0..3).map(|_| g.alloc_zeros(&stream, "o", 1).unwrap()).collect();
+    let pipelined = ScanOptions::new(Op::Add).kernel(ScanKernel::Pipelined);
+    let e = group.scan(&odd, &mut one, &pipelined).unwrap_err().to_string();
+    assert!(e.contains("16-byte boundaries"), "{e}");
     // Nothing ran: the outputs are still zero.
     for o in &outs {
         assert_eq!(g.download(&stream, o).unwrap(), [0, 0, 0]);

@@ -4,6 +4,7 @@
 
 use crate::args::Global;
 use crate::experiment::{gbps, median, verdict, Check};
+use gpu_scan::cudarc::driver::sys::CUevent_flags;
 use gpu_scan::cudarc::driver::CudaSlice;
 use gpu_scan::multi::Group;
 use gpu_scan::reference::verify;
@@ -126,7 +127,9 @@ fn time<T: Element>(
             .iter()
             .map(|m| {
                 let ctx = m.stream.context();
-                let (start, end) = (ctx.new_event(None)?, ctx.new_event(None)?);
+                // Timing events (cudarc's default events record no time).
+                let timed = || ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT));
+                let (start, end) = (timed()?, timed()?);
                 start.record(&m.stream)?;
                 Ok((start, end))
             })
