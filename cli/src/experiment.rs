@@ -2,6 +2,7 @@
 //! input, warm up, time, check against the CPU, time the copy yardstick, print.
 
 use crate::args::Global;
+use gpu_scan::cudarc::driver::CudaSlice;
 use gpu_scan::{Error, Gpu, Result};
 
 /// One operation to run, check and time.
@@ -95,6 +96,19 @@ pub fn copy_ms(gpu: &Gpu, bytes: u64, iters: u32) -> Result<f64> {
     let a = gpu.alloc_zeros::<u8>(&stream, "copy yardstick", len)?;
     let mut b = gpu.alloc_zeros::<u8>(&stream, "copy yardstick", len)?;
     Ok(time(gpu, iters, || Ok(()), || Ok(stream.memcpy_dtod(&a, &mut b)?))?.0)
+}
+
+/// A device copy of `data` and an output as long, for experiments that read and write every
+/// element once.
+pub fn in_and_out<T: gpu_scan::Element>(gpu: &Gpu, data: &[T]) -> Result<(CudaSlice<T>, CudaSlice<T>)> {
+    let stream = gpu.stream().clone();
+    Ok((gpu.upload(&stream, "input", data)?, gpu.alloc_zeros::<T>(&stream, "output", data.len())?))
+}
+
+/// (bytes moved, bytes of the input) of reading and writing `n` elements of `T` once.
+pub fn read_write_once<T: gpu_scan::Element>(n: usize) -> (u64, u64) {
+    let bytes = (n * T::TYPE.size()) as u64;
+    (2 * bytes, bytes)
 }
 
 /// GB/s of `bytes` moved in `ms`.

@@ -239,15 +239,11 @@ impl<T: gpu_scan::Element> Experiment for ScanExperiment<T> {
     }
 
     fn traffic(&self) -> (u64, u64) {
-        let bytes = (self.data.len() * T::TYPE.size()) as u64;
-        (2 * bytes, bytes)
+        experiment::read_write_once::<T>(self.data.len())
     }
 
     fn prepare(&mut self, gpu: &Gpu) -> Result<()> {
-        let stream = gpu.stream().clone();
-        let d_in = gpu.upload(&stream, "scan input", &self.data)?;
-        let d_out = gpu.alloc_zeros::<T>(&stream, "scan output", self.data.len())?;
-        self.buffers = Some((d_in, d_out));
+        self.buffers = Some(experiment::in_and_out(gpu, &self.data)?);
         Ok(())
     }
 

@@ -211,15 +211,11 @@ impl<T: Element> Experiment for Batched<T> {
     }
 
     fn traffic(&self) -> (u64, u64) {
-        let bytes = (self.data.len() * T::TYPE.size()) as u64;
-        (2 * bytes, bytes)
+        experiment::read_write_once::<T>(self.data.len())
     }
 
     fn prepare(&mut self, gpu: &Gpu) -> Result<()> {
-        let stream = gpu.stream().clone();
-        let d_in = gpu.upload(&stream, "matrix", &self.data)?;
-        let d_out = gpu.alloc_zeros::<T>(&stream, "result", self.data.len())?;
-        self.buffers = Some((d_in, d_out));
+        self.buffers = Some(experiment::in_and_out(gpu, &self.data)?);
         Ok(())
     }
 

@@ -35,8 +35,8 @@ use crate::op::{combine_after, combine_opt, Add, Max, Min, Mul, ScanOp, Seg, Seg
 use crate::smem::{Carver, Smem};
 use crate::tile::{load_striped, store_striped};
 use crate::warp;
-use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
 use scan_abi::shape::{vector_elems, Tile, VECTOR_BYTES};
+use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
 
 /// Each thread's `IT` items, scanned in place (inclusive or exclusive) after `prefix`.
 #[inline(always)]
@@ -556,8 +556,8 @@ pub unsafe fn scan_rows<T: Copy, O: ScanOp<T>, const TH: u32, const V: usize, co
     smem.check();
 
     let size = core::mem::size_of::<T>() as u64;
-    let aligned = (inp as usize | out as usize) % VECTOR_BYTES == 0
-        && (cols * size).is_multiple_of(VECTOR_BYTES as u64);
+    let aligned =
+        (inp as usize | out as usize) % VECTOR_BYTES == 0 && (cols * size).is_multiple_of(VECTOR_BYTES as u64);
     let mut parity = 0;
     let mut row = block_idx() as u64;
     while row < rows {
@@ -632,8 +632,8 @@ pub unsafe fn scan_short_rows<T: Copy, O: ScanOp<T>, const TH: u32, const V: usi
     smem.check();
 
     let size = core::mem::size_of::<T>() as u64;
-    let aligned = (inp as usize | out as usize) % VECTOR_BYTES == 0
-        && (tile_elems * size).is_multiple_of(VECTOR_BYTES as u64);
+    let aligned =
+        (inp as usize | out as usize) % VECTOR_BYTES == 0 && (tile_elems * size).is_multiple_of(VECTOR_BYTES as u64);
     let mut parity = 0;
     let mut tile = block_idx() as u64;
     while tile * tile_elems < n {

@@ -25,8 +25,8 @@ use crate::op::{Add, Element};
 use crate::smem::{Carver, Smem};
 use crate::warp;
 use scan_abi::kernel::predicate;
-use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
 use scan_abi::shape::{vector_elems, Pipeline, Tile, VECTOR_BYTES};
+use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
 
 /// Copies the elements `x` of `inp[..n]` that satisfy `pred` (`scan_abi::predicate`, with
 /// `threshold`, or `flags[i] != 0`) to `out` in order and writes their number to `count`.
@@ -58,12 +58,7 @@ pub unsafe fn compact<T: Element, const TH: u32, const V: usize, const VECS: usi
     smem.check();
 
     let vectors = inp as usize % VECTOR_BYTES == 0;
-    prefetch_tile_l2(
-        inp,
-        |tile| Place::flat(tile, n, tile_elems),
-        SHAPES.compact_prefetch_tiles,
-        vectors,
-    );
+    prefetch_tile_l2(inp, |tile| Place::flat(tile, n, tile_elems), SHAPES.compact_prefetch_tiles, vectors);
     let (tile, offset, valid, vals) =
         claim_striped::<T, TH, V, VECS>(inp, n, T::zero(), vectors, temp, counter_base, tile_slot);
 

@@ -22,10 +22,10 @@ use crate::lookback::TileStatus;
 use crate::op::{Add, Element};
 use crate::smem::{Carver, Smem};
 use crate::warp;
-use scan_abi::smem;
 use scan_abi::partition::RADIX_BITS;
+use scan_abi::shape::Tile;
+use scan_abi::smem;
 use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
-use scan_abi::shape::{Tile};
 
 /// Runs `body` with `r` = 0, 1, … while `r < n` (at most 24), each copy with `r` a constant.
 macro_rules! unrolled {

@@ -34,8 +34,8 @@ use crate::smem::{Carver, Smem};
 use crate::vector::Vector16;
 use crate::warp;
 use core::mem::size_of;
-use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
 use scan_abi::shape::{vector_elems, Pipeline, Tile, VECTOR_BYTES};
+use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
 
 /// Where a role is in the ring of stages: the stage its next tile uses, and the parity of that
 /// use's barrier phase (it flips each time round the ring).

@@ -15,8 +15,8 @@ use crate::op::{combine_after, combine_opt, Add, Element, Max, Min, Mul, ScanOp,
 use crate::smem::Carver;
 use crate::tile::store_striped;
 use crate::warp;
-use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
 use scan_abi::shape::{vector_elems, Tile, VECTOR_BYTES};
+use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
 
 /// Which of a lane's `VECS` vectors of `V` elements start a segment: bit `j * V + k` for element
 /// `k` of vector `j`. One register instead of one per element keeps the segmented tiles at the

@@ -11,21 +11,22 @@
 //! on tiles that are claimed but not yet loaded.)
 
 use crate::arch::{
-    cp_async_16, cp_async_wait_all, lane, load_vec16, opaque_u32, store_vec16,
-    sync_threads, warp_idx, WARP,
+    cp_async_16, cp_async_wait_all, lane, load_vec16, opaque_u32, store_vec16, sync_threads, warp_idx, WARP,
 };
-use crate::kernels::{claim_placed, claim_tile, claim_tile_in_one_call, for_each_type, prefetch_tile_l2, Mode, Place, SHAPES};
+use crate::kernels::{
+    claim_placed, claim_tile, claim_tile_in_one_call, for_each_type, prefetch_tile_l2, Mode, Place, SHAPES,
+};
 use crate::lookback::{StatusValue, TileStatus};
-use crate::probe::{NoProbe, Probe, Timeline};
 use crate::op::{combine_after, combine_opt, ScanOp};
+use crate::probe::{NoProbe, Probe, Timeline};
 use crate::smem::{Carver, Smem};
 use crate::tile::{load_striped, store_striped};
 use crate::vector::{narrow_bits, Vector16};
 use crate::warp;
-use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
 use core::mem::size_of;
-use scan_abi::timeline::Event;
 use scan_abi::shape::{vector_elems, Tile, VECTOR_BYTES};
+use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
+use scan_abi::timeline::Event;
 
 /// Scans one tile of `TH` threads × `VECS` vectors of `V` elements.
 ///
@@ -58,7 +59,18 @@ pub unsafe fn single_pass<
     let place = |tile| Place::flat(tile, n, tile_elems);
     let ahead = SHAPES.prefetch_tiles;
     single_pass_placed::<T, O, TH, V, VECS, D, K, FIXED>(
-        inp, out, place, true, init, flags, temp, counter_base, epoch, backoff_ns, ahead, NoProbe,
+        inp,
+        out,
+        place,
+        true,
+        init,
+        flags,
+        temp,
+        counter_base,
+        epoch,
+        backoff_ns,
+        ahead,
+        NoProbe,
     )
 }
 
@@ -446,7 +458,14 @@ pub unsafe fn single_pass_staged<
 /// registers, one block per SM fewer; inline, every wide kernel's PTX stays as it was verified.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn block_prefix<T: StatusValue, O: ScanOp<T>, const TH: u32, const D: usize, const K: usize, const FIXED: bool>(
+unsafe fn block_prefix<
+    T: StatusValue,
+    O: ScanOp<T>,
+    const TH: u32,
+    const D: usize,
+    const K: usize,
+    const FIXED: bool,
+>(
     (w, l): (u32, u32),
     warp_running: Option<T>,
     tile: u32,
@@ -462,7 +481,8 @@ unsafe fn block_prefix<T: StatusValue, O: ScanOp<T>, const TH: u32, const D: usi
     sync_threads();
 
     if w == 0 {
-        let status = TileStatus { words: publish.temp.add(COUNTER_BYTES), epoch: publish.epoch, acq_rel: mode.acq_rel_status };
+        let status =
+            TileStatus { words: publish.temp.add(COUNTER_BYTES), epoch: publish.epoch, acq_rel: mode.acq_rel_status };
         let total = if l < warps { sh.warp_totals.get(l) } else { O::identity() };
         let (warp_before, through) = warp::scan::<T, O>(total);
         let tile_total = warp::broadcast(through, warps - 1);
@@ -608,6 +628,17 @@ pub unsafe extern "ptx-kernel" fn single_pass_timeline_u32_add(
     let place = |tile| Place::flat(tile, n, tile_elems);
     let (ahead, probe) = (SHAPES.prefetch_tiles, Timeline { records });
     single_pass_placed::<u32, crate::op::Add, { SHAPE.threads }, V, { SHAPE.items as usize / V }, D, K, false>(
-        inp, out, place, true, init, flags, temp, counter_base, epoch, backoff_ns, ahead, probe,
+        inp,
+        out,
+        place,
+        true,
+        init,
+        flags,
+        temp,
+        counter_base,
+        epoch,
+        backoff_ns,
+        ahead,
+        probe,
     )
 }
