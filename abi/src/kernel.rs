@@ -41,9 +41,22 @@ pub const WIDE_TYPES: [ElemType; 6] =
 /// The operators of the segmented and batched scans.
 pub const ARITHMETIC_OPS: [Op; 4] = [Op::Add, Op::Mul, Op::Min, Op::Max];
 
-/// A family of kernels: one algorithm, stamped out per element type (and operator).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Family {
+/// Declares `Family` with its families named once: the plain ones, then those stamped out once
+/// per block algorithm; `PLAIN` lists the plain ones for [`Family::all`].
+macro_rules! families {
+    ($($(#[$doc:meta])* $plain:ident,)* ; $($(#[$pdoc:meta])* $per_block:ident,)*) => {
+        /// A family of kernels: one algorithm, stamped out per element type (and operator).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Family {
+            $($(#[$doc])* $plain,)*
+            $($(#[$pdoc])* $per_block(BlockAlgo),)*
+        }
+
+        const PLAIN: &[Family] = &[$(Family::$plain),*];
+    };
+}
+
+families! {
     /// One thread per output sums its whole prefix.
     Naive,
     /// Single-pass decoupled look-back, one tile per block, the tile in registers.
@@ -56,12 +69,8 @@ pub enum Family {
     SinglePassPipelined,
     /// The `u32` add single-pass scan recording every tile's timestamps.
     SinglePassTimeline,
-    /// Hierarchical tile scan with a block algorithm inside.
-    HierTile(BlockAlgo),
     HierReduce,
     HierAdd,
-    /// One-block scan recording the shared array after every round.
-    Trace(BlockAlgo),
     Compact,
     CompactPipelined,
     PartitionCount,
@@ -91,6 +100,11 @@ pub enum Family {
     BatchedShortRows,
     BatchedLongRows,
     BatchedRowsPipelined,
+    ;
+    /// Hierarchical tile scan with a block algorithm inside.
+    HierTile,
+    /// One-block scan recording the shared array after every round.
+    Trace,
 }
 
 use Family::*;
@@ -98,44 +112,9 @@ use Family::*;
 impl Family {
     /// Every family, the block-algorithm ones once per algorithm.
     pub fn all() -> impl Iterator<Item = Family> {
-        const PLAIN: [Family; 33] = [
-            Naive,
-            SinglePass,
-            SinglePassStaged,
-            SinglePassDet,
-            SinglePassPipelined,
-            SinglePassTimeline,
-            HierReduce,
-            HierAdd,
-            Compact,
-            CompactPipelined,
-            PartitionCount,
-            PartitionScatter,
-            SortCounts,
-            SortPass,
-            SortPassValues,
-            CsrCount,
-            CsrHeads,
-            Segmented,
-            SegmentedHeads,
-            Recurrence,
-            RecurrenceStaged,
-            RecurrencePipelined,
-            BatchedColumns,
-            BatchedColumnVectors,
-            BatchedColumnsVec,
-            BatchedColumnsVecW4,
-            BatchedColumnsBulk,
-            BatchedColumnsPipelined,
-            BatchedColumnsPipelined16,
-            BatchedRows,
-            BatchedShortRows,
-            BatchedLongRows,
-            BatchedRowsPipelined,
-        ];
         let blocks = BlockAlgo::ALL.into_iter().map(HierTile);
         let traces = BlockAlgo::ALL.into_iter().filter(|b| b.traceable()).map(Trace);
-        PLAIN.into_iter().chain(blocks).chain(traces)
+        PLAIN.iter().copied().chain(blocks).chain(traces)
     }
 
     /// The name's first part.
