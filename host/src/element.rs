@@ -39,13 +39,7 @@ pub trait Element: scan_abi::Element + DeviceRepr + ValidAsZeroBits + Debug + Di
 /// The error for an operator that does not exist for a type.
 pub fn unsupported(op: Op, ty: ElemType) -> Error {
     let supported: Vec<&str> = Op::ALL.iter().filter(|o| o.supports(ty)).map(|o| o.name()).collect();
-    Error::invalid(format!(
-        "operator `{}` is not defined for {}; operators for {}: {}",
-        op.name(),
-        ty.name(),
-        ty.name(),
-        supported.join(", ")
-    ))
+    Error::UnsupportedOp { function: "scans", op, ty, supported: supported.join(", ") }
 }
 
 macro_rules! element {
@@ -132,6 +126,6 @@ mod tests {
     #[test]
     fn unsupported_operator_names_the_alternatives() {
         let e = f32::identity(Op::Xor).unwrap_err().to_string();
-        assert!(e.contains("not defined for f32") && e.contains("add, mul, min, max"), "{e}");
+        assert!(e.contains("`xor` is not available for f32") && e.contains("add, mul, min, max"), "{e}");
     }
 }

@@ -192,3 +192,28 @@ pub const fn for_arch(arch: u32) -> &'static Tuning {
 
 /// The architecture the kernels are built for unless told otherwise.
 pub const DEFAULT_ARCH: u32 = 90;
+
+/// A tuning value outside its valid range. `key` is the name `--tune` knows it by; the value and
+/// the bounds are whole numbers (flags as 0 or 1, absent choices are never out of range).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TuningError {
+    pub key: &'static str,
+    pub value: u64,
+    pub min: u64,
+    pub max: u64,
+}
+
+impl TuningError {
+    pub const fn new(key: &'static str, value: u64, min: u64, max: u64) -> TuningError {
+        TuningError { key, value, min, max }
+    }
+}
+
+impl core::fmt::Display for TuningError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "tuning value {} = {} is out of range: it must be from {} to {}", self.key, self.value, self.min, self.max)
+    }
+}
+
+impl core::error::Error for TuningError {}

@@ -91,11 +91,8 @@ pub fn scan_flags(exclusive: bool, has_init: bool) -> u32 {
 }
 
 /// An error unless an output of `len` items has room for the `n` items of the input.
-pub fn check_output(len: usize, n: u64, items: &str) -> Result<()> {
-    if (len as u64) < n {
-        return Err(Error::invalid(format!("the output holds {len} {items}, the input {n}")));
-    }
-    Ok(())
+pub fn check_output(len: usize, n: u64, items: &'static str) -> Result<()> {
+    crate::error::at_least("the output", len as u64, n, items)
 }
 
 #[cfg(test)]
@@ -107,7 +104,7 @@ mod tests {
         assert!(check_output(5, 5, "elements").is_ok());
         assert!(check_output(6, 0, "elements").is_ok());
         let e = check_output(4, 5, "maps").unwrap_err().to_string();
-        assert!(e.contains("the output holds 4 maps, the input 5"), "{e}");
+        assert!(e.contains("the output holds 4 maps, but 5 are needed"), "{e}");
     }
 
     #[test]
