@@ -135,7 +135,6 @@ pub(crate) fn at_least(buffer: &'static str, len: u64, needed: u64, unit: &'stat
 }
 
 /// An [`Error::LengthMismatch`] unless `len == needed`.
-#[allow(dead_code)]
 pub(crate) fn exactly(buffer: &'static str, len: u64, needed: u64, unit: &'static str) -> Result<()> {
     if len != needed {
         return Err(Error::LengthMismatch { buffer, len, needed, unit });

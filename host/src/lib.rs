@@ -26,6 +26,7 @@
 pub mod apps;
 pub mod element;
 pub mod error;
+pub mod foreign;
 pub mod input;
 mod launch;
 pub mod multi;
@@ -42,9 +43,11 @@ pub mod tuning;
 pub use cudarc;
 pub use element::{ElemType, Element, Op, OpVisitor, ScanOp};
 pub use error::{Error, Result};
+pub use foreign::ForeignSlice;
 pub use options::{
-    Algorithm, Axis, BatchedKernel, BatchedOptions, CompactKernel, CompactOptions, HistogramOptions, Keep, Matrix,
-    Propagation, RecurrenceOptions, ScanKernel, ScanOptions, SegmentedOptions, StatusOrdering,
+    Algorithm, Axis, BatchedKernel, BatchedOptions, CompactKernel, CompactOptions, CsrOptions, HistogramOptions, Keep,
+    Matrix, PartitionOptions, Propagation, RecurrenceOptions, ReduceOptions, ScanKernel, ScanOptions, SegmentedOptions,
+    SortOptions, StatusOrdering,
 };
 pub use runtime::{device_count, driver_present, DeviceInfo, Gpu};
 pub use scan_abi::block::BlockAlgo;

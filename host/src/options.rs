@@ -7,6 +7,7 @@ use scan_abi::Op;
 
 /// How the tile results of the hierarchical strategy are combined.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Propagation {
     /// Reduce every tile, scan the totals, then scan every tile from its offset: the input is
     /// read twice and the output written once (3n element moves).
@@ -30,6 +31,7 @@ impl Propagation {
 
 /// Device-wide strategy.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Algorithm {
     /// One launch, decoupled look-back: the fastest, the default.
     #[default]
@@ -63,6 +65,7 @@ impl Algorithm {
 
 /// How the single-pass scan publishes and reads tile status (see `scan_abi::status`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum StatusOrdering {
     /// Relaxed atomics: value and flag share one atomic word, so nothing more is needed.
     #[default]
@@ -86,6 +89,7 @@ impl StatusOrdering {
 /// Which single-pass kernel runs. A kernel that cannot run the request (the pipelined kernel on
 /// unaligned buffers, for one) is an error, never a silent substitute.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ScanKernel {
     /// As the tuning table says for the size, type and operator.
     #[default]
@@ -115,6 +119,7 @@ impl ScanKernel {
 
 /// What a scan computes and how.
 #[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
 pub struct ScanOptions<T> {
     pub op: Op,
     /// Exclusive: element i gets the combination of elements 0..i (the initial value, or the
@@ -188,6 +193,7 @@ impl<T> ScanOptions<T> {
 
 /// Which axis of a row-major matrix a batched scan runs along.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Axis {
     /// Down every column (axis 0 of a `rows x cols` array).
     #[default]
@@ -209,6 +215,7 @@ impl Axis {
 
 /// The shape of a row-major matrix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Matrix {
     pub rows: u64,
     pub cols: u64,
@@ -223,6 +230,7 @@ impl Matrix {
 /// Which kernel a batched scan runs. A single row or column is always a plain scan; a kernel
 /// that cannot take the matrix is an error.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum BatchedKernel {
     /// As the tuning table says for the shape.
     #[default]
@@ -277,6 +285,7 @@ impl BatchedKernel {
 
 /// A batched scan: every row, or every column, of a row-major matrix scanned on its own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct BatchedOptions {
     pub axis: Axis,
     /// add, mul, min or max, on 32- and 64-bit types.
@@ -303,6 +312,7 @@ impl BatchedOptions {
 
 /// A segmented scan: every segment scanned on its own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SegmentedOptions {
     /// add, mul, min or max, on 32- and 64-bit types.
     pub op: Op,
@@ -323,17 +333,19 @@ impl SegmentedOptions {
 
 /// Which elements a compaction keeps.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum Keep<T> {
     /// `x > threshold` (false for NaN).
     Greater(T),
     /// `x != 0` (for floats `-0.0` is zero, NaN is not).
     NonZero,
-    /// `flags[i] != 0`, from a separate array of bytes.
+    /// `flags[i] != 0`, from a separate array of bytes ([`crate::Gpu::compact_flagged`]).
     Flags,
 }
 
 /// Which compaction kernel runs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum CompactKernel {
     /// As the tuning table says.
     #[default]
@@ -358,6 +370,7 @@ impl CompactKernel {
 
 /// A stream compaction: what to keep, and the kernel.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct CompactOptions<T> {
     pub keep: Keep<T>,
     pub kernel: CompactKernel,
@@ -376,6 +389,7 @@ impl<T> CompactOptions<T> {
 
 /// A histogram: `bins` equal-width bins over `[lo, hi)`.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct HistogramOptions {
     pub bins: u32,
     pub lo: f64,
@@ -390,6 +404,7 @@ impl HistogramOptions {
 
 /// The linear recurrence `x[t] = a[t]·x[t-1] + b[t]` from `x[-1] = x0`.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct RecurrenceOptions<F> {
     pub x0: F,
     pub kernel: ScanKernel,
@@ -403,5 +418,60 @@ impl<F> RecurrenceOptions<F> {
     pub fn kernel(mut self, kernel: ScanKernel) -> Self {
         self.kernel = kernel;
         self
+    }
+}
+
+/// A radix sort. Sorts are ascending and stable; keys of every 4- and 8-byte type.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SortOptions {}
+
+impl SortOptions {
+    pub fn new() -> SortOptions {
+        SortOptions {}
+    }
+}
+
+/// COO <-> CSR conversion (32-bit row indices and offsets).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CsrOptions {}
+
+impl CsrOptions {
+    pub fn new() -> CsrOptions {
+        CsrOptions {}
+    }
+}
+
+/// A stable two-way partition: the elements inside `[lo, hi)` first.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct PartitionOptions {
+    pub lo: f64,
+    pub hi: f64,
+}
+
+impl PartitionOptions {
+    /// Elements in `[lo, hi)` first.
+    pub fn within(lo: f64, hi: f64) -> PartitionOptions {
+        PartitionOptions { lo, hi }
+    }
+
+    /// Elements below `pivot` first (quicksort's partition).
+    pub fn less_than(pivot: f64) -> PartitionOptions {
+        PartitionOptions { lo: f64::NEG_INFINITY, hi: pivot }
+    }
+}
+
+/// A reduction of every element with one operator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ReduceOptions {
+    pub op: Op,
+}
+
+impl ReduceOptions {
+    pub fn new(op: Op) -> ReduceOptions {
+        ReduceOptions { op }
     }
 }

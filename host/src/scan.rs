@@ -2,9 +2,10 @@
 //! plan (`crate::plan::scan`), and the plan launches (`crate::launch::scan`).
 
 use crate::element::Element;
-use crate::error::{Error, Result};
-use crate::launch::scan::{self as launch, Operands};
-use crate::options::ScanOptions;
+use crate::error::{at_least, Error, Result};
+use crate::launch::scan::{self as launch, hier_steps, Operands};
+use crate::options::{ReduceOptions, ScanOptions};
+use crate::plan::multi::reduce;
 use crate::plan::check_output;
 use crate::plan::scan::{aligned, plan, ScanPlan, ScanRequest};
 use crate::runtime::Gpu;
@@ -13,7 +14,7 @@ use cudarc::driver::{CudaStream, DevicePtr, DevicePtrMut};
 use std::sync::Arc;
 
 /// The request for a scan of `n` elements of `T` with `opts`, between `input` and `output`.
-pub fn request<T: Element>(opts: &ScanOptions<T>, n: u64, input: u64, output: u64) -> ScanRequest {
+pub(crate) fn request<T: Element>(opts: &ScanOptions<T>, n: u64, input: u64, output: u64) -> ScanRequest {
     ScanRequest {
         ty: T::TYPE,
         op: opts.op,
@@ -86,6 +87,33 @@ impl Gpu {
         self.scan(&stream, &src, &mut dst, opts, &mut temp)?;
         stream.synchronize()?;
         self.download(&stream, &dst)
+    }
+
+    /// Combines every element of `input` with `opts.op`, in index order, into `output[0]` (the
+    /// identity for an empty input). Asynchronous. Requires `output.len() >= 1`.
+    pub fn reduce<T: Element>(
+        &self,
+        stream: &Arc<CudaStream>,
+        input: &impl DevicePtr<T>,
+        output: &mut impl DevicePtrMut<T>,
+        opts: &ReduceOptions,
+        temp: &mut TempStorage,
+    ) -> Result<()> {
+        at_least("the output", output.len() as u64, 1, "elements")?;
+        let n = input.len() as u64;
+        let identity = T::identity(opts.op)?;
+        let (steps, scratch) = reduce(self.tuning(), &ScanRequest::new(T::TYPE, opts.op, n), n);
+        let (i, _r) = input.device_ptr(stream);
+        let (o, _w) = output.device_ptr_mut(stream);
+        let scratch = temp.scratch(self, stream, scratch)?;
+        let ops = Operands { input: i, output: o, n, init: identity, identity };
+        hier_steps(self, stream, &steps, &ops, scratch)
+    }
+
+    /// Bytes of temporary storage a reduction of `n` elements of `T` with `opts` needs.
+    pub fn reduce_temp_bytes<T: Element>(&self, n: u64, opts: &ReduceOptions) -> Result<u64> {
+        T::identity(opts.op)?;
+        Ok(reduce(self.tuning(), &ScanRequest::new(T::TYPE, opts.op, n), n).1)
     }
 
     /// Bytes of temporary storage a scan of `n` elements of `T` with `opts` needs (buffers on

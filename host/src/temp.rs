@@ -3,7 +3,7 @@
 use crate::error::{Error, Result};
 use crate::plan::{Claims, TileState};
 use crate::runtime::Gpu;
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, ValidAsZeroBits};
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
 use scan_abi::status::EPOCH_MAX;
 use std::sync::Arc;
 
@@ -99,6 +99,13 @@ impl TempStorage {
         Ok((ptr, fresh))
     }
 
+    /// Scratch space laid out as [`carve`] says for `parts`: the device address of each part.
+    pub(crate) fn scratch_parts(&mut self, gpu: &Gpu, stream: &Arc<CudaStream>, parts: &[u64]) -> Result<Vec<u64>> {
+        let (offsets, total) = carve(parts)?;
+        let base = self.scratch(gpu, stream, total)?;
+        Ok(offsets.into_iter().map(|o| base + o).collect())
+    }
+
     /// Scratch space of at least `bytes` bytes (contents unspecified), or 0 for none.
     pub(crate) fn scratch(&mut self, gpu: &Gpu, stream: &Arc<CudaStream>, bytes: u64) -> Result<u64> {
         if bytes == 0 {
@@ -107,9 +114,7 @@ impl TempStorage {
         Ok(self.grow(gpu, stream, true, bytes)?.0)
     }
 
-    /// Copies the `u64` at the start of the scratch space back (waits for `stream`).
-    /// Enqueues a copy of the scratch region's first 8 bytes (what [`Self::read_scratch_word`]
-    /// reads) to device address `dst`.
+    /// Enqueues a copy of the scratch region's first 8 bytes to device address `dst`.
     pub(crate) fn copy_scratch_word(&self, stream: &Arc<CudaStream>, dst: u64) -> Result<()> {
         let buf = self.scratch.as_ref().ok_or_else(|| Error::invalid("no scratch word to copy"))?;
         let (src, _r) = buf.device_ptr(stream);
@@ -117,15 +122,6 @@ impl TempStorage {
         // caller's contract).
         unsafe { cudarc::driver::result::memcpy_dtod_async(dst, src, 8, stream.cu_stream()) }?;
         Ok(())
-    }
-
-    pub(crate) fn read_scratch_word(&self, stream: &Arc<CudaStream>) -> Result<u64> {
-        let mut word = [0u8; 8];
-        if let Some(buf) = &self.scratch {
-            stream.memcpy_dtoh(&buf.slice(0..8), &mut word)?;
-        }
-        stream.synchronize()?;
-        Ok(u64::from_le_bytes(word))
     }
 
     /// The tile state for a launch of `blocks` blocks as `state` describes it.
@@ -169,18 +165,24 @@ impl TempStorage {
     }
 }
 
-/// `slot`'s buffer, (re)allocated zeroed when it holds fewer than `len` items (the old one freed
-/// first).
-pub(crate) fn at_least<'a, U: DeviceRepr + ValidAsZeroBits>(
-    gpu: &Gpu,
-    stream: &Arc<CudaStream>,
-    slot: &'a mut Option<CudaSlice<U>>,
-    what: &str,
-    len: usize,
-) -> Result<&'a mut CudaSlice<U>> {
-    if slot.as_ref().is_none_or(|b| b.len() < len) {
-        *slot = None;
-        *slot = Some(gpu.alloc_zeros::<U>(stream, what, len)?);
+/// Where consecutive parts of `bytes` bytes each lie in a scratch region, every part on a
+/// 256-byte boundary: (offsets, total bytes), or an error when the total overflows.
+pub(crate) fn carve(parts: &[u64]) -> Result<(Vec<u64>, u64)> {
+    let mut offsets = Vec::with_capacity(parts.len());
+    let mut end = 0u64;
+    for &bytes in parts {
+        let start = end.checked_next_multiple_of(256).ok_or_else(overflow)?;
+        offsets.push(start);
+        end = start.checked_add(bytes).ok_or_else(overflow)?;
     }
-    Ok(slot.as_mut().expect("allocated above"))
+    Ok((offsets, end))
+}
+
+fn overflow() -> Error {
+    Error::out_of_range("the temporary storage", "more than 2^64 bytes", "addressable")
+}
+
+/// Bytes of element products, checked: `n` items of `size` bytes.
+pub(crate) fn bytes_of(n: u64, size: usize) -> Result<u64> {
+    n.checked_mul(size as u64).ok_or_else(overflow)
 }

@@ -3,12 +3,12 @@
 //! same clock on every SM), its look-back's rounds of polls and its SM. The summary tells whether
 //! tiles wait on their loads, on the look-back, or on nothing, and how many are in flight.
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::launch::scan::{single_pass, Operands};
 use crate::plan::scan::timeline;
 use crate::runtime::Gpu;
 use crate::temp::TempStorage;
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
+use cudarc::driver::{CudaStream, DevicePtr, DevicePtrMut};
 use scan_abi::timeline::{Event, RECORD_WORDS, TIMED};
 use std::sync::Arc;
 
@@ -176,14 +176,12 @@ impl Gpu {
     pub fn scan_timeline(
         &self,
         stream: &Arc<CudaStream>,
-        input: &CudaSlice<u32>,
-        output: &mut CudaSlice<u32>,
+        input: &impl DevicePtr<u32>,
+        output: &mut impl DevicePtrMut<u32>,
         temp: &mut TempStorage,
     ) -> Result<Vec<TileRecord>> {
         let n = input.len() as u64;
-        if output.len() as u64 != n {
-            return Err(Error::invalid("the output must be as long as the input"));
-        }
+        crate::plan::check_output(output.len(), n, "elements")?;
         if n == 0 {
             return Ok(Vec::new());
         }

@@ -44,14 +44,12 @@ impl Gpu {
         let mut d_meta = self.alloc_zeros::<u32>(&stream, "trace phases", 2 * rounds)?;
         let mut d_rounds = self.alloc_zeros::<u32>(&stream, "trace round count", 1)?;
         {
-            let bufs = TraceBuffers {
-                input: d_in.device_ptr(&stream).0,
-                output: d_out.device_ptr_mut(&stream).0,
-                states: d_states.device_ptr_mut(&stream).0,
-                meta: d_meta.device_ptr_mut(&stream).0,
-                rounds: d_rounds.device_ptr_mut(&stream).0,
-            };
-            launch(self, &stream, &launch_plan, &bufs)?;
+            let (input, _r) = d_in.device_ptr(&stream);
+            let (output, _w) = d_out.device_ptr_mut(&stream);
+            let (states, _ws) = d_states.device_ptr_mut(&stream);
+            let (meta, _wm) = d_meta.device_ptr_mut(&stream);
+            let (rounds, _wr) = d_rounds.device_ptr_mut(&stream);
+            launch(self, &stream, &launch_plan, &TraceBuffers { input, output, states, meta, rounds })?;
         }
         stream.synchronize().map_err(|e| Error::kernel(launch_plan.kernel, e))?;
         let out = self.download(&stream, &d_out)?;

@@ -3,15 +3,17 @@
 //! across tiles by the single-pass look-back, and each kept element goes to its offset.
 
 use crate::element::Element;
-use crate::error::{Error, Result};
+use crate::error::{at_least, Result};
 use crate::launch::compact::{self as launch, Operands};
-use crate::options::{CompactOptions, Keep};
+use crate::launch::zero;
+use crate::error::Error;
+use crate::options::{CompactKernel, CompactOptions, Keep};
 use crate::plan::check_output;
 use crate::plan::compact::plan;
 use crate::plan::scan::aligned;
 use crate::runtime::Gpu;
 use crate::temp::TempStorage;
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
+use cudarc::driver::{CudaStream, DevicePtr, DevicePtrMut};
 use scan_abi::kernel::predicate;
 use std::sync::Arc;
 
@@ -26,54 +28,110 @@ impl<T: Element> Keep<T> {
     }
 }
 
+/// The raw operands of one compaction.
+struct Ptrs {
+    input: u64,
+    flags: u64,
+    output: u64,
+    count: u64,
+    n: u64,
+}
+
 impl Gpu {
     /// Copies the elements of `input` that `opts.keep` selects to the front of `output`, in
-    /// order, and returns how many there are (this waits for the stream). `flags` is required by
-    /// [`Keep::Flags`] and must be as long as `input`; `output` must be as long as `input`.
+    /// order, and writes how many there are to `count[0]`. Asynchronous: nothing waits;
+    /// [`Gpu::read_count`] reads the count back.
+    ///
+    /// Requires `output.len() >= input.len()` and `count.len() >= 1`; keeping by flags
+    /// ([`Keep::Flags`]) is [`Gpu::compact_flagged`].
     pub fn compact<T: Element>(
         &self,
         stream: &Arc<CudaStream>,
-        input: &CudaSlice<T>,
-        flags: Option<&CudaSlice<u8>>,
-        output: &mut CudaSlice<T>,
-        opts: &CompactOptions<T>,
-        temp: &mut TempStorage,
-    ) -> Result<u64> {
-        self.compact_async(stream, input, flags, output, opts, temp)?;
-        if input.is_empty() {
-            return Ok(0);
-        }
-        temp.read_scratch_word(stream)
-    }
-
-    /// [`Gpu::compact`] without waiting: the count stays on the device, in `temp` (what a
-    /// benchmark times, like CUB's DeviceSelect).
-    pub fn compact_async<T: Element>(
-        &self,
-        stream: &Arc<CudaStream>,
-        input: &CudaSlice<T>,
-        flags: Option<&CudaSlice<u8>>,
-        output: &mut CudaSlice<T>,
+        input: &impl DevicePtr<T>,
+        output: &mut impl DevicePtrMut<T>,
+        count: &mut impl DevicePtrMut<u64>,
         opts: &CompactOptions<T>,
         temp: &mut TempStorage,
     ) -> Result<()> {
         let n = input.len() as u64;
         check_output(output.len(), n, "elements")?;
-        let flags_ptr = match (opts.keep, flags) {
-            (Keep::Flags, None) => return Err(Error::invalid("keeping by flags needs a flags array")),
-            (Keep::Flags, Some(f)) if (f.len() as u64) < n => {
-                return Err(Error::invalid(format!("the flags array holds {} bytes, the input {n} elements", f.len())));
-            }
-            (_, Some(f)) => f.device_ptr(stream).0,
-            (_, None) => 0,
-        };
-        if n == 0 {
-            return Ok(());
+        at_least("the count", count.len() as u64, 1, "values")?;
+        if opts.keep == Keep::Flags {
+            return Err(Error::invalid("keeping by flags takes the flags array: call compact_flagged"));
         }
+        let (pred, threshold) = opts.keep.code();
         let (i, _r) = input.device_ptr(stream);
         let (o, _w) = output.device_ptr_mut(stream);
-        let (pred, threshold) = opts.keep.code();
-        let plan = plan(self.tuning(), T::TYPE, n, pred, opts.kernel, aligned(i))?;
-        launch::run(self, stream, &plan, Operands { input: i, flags: flags_ptr, output: o, n, pred, threshold }, temp)
+        let (c, _wc) = count.device_ptr_mut(stream);
+        let ptrs = Ptrs { input: i, flags: 0, output: o, count: c, n };
+        self.compact_ptrs(stream, &ptrs, pred, threshold, opts.kernel, temp)
+    }
+
+    /// Copies the elements of `input` whose byte in `flags` is not zero to the front of `output`,
+    /// in order, and writes how many there are to `count[0]`. Asynchronous, like
+    /// [`Gpu::compact`]. `opts.keep` must be [`Keep::Flags`].
+    ///
+    /// Requires `flags.len() == input.len()`, `output.len() >= input.len()`, `count.len() >= 1`.
+    pub fn compact_flagged<T: Element>(
+        &self,
+        stream: &Arc<CudaStream>,
+        input: &impl DevicePtr<T>,
+        flags: &impl DevicePtr<u8>,
+        output: &mut impl DevicePtrMut<T>,
+        count: &mut impl DevicePtrMut<u64>,
+        opts: &CompactOptions<T>,
+        temp: &mut TempStorage,
+    ) -> Result<()> {
+        let n = input.len() as u64;
+        crate::error::exactly("the flags", flags.len() as u64, n, "bytes")?;
+        check_output(output.len(), n, "elements")?;
+        at_least("the count", count.len() as u64, 1, "values")?;
+        if opts.keep != Keep::Flags {
+            return Err(Error::invalid("compact_flagged keeps by flags: pass CompactOptions::new(Keep::Flags)"));
+        }
+        let (i, _r) = input.device_ptr(stream);
+        let (f, _rf) = flags.device_ptr(stream);
+        let (o, _w) = output.device_ptr_mut(stream);
+        let (c, _wc) = count.device_ptr_mut(stream);
+        let ptrs = Ptrs { input: i, flags: f, output: o, count: c, n };
+        self.compact_ptrs(stream, &ptrs, predicate::FLAGS, T::zero(), opts.kernel, temp)
+    }
+
+    /// Bytes of temporary storage a compaction of `n` elements of `T` with `kernel` needs.
+    pub fn compact_temp_bytes<T: Element>(&self, n: u64, kernel: CompactKernel) -> Result<u64> {
+        if n == 0 {
+            return Ok(0);
+        }
+        let plan = plan(self.tuning(), T::TYPE, n, predicate::GREATER, kernel, true)?;
+        Ok(crate::temp::carve(&[plan.state.bytes()])?.1 + crate::temp::carve(&[8])?.1)
+    }
+
+    /// Copies the count at `count[0]` back: this waits for `stream`.
+    pub fn read_count(&self, stream: &Arc<CudaStream>, count: &impl DevicePtr<u64>) -> Result<u64> {
+        at_least("the count", count.len() as u64, 1, "values")?;
+        let mut word = [0u64];
+        let (c, _r) = count.device_ptr(stream);
+        // SAFETY: `count` holds at least one u64 (checked), `word` is one u64 on the host.
+        unsafe { cudarc::driver::result::memcpy_dtoh_async(&mut word, c, stream.cu_stream()) }?;
+        stream.synchronize()?;
+        Ok(word[0])
+    }
+
+    fn compact_ptrs<T: Element>(
+        &self,
+        stream: &Arc<CudaStream>,
+        p: &Ptrs,
+        pred: u32,
+        threshold: T,
+        kernel: CompactKernel,
+        temp: &mut TempStorage,
+    ) -> Result<()> {
+        let plan = plan(self.tuning(), T::TYPE, p.n.max(1), pred, kernel, aligned(p.input))?;
+        if p.n == 0 {
+            return zero(stream, p.count, 8);
+        }
+        let ops = Operands { input: p.input, flags: p.flags, output: p.output, n: p.n, pred, threshold };
+        launch::run(self, stream, &plan, ops, temp)?;
+        temp.copy_scratch_word(stream, p.count)
     }
 }

@@ -1,126 +1,95 @@
-//! Histogram of equal-width bins over `[lo, hi)`: counts, bin starts (the exclusive scan of the
-//! counts) and the stable counting-sort permutation that groups the elements by bin, by one
-//! stable partition pass with the bins as digits. Elements outside the range (and NaN) are
-//! counted apart and placed after the last bin.
+//! Histogram of equal-width bins over `[lo, hi)`: bin starts (the exclusive scan of the counts)
+//! and the stable counting-sort permutation that groups the elements by bin, by one stable
+//! partition pass with the bins as digits. Elements outside the range (and NaN) are counted
+//! apart and placed after the last bin.
 
 use crate::element::Element;
-use crate::error::{Error, Result};
+use crate::error::{at_least, Result};
 use crate::launch::partition::{self as launch, Buffers};
+use crate::launch::{gather_rows, zero};
 use crate::options::HistogramOptions;
 use crate::plan::partition::{plan, PartitionPlan};
 use crate::plan::sort::check_len;
 use crate::reference::apps::check_bins;
 pub use crate::reference::apps::Histogram;
 use crate::runtime::Gpu;
-use crate::temp::TempStorage;
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
+use crate::temp::{bytes_of, carve, TempStorage};
+use cudarc::driver::{CudaStream, DevicePtr, DevicePtrMut};
 use scan_abi::partition::Digit;
 use std::sync::Arc;
 
-/// Device buffers of a histogram of `n` elements, reusable across calls: the count matrix and its
-/// scan, the grouped elements, and the permutation.
-pub struct HistogramBuffers<T> {
-    digit: Digit,
-    plan: PartitionPlan,
-    counts: CudaSlice<u32>,
-    offsets: CudaSlice<u32>,
-    temp: TempStorage,
-    grouped: CudaSlice<T>,
-    /// After [`Gpu::histogram_async`]: the counting-sort permutation (first `n` entries).
-    pub permutation: CudaSlice<u32>,
-    n: u64,
+/// The plan and scratch parts (count matrix, its scan, grouped elements) of a partition pass of
+/// `n` elements of `T` by `digit`.
+pub(crate) fn partition_parts<T: Element>(gpu: &Gpu, n: u64, digit: &Digit) -> Result<(PartitionPlan, [u64; 3])> {
+    check_len(n)?;
+    let plan = plan(gpu.tuning(), T::TYPE, n, digit)?;
+    let matrix = bytes_of(plan.entries, 4)?;
+    Ok((plan, [matrix, matrix, bytes_of(n, T::TYPE.size())?]))
 }
 
 impl Gpu {
-    /// Buffers for histograms of `n` elements of `T` as `opts` says.
-    pub fn histogram_buffers<T: Element>(
-        &self,
-        stream: &Arc<CudaStream>,
-        n: u64,
-        opts: &HistogramOptions,
-    ) -> Result<HistogramBuffers<T>> {
-        check_bins(opts.bins, opts.lo, opts.hi)?;
-        check_len(n)?;
-        let digit = Digit::bins(opts.bins, opts.lo, opts.hi);
-        let plan = plan(self.tuning(), T::TYPE, n, &digit)?;
-        let entries = plan.entries.max(1) as usize;
-        Ok(HistogramBuffers {
-            digit,
-            counts: self.alloc_zeros(stream, "histogram counts", entries)?,
-            offsets: self.alloc_zeros(stream, "histogram offsets", entries)?,
-            plan,
-            temp: TempStorage::new(),
-            grouped: self.alloc_zeros::<T>(stream, "histogram grouped elements", n.max(1) as usize)?,
-            permutation: self.alloc_zeros::<u32>(stream, "histogram permutation", n.max(1) as usize)?,
-            n,
-        })
-    }
-
-    /// Computes the histogram of `input` into `bufs` on the device, without waiting (what a
-    /// benchmark times).
-    pub fn histogram_async<T: Element>(
-        &self,
-        stream: &Arc<CudaStream>,
-        input: &CudaSlice<T>,
-        bufs: &mut HistogramBuffers<T>,
-    ) -> Result<()> {
-        if input.len() as u64 != bufs.n {
-            return Err(Error::invalid(format!(
-                "the buffers are for {} elements, the input has {}",
-                bufs.n,
-                input.len()
-            )));
-        }
-        if bufs.n == 0 {
-            return Ok(());
-        }
-        let b = &mut *bufs;
-        let (keys, _r) = input.device_ptr(stream);
-        let (keys_out, _w) = b.grouped.device_ptr_mut(stream);
-        let (values_out, _wv) = b.permutation.device_ptr_mut(stream);
-        let (counts, _wc) = b.counts.device_ptr_mut(stream);
-        let (offsets, _wo) = b.offsets.device_ptr_mut(stream);
-        let ptrs = Buffers { keys, values: 0, indices: true, keys_out, values_out, counts, offsets, n: b.n };
-        launch::run(self, stream, &b.plan, &b.digit, &ptrs, &mut b.temp)
-    }
-
-    /// Downloads the result of [`Gpu::histogram_async`] (this waits for the stream).
-    pub fn histogram_read<T: Element>(
-        &self,
-        stream: &Arc<CudaStream>,
-        bufs: &HistogramBuffers<T>,
-    ) -> Result<Histogram> {
-        let (n, bins) = (bufs.n, bufs.digit.bins);
-        // Bin b starts where the scanned count matrix's row b begins (tile 0).
-        let tiles = bufs.plan.tiles as usize;
-        let mut starts = Vec::with_capacity(bins as usize + 1);
-        for b in 0..=bins as usize {
-            if n == 0 {
-                starts.push(0);
-                continue;
-            }
-            let mut v = [0u32];
-            stream.memcpy_dtoh(&bufs.offsets.slice(b * tiles..b * tiles + 1), &mut v)?;
-            starts.push(v[0] as u64);
-        }
-        let mut permutation = self.download(stream, &bufs.permutation)?;
-        permutation.truncate(n as usize);
-        let counts = (0..bins as usize).map(|b| starts[b + 1] - starts[b]).collect();
-        let outside = n - starts[bins as usize];
-        starts.truncate(bins as usize);
-        Ok(Histogram { counts, starts, outside, permutation })
-    }
-
-    /// The histogram of `input` as `opts` says, with its counting-sort permutation (downloaded;
-    /// this waits for the stream).
+    /// The histogram of `input` as `opts` says, on the device. Asynchronous.
+    ///
+    /// - `starts` (`opts.bins + 1` entries) gets where each bin begins in the grouped order, and
+    ///   last where the elements outside `[lo, hi)` begin: bin `b` holds
+    ///   `starts[b + 1] - starts[b]` elements, and `n - starts[bins]` are outside.
+    /// - `permutation` (`input.len()` entries) gets the stable counting-sort permutation: the
+    ///   input index of the element at each place when grouped by bin.
     pub fn histogram<T: Element>(
         &self,
         stream: &Arc<CudaStream>,
-        input: &CudaSlice<T>,
+        input: &impl DevicePtr<T>,
+        starts: &mut impl DevicePtrMut<u32>,
+        permutation: &mut impl DevicePtrMut<u32>,
         opts: &HistogramOptions,
+        temp: &mut TempStorage,
+    ) -> Result<()> {
+        check_bins(opts.bins, opts.lo, opts.hi)?;
+        let n = input.len() as u64;
+        let entries = opts.bins as u64 + 1;
+        at_least("the bin starts", starts.len() as u64, entries, "entries")?;
+        at_least("the permutation", permutation.len() as u64, n, "entries")?;
+        let digit = Digit::bins(opts.bins, opts.lo, opts.hi);
+        let (plan, parts) = partition_parts::<T>(self, n, &digit)?;
+        let (s, _ws) = starts.device_ptr_mut(stream);
+        if n == 0 {
+            return zero(stream, s, entries * 4);
+        }
+        let at = temp.scratch_parts(self, stream, &parts)?;
+        let (keys, _r) = input.device_ptr(stream);
+        let (values_out, _wp) = permutation.device_ptr_mut(stream);
+        let bufs =
+            Buffers { keys, values: 0, indices: true, keys_out: at[2], values_out, counts: at[0], offsets: at[1], n };
+        launch::run(self, stream, &plan, &digit, &bufs, temp)?;
+        // Bin b starts where row b of the scanned (digit-major) count matrix begins.
+        gather_rows(stream, s, at[1], 4, plan.tiles * 4, entries)
+    }
+
+    /// Bytes of temporary storage a histogram of `n` elements of `T` needs.
+    pub fn histogram_temp_bytes<T: Element>(&self, n: u64, opts: &HistogramOptions) -> Result<u64> {
+        check_bins(opts.bins, opts.lo, opts.hi)?;
+        let (plan, parts) = partition_parts::<T>(self, n, &Digit::bins(opts.bins, opts.lo, opts.hi))?;
+        Ok(plan.scan.temp_bytes().0 + carve(&parts)?.1)
+    }
+
+    /// [`Gpu::histogram`] with its results downloaded as counts, starts, the outside count and
+    /// the permutation. This allocates its outputs and waits for `stream`.
+    pub fn histogram_blocking<T: Element>(
+        &self,
+        stream: &Arc<CudaStream>,
+        input: &impl DevicePtr<T>,
+        opts: &HistogramOptions,
+        temp: &mut TempStorage,
     ) -> Result<Histogram> {
-        let mut bufs = self.histogram_buffers::<T>(stream, input.len() as u64, opts)?;
-        self.histogram_async(stream, input, &mut bufs)?;
-        self.histogram_read(stream, &bufs)
+        check_bins(opts.bins, opts.lo, opts.hi)?;
+        let n = input.len();
+        let mut starts = self.alloc_zeros::<u32>(stream, "histogram bin starts", opts.bins as usize + 1)?;
+        let mut permutation = self.alloc_zeros::<u32>(stream, "histogram permutation", n)?;
+        self.histogram(stream, input, &mut starts, &mut permutation, opts, temp)?;
+        let mut starts: Vec<u64> = self.download(stream, &starts)?.into_iter().map(u64::from).collect();
+        let permutation = self.download(stream, &permutation)?;
+        let end = starts.pop().unwrap_or(0);
+        let counts = starts.iter().zip(starts.iter().skip(1).chain([&end])).map(|(a, b)| b - a).collect();
+        Ok(Histogram { counts, starts, outside: n as u64 - end, permutation })
     }
 }

@@ -7,6 +7,7 @@ pub mod batched;
 pub mod compact;
 pub mod csr;
 pub mod histogram;
+pub mod partition;
 pub mod recurrence;
 pub mod segmented;
 pub mod sort;

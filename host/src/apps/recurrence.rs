@@ -7,14 +7,14 @@
 //! the first map: the scan's t-th result is then the pair (0, x[t]).
 
 use crate::element::Element;
-use crate::error::{Error, Result};
+use crate::error::{exactly, Result};
 use crate::launch::scan::{single_pass, Operands};
 use crate::options::RecurrenceOptions;
 use crate::plan::check_output;
 use crate::plan::scan::{aligned, recurrence};
 use crate::runtime::Gpu;
 use crate::temp::TempStorage;
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, ValidAsZeroBits};
+use cudarc::driver::{CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, ValidAsZeroBits};
 use scan_abi::op::AffineF32;
 use std::sync::Arc;
 
@@ -73,12 +73,14 @@ impl RecurrenceFloat for f64 {
 
 impl Gpu {
     /// Solves the recurrence for the maps `F::map(a[t], b[t])` in `maps` as `opts` says:
-    /// `out[t]` becomes the map (0, x[t]) (read `x[t]` with `F::x`).
+    /// `out[t]` becomes the map (0, x[t]) (read `x[t]` with `F::x`). Asynchronous.
+    ///
+    /// Requires `out.len() >= maps.len()`.
     pub fn recurrence<F: RecurrenceFloat>(
         &self,
         stream: &Arc<CudaStream>,
-        maps: &CudaSlice<F::Map>,
-        out: &mut CudaSlice<F::Map>,
+        maps: &impl DevicePtr<F::Map>,
+        out: &mut impl DevicePtrMut<F::Map>,
         opts: &RecurrenceOptions<F>,
         temp: &mut TempStorage,
     ) -> Result<()> {
@@ -94,11 +96,17 @@ impl Gpu {
         single_pass(self, stream, &plan, ops, None, temp)
     }
 
-    /// [`Gpu::recurrence`] from host arrays: returns `x[0..n]`.
-    pub fn recurrence_host<F: RecurrenceFloat>(&self, a: &[F], b: &[F], opts: &RecurrenceOptions<F>) -> Result<Vec<F>> {
-        if a.len() != b.len() {
-            return Err(Error::invalid(format!("{} factors but {} offsets", a.len(), b.len())));
+    /// Bytes of temporary storage a recurrence of `n` maps with `opts` needs.
+    pub fn recurrence_temp_bytes<F: RecurrenceFloat>(&self, n: u64, opts: &RecurrenceOptions<F>) -> Result<u64> {
+        if n == 0 {
+            return Ok(0);
         }
+        Ok(recurrence(self.tuning(), F::TYPE, n, opts.kernel, true)?.state.bytes())
+    }
+
+    /// [`Gpu::recurrence`] from host arrays: returns `x[0..n]` (this waits for the GPU).
+    pub fn recurrence_host<F: RecurrenceFloat>(&self, a: &[F], b: &[F], opts: &RecurrenceOptions<F>) -> Result<Vec<F>> {
+        exactly("the offsets b", b.len() as u64, a.len() as u64, "values")?;
         let stream = self.stream().clone();
         let maps: Vec<F::Map> = a.iter().zip(b).map(|(&a, &b)| F::map(a, b)).collect();
         let d_maps = self.upload(&stream, "recurrence maps", &maps)?;

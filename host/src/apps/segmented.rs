@@ -1,71 +1,96 @@
 //! Segmented scans: every segment scanned on its own, in one pass (see
-//! `gpu/src/kernels/segmented.rs`). Segments are given by head flags, by start offsets, or by a
-//! fixed length (the rows of a row-major matrix).
+//! `gpu/src/kernels/segmented.rs`). Segments are given by head flags (made from start offsets by
+//! [`Gpu::heads_from_offsets`]) or by a fixed length (the rows of a row-major matrix).
 
 use crate::element::Element;
-use crate::error::{Error, Result};
-use crate::launch::segmented as launch;
+use crate::error::{exactly, Error, Result};
+use crate::launch::{segmented as launch, zero};
 use crate::options::SegmentedOptions;
 use crate::plan::check_output;
 use crate::plan::segmented::{heads, plan};
 use crate::runtime::Gpu;
 use crate::temp::TempStorage;
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
+use cudarc::driver::{CudaStream, DevicePtr, DevicePtrMut};
 use std::sync::Arc;
 
-/// Where segments start.
-pub enum Segments<'a> {
-    /// `heads[i] != 0` starts a segment at `i` (one byte per element).
-    Heads(&'a CudaSlice<u8>),
-    /// A segment starts at every multiple of this length (rows of a row-major matrix).
-    Every(u64),
-}
-
 impl Gpu {
-    /// Head flags (one byte per element, zeroed elsewhere) from segment start offsets.
+    /// Sets `heads[i]` to 1 where a segment starts (at each of `offsets` below `heads.len()`)
+    /// and to 0 elsewhere: the head flags of [`Gpu::segmented_scan`]. Asynchronous.
     pub fn heads_from_offsets(
         &self,
         stream: &Arc<CudaStream>,
-        offsets: &CudaSlice<u64>,
-        n: u64,
-    ) -> Result<CudaSlice<u8>> {
-        let mut out = self.alloc_zeros::<u8>(stream, "segment heads", n.max(1) as usize)?;
-        let count = offsets.len() as u64;
-        if count > 0 {
+        offsets: &impl DevicePtr<u64>,
+        heads_out: &mut impl DevicePtrMut<u8>,
+    ) -> Result<()> {
+        let (n, count) = (heads_out.len() as u64, offsets.len() as u64);
+        let (h, _w) = heads_out.device_ptr_mut(stream);
+        zero(stream, h, n)?;
+        if count > 0 && n > 0 {
             let (o, _r) = offsets.device_ptr(stream);
-            let (h, _w) = out.device_ptr_mut(stream);
             launch::heads(self, stream, &heads(self.tuning(), count), (o, count), n, h)?;
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Scans every segment of `input` on its own into `output` as `opts` says (add, mul, min,
-    /// max; 32- and 64-bit types). Exclusive: a segment's first element gets the identity.
+    /// max; 32- and 64-bit types); a segment starts wherever `heads[i] != 0` (and at 0).
+    /// Exclusive: a segment's first element gets the identity. Asynchronous.
+    ///
+    /// Requires `heads.len() == input.len()` and `output.len() >= input.len()`.
     pub fn segmented_scan<T: Element>(
         &self,
         stream: &Arc<CudaStream>,
-        input: &CudaSlice<T>,
-        segments: Segments<'_>,
-        output: &mut CudaSlice<T>,
+        input: &impl DevicePtr<T>,
+        heads: &impl DevicePtr<u8>,
+        output: &mut impl DevicePtrMut<T>,
+        opts: &SegmentedOptions,
+        temp: &mut TempStorage,
+    ) -> Result<()> {
+        let n = input.len() as u64;
+        exactly("the head flags", heads.len() as u64, n, "bytes")?;
+        let (h, _rh) = heads.device_ptr(stream);
+        self.segmented(stream, input, (h, 0), output, opts, temp)
+    }
+
+    /// [`Gpu::segmented_scan`] with a segment starting at every multiple of `segment_len` (the
+    /// rows of a row-major matrix of `segment_len` columns).
+    pub fn segmented_scan_fixed<T: Element>(
+        &self,
+        stream: &Arc<CudaStream>,
+        input: &impl DevicePtr<T>,
+        segment_len: u64,
+        output: &mut impl DevicePtrMut<T>,
+        opts: &SegmentedOptions,
+        temp: &mut TempStorage,
+    ) -> Result<()> {
+        if segment_len == 0 {
+            return Err(Error::out_of_range("the segment length", 0, "at least 1"));
+        }
+        self.segmented(stream, input, (0, segment_len), output, opts, temp)
+    }
+
+    /// Bytes of temporary storage a segmented scan of `n` elements of `T` with `opts` needs.
+    pub fn segmented_temp_bytes<T: Element>(&self, n: u64, opts: &SegmentedOptions) -> Result<u64> {
+        Ok(plan(self.tuning(), T::TYPE, opts.op, n, opts.exclusive)?.state.bytes())
+    }
+
+    fn segmented<T: Element>(
+        &self,
+        stream: &Arc<CudaStream>,
+        input: &impl DevicePtr<T>,
+        segments: (u64, u64),
+        output: &mut impl DevicePtrMut<T>,
         opts: &SegmentedOptions,
         temp: &mut TempStorage,
     ) -> Result<()> {
         let n = input.len() as u64;
         check_output(output.len(), n, "elements")?;
         let plan = plan(self.tuning(), T::TYPE, opts.op, n, opts.exclusive)?;
-        let (heads, seg_len) = match segments {
-            Segments::Heads(h) if (h.len() as u64) < n => {
-                return Err(Error::invalid(format!("the head flags hold {} bytes, the input {n} elements", h.len())));
-            }
-            Segments::Heads(h) => (h.device_ptr(stream).0, 0u64),
-            Segments::Every(0) => return Err(Error::invalid("segments of length 0")),
-            Segments::Every(len) => (0, len),
-        };
         if n == 0 {
             return Ok(());
         }
         let (i, _r) = input.device_ptr(stream);
         let (o, _w) = output.device_ptr_mut(stream);
-        launch::run(self, stream, &plan, (i, o, n), (heads, seg_len), temp)
+        launch::run(self, stream, &plan, (i, o, n), segments, temp)
     }
 }

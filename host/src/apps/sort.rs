@@ -2,80 +2,89 @@
 //! is one sweep: a stable partition whose digit offsets come from the single-pass scan's
 //! decoupled look-back over the tiles' digit counts, one digit per thread. Keys are ordered by
 //! their `order_key` (floats: `-0.0` before `+0.0`, NaNs last); u32 values ride along.
+//!
+//! The passes alternate between the caller's buffers and spare ones in the temporary storage's
+//! scratch region (spare keys, spare values, every pass's digit counts); the tile state lives in
+//! its state region.
 
 use crate::element::Element;
-use crate::error::{Error, Result};
+use crate::error::{exactly, Result};
 use crate::launch::sort::{self as launch, Operands};
-use crate::plan::sort::{plan, DIGITS};
+use crate::launch::zero;
+use crate::options::SortOptions;
+use crate::plan::sort::{plan, SortPlan, DIGITS};
 use crate::runtime::Gpu;
-use crate::temp::{at_least, TempStorage};
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtrMut};
+use crate::temp::{bytes_of, carve, TempStorage};
+use cudarc::driver::{CudaStream, DevicePtrMut};
 use std::sync::Arc;
 
-/// The device memory a sort works in besides its keys and values: the second key and value
-/// buffers the passes alternate with, every pass's digit counts, and the tile state. Reused
-/// across calls (grown when a call needs more), so repeated sorts allocate nothing.
-pub struct SortBuffers<T> {
-    keys: Option<CudaSlice<T>>,
-    values: Option<CudaSlice<u32>>,
-    counts: Option<CudaSlice<u32>>,
-    temp: TempStorage,
-}
-
-impl<T> Default for SortBuffers<T> {
-    fn default() -> Self {
-        SortBuffers { keys: None, values: None, counts: None, temp: TempStorage::new() }
-    }
-}
-
-impl<T: Element> SortBuffers<T> {
-    pub fn new() -> SortBuffers<T> {
-        SortBuffers::default()
-    }
+/// Scratch parts of a sort of `n` keys of `size` bytes: spare keys, spare values, digit counts.
+fn scratch_parts(plan: &SortPlan, n: u64, size: usize, values: bool) -> Result<[u64; 3]> {
+    let spare_values = if values { bytes_of(n, 4)? } else { 0 };
+    Ok([bytes_of(n, size)?, spare_values, bytes_of(plan.passes as u64 * DIGITS, 4)?])
 }
 
 impl Gpu {
-    /// Sorts `keys` (and `values` with them, when given; as long as `keys`) on `stream`.
+    /// Sorts `keys` in place on `stream`, stable. Asynchronous.
     pub fn sort<T: Element>(
         &self,
         stream: &Arc<CudaStream>,
-        keys: &mut CudaSlice<T>,
-        values: Option<&mut CudaSlice<u32>>,
-    ) -> Result<()> {
-        self.sort_with(stream, keys, values, &mut SortBuffers::new())
-    }
-
-    /// [`Gpu::sort`] in the memory of `bufs`, kept for the next call: one read of the keys counts
-    /// every pass's digits, then each pass moves the keys once; no host round trip.
-    pub fn sort_with<T: Element>(
-        &self,
-        stream: &Arc<CudaStream>,
-        keys: &mut CudaSlice<T>,
-        values: Option<&mut CudaSlice<u32>>,
-        bufs: &mut SortBuffers<T>,
+        keys: &mut impl DevicePtrMut<T>,
+        opts: &SortOptions,
+        temp: &mut TempStorage,
     ) -> Result<()> {
         let n = keys.len() as u64;
+        let (k, _wk) = keys.device_ptr_mut(stream);
+        self.sort_ptrs::<T>(stream, (k, None), n, opts, temp)
+    }
+
+    /// Sorts `keys` in place and moves `values` with them (stable: equal keys keep their
+    /// values' order). Asynchronous. Requires `values.len() == keys.len()`.
+    pub fn sort_pairs<T: Element>(
+        &self,
+        stream: &Arc<CudaStream>,
+        keys: &mut impl DevicePtrMut<T>,
+        values: &mut impl DevicePtrMut<u32>,
+        opts: &SortOptions,
+        temp: &mut TempStorage,
+    ) -> Result<()> {
+        let n = keys.len() as u64;
+        exactly("the values", values.len() as u64, n, "values")?;
+        let (k, _wk) = keys.device_ptr_mut(stream);
+        let (v, _wv) = values.device_ptr_mut(stream);
+        self.sort_ptrs::<T>(stream, (k, Some(v)), n, opts, temp)
+    }
+
+    /// Bytes of temporary storage a sort of `n` keys of `T` (with values when `values`) needs.
+    pub fn sort_temp_bytes<T: Element>(&self, n: u64, values: bool) -> Result<u64> {
+        let plan = plan(self.tuning(), T::TYPE, n, values)?;
+        let (_, scratch) = carve(&scratch_parts(&plan, n, T::TYPE.size(), values)?)?;
+        Ok(plan.state.bytes() + scratch)
+    }
+
+    fn sort_ptrs<T: Element>(
+        &self,
+        stream: &Arc<CudaStream>,
+        (keys, values): (u64, Option<u64>),
+        n: u64,
+        _opts: &SortOptions,
+        temp: &mut TempStorage,
+    ) -> Result<()> {
         let plan = plan(self.tuning(), T::TYPE, n, values.is_some())?;
-        if values.as_ref().is_some_and(|v| v.len() != keys.len()) {
-            return Err(Error::invalid("the values must be as many as the keys"));
-        }
         if n <= 1 {
             return Ok(());
         }
-        let spare_keys = at_least(self, stream, &mut bufs.keys, "sort buffer", n as usize)?;
-        let spare_values = match values {
-            Some(_) => Some(at_least(self, stream, &mut bufs.values, "sort value buffer", n as usize)?),
-            None => None,
+        let parts = scratch_parts(&plan, n, T::TYPE.size(), values.is_some())?;
+        let at = temp.scratch_parts(self, stream, &parts)?;
+        zero(stream, at[2], parts[2])?;
+        let ops = Operands {
+            keys,
+            spare_keys: at[0],
+            values: values.unwrap_or(0),
+            spare_values: if values.is_some() { at[1] } else { 0 },
+            counts: at[2],
+            n,
         };
-        let counts = at_least(self, stream, &mut bufs.counts, "digit counts", (plan.passes as u64 * DIGITS) as usize)?;
-        stream.memset_zeros(counts)?;
-        let (k, _rk) = keys.device_ptr_mut(stream);
-        let (sk, _rsk) = spare_keys.device_ptr_mut(stream);
-        let (v, _rv) = values.map(|v| v.device_ptr_mut(stream)).unzip();
-        let (sv, _rsv) = spare_values.map(|v| v.device_ptr_mut(stream)).unzip();
-        let (c, _rc) = counts.device_ptr_mut(stream);
-        let ops =
-            Operands { keys: k, spare_keys: sk, values: v.unwrap_or(0), spare_values: sv.unwrap_or(0), counts: c, n };
-        launch::run(self, stream, &plan, &ops, &mut bufs.temp)
+        launch::run(self, stream, &plan, &ops, temp)
     }
 }

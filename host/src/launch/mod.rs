@@ -88,3 +88,46 @@ fn allow_shared_memory(f: &CudaFunction, smem: u32) -> std::result::Result<(), D
     }
     Ok(())
 }
+
+/// Enqueues the zeroing of `bytes` bytes at device address `ptr` on `stream`.
+pub(crate) fn zero(stream: &Arc<CudaStream>, ptr: u64, bytes: u64) -> Result<()> {
+    if bytes == 0 {
+        return Ok(());
+    }
+    // SAFETY: the callers pass memory of at least `bytes` bytes that they hold for this stream.
+    unsafe { cudarc::driver::result::memset_d8_async(ptr, 0, bytes as usize, stream.cu_stream()) }?;
+    Ok(())
+}
+
+/// Enqueues a copy of `bytes` bytes from device address `src` to `dst` on `stream`.
+pub(crate) fn copy(stream: &Arc<CudaStream>, dst: u64, src: u64, bytes: u64) -> Result<()> {
+    if bytes == 0 {
+        return Ok(());
+    }
+    // SAFETY: the callers pass two regions of at least `bytes` bytes each, not overlapping.
+    unsafe { cudarc::driver::result::memcpy_dtod_async(dst, src, bytes as usize, stream.cu_stream()) }?;
+    Ok(())
+}
+
+/// Enqueues a strided gather of `rows` items of `width` bytes, one every `pitch` bytes from
+/// `src`, packed at `dst`.
+pub(crate) fn gather_rows(stream: &Arc<CudaStream>, dst: u64, src: u64, width: u64, pitch: u64, rows: u64) -> Result<()> {
+    use cudarc::driver::sys::{CUmemorytype, CUDA_MEMCPY2D};
+    if rows == 0 {
+        return Ok(());
+    }
+    // SAFETY: an all-zero CUDA_MEMCPY2D is a valid (empty) descriptor; every field used is set.
+    let mut p: CUDA_MEMCPY2D = unsafe { std::mem::zeroed() };
+    p.srcMemoryType = CUmemorytype::CU_MEMORYTYPE_DEVICE;
+    p.srcDevice = src;
+    p.srcPitch = pitch as usize;
+    p.dstMemoryType = CUmemorytype::CU_MEMORYTYPE_DEVICE;
+    p.dstDevice = dst;
+    p.dstPitch = width as usize;
+    p.WidthInBytes = width as usize;
+    p.Height = rows as usize;
+    // SAFETY: the callers pass a source of `rows` rows of `pitch` bytes and a destination of
+    // `rows * width` bytes.
+    unsafe { cudarc::driver::sys::cuMemcpy2DAsync_v2(&p, stream.cu_stream()) }.result()?;
+    Ok(())
+}

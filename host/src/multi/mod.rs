@@ -191,11 +191,9 @@ impl Group {
         let mut counts = Vec::with_capacity(local);
         for (l, m) in self.members.iter_mut().enumerate() {
             let mut count = m.gpu.alloc_zeros::<u64>(&m.stream, "a rank's count", 1)?;
-            let f = flags.map(|f| &f[l]);
-            m.gpu.compact_async(&m.stream, &inputs[l], f, &mut outputs[l], opts, &mut m.temp)?;
-            if !inputs[l].is_empty() {
-                let (dst, _w) = count.device_ptr_mut(&m.stream);
-                m.temp.copy_scratch_word(&m.stream, dst)?;
+            match flags {
+                Some(f) => m.gpu.compact_flagged(&m.stream, &inputs[l], &f[l], &mut outputs[l], &mut count, opts, &mut m.temp)?,
+                None => m.gpu.compact(&m.stream, &inputs[l], &mut outputs[l], &mut count, opts, &mut m.temp)?,
             }
             counts.push(count);
         }

@@ -9,6 +9,8 @@ pub struct Copies;
 
 impl Collective for Copies {
     fn all_gather(&self, exchanges: &mut [&mut Exchange], bytes: usize) -> Result<()> {
+        // Every rank's buffers live on the one stream the ranks share, so the copies below are
+        // ordered after the reductions and before any later write without further events.
         let sends: Vec<u64> = exchanges.iter().map(|e| e.send.device_ptr(e.send.stream()).0).collect();
         for e in exchanges.iter_mut() {
             let stream = e.recv.stream().clone();

@@ -57,7 +57,7 @@ pub fn plan(t: &Tuning, req: &ScanRequest, world: usize) -> Result<RankPlan> {
 }
 
 /// The hierarchical reduce of `n` elements down to one, and the scratch its middle levels use.
-fn reduce(t: &Tuning, req: &ScanRequest, n: u64) -> (Vec<HierStep>, u64) {
+pub(crate) fn reduce(t: &Tuning, req: &ScanRequest, n: u64) -> (Vec<HierStep>, u64) {
     let tile = t.shapes.hierarchical;
     let smem = smem::tile_reduce(tile.threads, tile.items, req.ty.size() as u32);
     let kernel = Kernel::new(Family::HierReduce, req.ty, req.op);
