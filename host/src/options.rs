@@ -193,7 +193,6 @@ impl<T> ScanOptions<T> {
 
 /// Which axis of a row-major matrix a batched scan runs along.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[non_exhaustive]
 pub enum Axis {
     /// Down every column (axis 0 of a `rows x cols` array).
     #[default]
@@ -215,7 +214,6 @@ impl Axis {
 
 /// The shape of a row-major matrix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
 pub struct Matrix {
     pub rows: u64,
     pub cols: u64,

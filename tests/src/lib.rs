@@ -6,6 +6,7 @@
 //! ptxas) is ignored without it, saying which. Fixtures are compiled into the test executables,
 //! so they run from any folder, on any machine.
 
+pub mod calls;
 pub mod checks;
 
 use gpu_scan::Gpu;

@@ -5,7 +5,7 @@ use gpu_scan::reference::apps as reference;
 use gpu_scan::{input, CompactKernel, CompactOptions, Element, Gpu, HistogramOptions, Keep, Op, TempStorage};
 use std::process::ExitCode;
 use workspace_tests::checks::assert_none_failed;
-use workspace_tests::{gpu_test, test, vectors};
+use workspace_tests::{calls, gpu_test, test, vectors};
 
 fn main() -> ExitCode {
     workspace_tests::main(vec![
@@ -88,7 +88,7 @@ fn compact_data_case<T: Element>(
     let poison = vec![input::value::<T>(gpu_scan::Op::Xor, 99, 0); n];
     let mut d_out = gpu.upload(&stream, "out", &poison).unwrap();
     let opts = CompactOptions::new(keep).kernel(kernel);
-    let kept = gpu.compact(&stream, &d_in, Some(&d_flags), &mut d_out, &opts, temp).unwrap() as usize;
+    let kept = calls::compact(gpu, &d_in, Some(&d_flags), &mut d_out, &opts, temp).unwrap() as usize;
     let got = gpu.download(&stream, &d_out).unwrap();
     let want = reference::compact(&data, Some(&flags), keep);
     let what = format!("compact {} n={n} {keep:?} {kernel:?}", T::TYPE.name());
@@ -163,18 +163,18 @@ fn compaction_mistakes_are_errors(gpu: &Gpu) {
     let mut out = gpu.alloc_zeros::<u32>(&stream, "out", 3).unwrap();
     let flags = gpu.upload(&stream, "flags", &[1u8]).unwrap();
     let keep = |k| CompactOptions::new(k);
-    let e = gpu.compact(&stream, &d_in, None, &mut short, &keep(Keep::NonZero), &mut temp).unwrap_err();
+    let e = calls::compact(gpu, &d_in, None, &mut short, &keep(Keep::NonZero), &mut temp).unwrap_err();
     assert!(e.to_string().contains("output holds 2"), "{e}");
-    let e = gpu.compact(&stream, &d_in, None, &mut out, &keep(Keep::Flags), &mut temp).unwrap_err();
-    assert!(e.to_string().contains("needs a flags array"), "{e}");
-    let e = gpu.compact(&stream, &d_in, Some(&flags), &mut out, &keep(Keep::Flags), &mut temp).unwrap_err();
-    assert!(e.to_string().contains("flags array holds 1"), "{e}");
+    let e = calls::compact(gpu, &d_in, None, &mut out, &keep(Keep::Flags), &mut temp).unwrap_err();
+    assert!(e.to_string().contains("call compact_flagged"), "{e}");
+    let e = calls::compact(gpu, &d_in, Some(&flags), &mut out, &keep(Keep::Flags), &mut temp).unwrap_err();
+    assert!(e.to_string().contains("the flags holds 1 bytes, but 3 are needed"), "{e}");
     let bytes = gpu.upload(&stream, "in", &[1u8, 2, 3]).unwrap();
     let mut bytes_out = gpu.alloc_zeros::<u8>(&stream, "out", 3).unwrap();
     let pipelined = CompactOptions::new(Keep::NonZero).kernel(CompactKernel::Pipelined);
-    let e = gpu.compact(&stream, &bytes, None, &mut bytes_out, &pipelined, &mut temp).unwrap_err();
+    let e = calls::compact(gpu, &bytes, None, &mut bytes_out, &pipelined, &mut temp).unwrap_err();
     assert!(e.to_string().contains("4- and 8-byte"), "{e}");
-    assert_eq!(gpu.compact(&stream, &d_in, None, &mut out, &keep(Keep::Greater(1)), &mut temp).unwrap(), 2);
+    assert_eq!(calls::compact(gpu, &d_in, None, &mut out, &keep(Keep::Greater(1)), &mut temp).unwrap(), 2);
 }
 
 fn random_keys<T: Element>(seed: u64, n: usize) -> Vec<T> {
@@ -187,7 +187,7 @@ fn radix_sort_matches_a_stable_cpu_sort(gpu: &Gpu) {
     macro_rules! each {
         ($($t:ty),*) => {$(
             // Keys only, in buffers reused from size to size (grown), then once more at a small size.
-            let mut bufs = gpu_scan::apps::sort::SortBuffers::<$t>::new();
+            let mut bufs = TempStorage::new();
             for n in [0usize, 1, 31, 33, 2047, 2048, 2049, 3071, 3072, 3073, 4095, 4096, 4097, 100_003, (1 << 20) + 7, 5_000_011] {
                 // Few distinct keys at some sizes, so stability is visible through the values.
                 let mut keys = random_keys::<$t>(n as u64, n);
@@ -197,7 +197,7 @@ fn radix_sort_matches_a_stable_cpu_sort(gpu: &Gpu) {
                 let values: Vec<u32> = (0..n as u32).collect();
                 let mut d_keys = gpu.upload(&stream, "keys", &keys).unwrap();
                 let mut d_values = gpu.upload(&stream, "values", &values).unwrap();
-                gpu.sort(&stream, &mut d_keys, Some(&mut d_values)).unwrap();
+                calls::sort(gpu, &mut d_keys, Some(&mut d_values)).unwrap();
                 let (want, want_values) = reference::sort(&keys, Some(&values));
                 let got = gpu.download(&stream, &d_keys).unwrap();
                 let bits = |v: &[$t]| v.iter().map(|&x| scan_abi::Element::to_bits(x)).collect::<Vec<u64>>();
@@ -205,14 +205,14 @@ fn radix_sort_matches_a_stable_cpu_sort(gpu: &Gpu) {
                     failures.push(format!("sort {} n={n}", stringify!($t)));
                 }
                 let mut d_keys = gpu.upload(&stream, "keys", &keys).unwrap();
-                gpu.sort_with(&stream, &mut d_keys, None, &mut bufs).unwrap();
+                calls::sort_in(gpu, &mut d_keys, None, &mut bufs).unwrap();
                 if bits(&gpu.download(&stream, &d_keys).unwrap()) != bits(&want) {
                     failures.push(format!("sort {} n={n} keys only, reused buffers", stringify!($t)));
                 }
             }
             let keys = random_keys::<$t>(7, 1000);
             let mut d_keys = gpu.upload(&stream, "keys", &keys).unwrap();
-            gpu.sort_with(&stream, &mut d_keys, None, &mut bufs).unwrap();
+            calls::sort_in(gpu, &mut d_keys, None, &mut bufs).unwrap();
             let bits = |v: &[$t]| v.iter().map(|&x| scan_abi::Element::to_bits(x)).collect::<Vec<u64>>();
             if bits(&gpu.download(&stream, &d_keys).unwrap()) != bits(&reference::sort(&keys, None).0) {
                 failures.push(format!("sort {} n=1000 in grown buffers", stringify!($t)));
@@ -222,7 +222,7 @@ fn radix_sort_matches_a_stable_cpu_sort(gpu: &Gpu) {
     each!(u32, i32, u64, i64, f32, f64);
     let keys = random_keys::<u32>(1, 1 << 28);
     let mut d = gpu.upload(&stream, "keys", &keys).unwrap();
-    gpu.sort(&stream, &mut d, None).unwrap();
+    calls::sort(gpu, &mut d, None).unwrap();
     let mut want = keys;
     want.sort_unstable();
     if gpu.download(&stream, &d).unwrap() != want {
@@ -235,7 +235,7 @@ fn float_keys_sort_order(gpu: &Gpu) {
     let stream = gpu.stream().clone();
     let keys = [f32::NAN, 1.0, 0.0, -0.0, f32::NEG_INFINITY, -f32::NAN, f32::INFINITY, -1.0];
     let mut d = gpu.upload(&stream, "keys", &keys).unwrap();
-    gpu.sort(&stream, &mut d, None).unwrap();
+    calls::sort(gpu, &mut d, None).unwrap();
     let got = gpu.download(&stream, &d).unwrap();
     assert_eq!(
         &got[..6].iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
@@ -255,7 +255,7 @@ fn histogram_counts_starts_and_permutation(gpu: &Gpu) {
                 data[5] = 1.0;
             }
             let d = gpu.upload(&stream, "data", &data).unwrap();
-            let got = gpu.histogram(&stream, &d, &HistogramOptions::new(bins, 0.0, 1.0)).unwrap();
+            let got = calls::histogram(gpu, &d, &HistogramOptions::new(bins, 0.0, 1.0)).unwrap();
             if got != reference::histogram(&data, bins, 0.0, 1.0).unwrap() {
                 failures.push(format!("histogram n={n} bins={bins}"));
             }
@@ -263,15 +263,15 @@ fn histogram_counts_starts_and_permutation(gpu: &Gpu) {
     }
     let ints: Vec<i64> = (0..1_000_003).map(|i| (input::bits(3, i) % 2000) as i64 - 500).collect();
     let d = gpu.upload(&stream, "ints", &ints).unwrap();
-    if gpu.histogram(&stream, &d, &HistogramOptions::new(100, 0.0, 1000.0)).unwrap()
+    if calls::histogram(gpu, &d, &HistogramOptions::new(100, 0.0, 1000.0)).unwrap()
         != reference::histogram(&ints, 100, 0.0, 1000.0).unwrap()
     {
         failures.push("histogram i64".into());
     }
     assert_none_failed(&failures);
-    let e = gpu.histogram(&stream, &d, &HistogramOptions::new(0, 0.0, 1.0)).unwrap_err();
+    let e = calls::histogram(gpu, &d, &HistogramOptions::new(0, 0.0, 1.0)).unwrap_err();
     assert!(e.to_string().contains("0 bins"), "{e}");
-    let e = gpu.histogram(&stream, &d, &HistogramOptions::new(10, 1.0, 1.0)).unwrap_err();
+    let e = calls::histogram(gpu, &d, &HistogramOptions::new(10, 1.0, 1.0)).unwrap_err();
     assert!(e.to_string().contains("empty"), "{e}");
 }
 
@@ -285,17 +285,17 @@ fn coo_to_csr_and_back(gpu: &Gpu) {
             (0..nnz as u64).map(|i| (input::bits(9, i) % nrows as u64) as u32).filter(|r| r % 50 != 7).collect();
         rows.sort_unstable();
         let d = gpu.upload(&stream, "rows", &rows).unwrap();
-        let offsets = gpu.coo_to_csr(&stream, &d, nrows).unwrap();
+        let offsets = calls::coo_to_csr(gpu, &d, nrows).unwrap();
         if gpu.download(&stream, &offsets).unwrap() != reference::csr_offsets(&rows, nrows) {
             failures.push(format!("offsets nnz={nnz} rows={nrows}"));
         }
-        if gpu.download(&stream, &gpu.csr_to_coo(&stream, &offsets).unwrap()).unwrap() != rows {
+        if gpu.download(&stream, &calls::csr_to_coo(gpu, &offsets).unwrap()).unwrap() != rows {
             failures.push(format!("round trip nnz={nnz} rows={nrows}"));
         }
     }
     assert_none_failed(&failures);
     let d = gpu.upload(&stream, "rows", &[0u32, 3, 9]).unwrap();
-    let e = gpu.coo_to_csr(&stream, &d, 5).unwrap_err();
+    let e = calls::coo_to_csr(gpu, &d, 5).unwrap_err();
     assert!(e.to_string().contains("1 of 3 row indices are not below 5"), "{e}");
 }
 
@@ -314,7 +314,7 @@ fn compaction_lecture_vectors(gpu: &Gpu) {
         for keep in [Keep::Greater(threshold), Keep::Flags] {
             let mut d_out = gpu.alloc_zeros::<i32>(&stream, "out", input.len()).unwrap();
             let opts = CompactOptions::new(keep);
-            let kept = gpu.compact(&stream, &d_in, Some(&d_flags), &mut d_out, &opts, &mut temp).unwrap() as usize;
+            let kept = calls::compact(gpu, &d_in, Some(&d_flags), &mut d_out, &opts, &mut temp).unwrap() as usize;
             assert_eq!(&gpu.download(&stream, &d_out).unwrap()[..kept], &want[..], "{}", case["name"]);
         }
         let scan: Vec<u32> = serde_json::from_value(case["flag_exclusive_scan"].clone()).unwrap();
@@ -328,7 +328,7 @@ fn compaction_lecture_vectors(gpu: &Gpu) {
     let d_in = gpu.upload(&stream, "in", &input).unwrap();
     let mut d_out = gpu.alloc_zeros::<i32>(&stream, "out", n).unwrap();
     let kept =
-        gpu.compact(&stream, &d_in, None, &mut d_out, &CompactOptions::new(Keep::Greater(0)), &mut temp).unwrap();
+        calls::compact(gpu, &d_in, None, &mut d_out, &CompactOptions::new(Keep::Greater(0)), &mut temp).unwrap();
     assert_eq!(kept, large["kept_count"].as_u64().unwrap());
     assert_eq!(&gpu.download(&stream, &d_out).unwrap()[..kept as usize], &[1, 2, 3, 4].repeat(100)[..]);
 }
@@ -346,7 +346,6 @@ fn exact<T: Element>(op: Op) -> bool {
 /// Segmented scans against the per-segment CPU scan: heads at random (sparse and dense), from
 /// offsets, and fixed-length rows; every operator; inclusive and exclusive.
 fn segmented_scans_match_the_cpu(gpu: &Gpu) {
-    use gpu_scan::apps::segmented::Segments;
     use gpu_scan::{Axis, BatchedOptions, Matrix, SegmentedOptions};
     use scan_abi::kernel::ARITHMETIC_OPS;
     let stream = gpu.stream().clone();
@@ -364,7 +363,7 @@ fn segmented_scans_match_the_cpu(gpu: &Gpu) {
                         for exclusive in [false, true] {
                             let mut d_out = gpu.alloc_zeros::<$t>(&stream, "out", n).unwrap();
                             let opts = SegmentedOptions::new(op).exclusive(exclusive);
-                            gpu.segmented_scan(&stream, &d_in, Segments::Heads(&d_heads), &mut d_out, &opts, &mut temp).unwrap();
+                            gpu.segmented_scan(&stream, &d_in, &d_heads, &mut d_out, &opts, &mut temp).unwrap();
                             let want = reference::segmented(op, &data, |i| heads[i] != 0, exclusive).unwrap();
                             if !same_bits(&gpu.download(&stream, &d_out).unwrap(), &want) {
                                 failures.push(format!("segmented {} {} n={n} mean={mean} exclusive={exclusive}", stringify!($t), op.name()));
@@ -393,7 +392,7 @@ fn segmented_scans_match_the_cpu(gpu: &Gpu) {
         let d_in = gpu.upload(&stream, "in", &data).unwrap();
         let mut d_out = gpu.alloc_zeros::<i32>(&stream, "out", n).unwrap();
         let opts = SegmentedOptions::new(Op::Add);
-        gpu.segmented_scan(&stream, &d_in, Segments::Every(cols), &mut d_out, &opts, &mut temp).unwrap();
+        gpu.segmented_scan_fixed(&stream, &d_in, cols, &mut d_out, &opts, &mut temp).unwrap();
         let want = reference::segmented(Op::Add, &data, |i| (i as u64).is_multiple_of(cols), false).unwrap();
         if gpu.download(&stream, &d_out).unwrap() != want {
             failures.push(format!("rows of {cols}, n={n}"));
@@ -404,12 +403,13 @@ fn segmented_scans_match_the_cpu(gpu: &Gpu) {
     let n = 1_000_003usize;
     let starts: Vec<u64> = (0..n as u64).step_by(97).chain([5, 6, 7]).collect();
     let d_offsets = gpu.upload(&stream, "offsets", &starts).unwrap();
-    let d_heads = gpu.heads_from_offsets(&stream, &d_offsets, n as u64).unwrap();
+    let mut d_heads = gpu.alloc_zeros::<u8>(&stream, "heads", n).unwrap();
+    gpu.heads_from_offsets(&stream, &d_offsets, &mut d_heads).unwrap();
     let data = input::uniform::<f32>(3, n, -1.0, 1.0);
     let d_in = gpu.upload(&stream, "in", &data).unwrap();
     let mut d_out = gpu.alloc_zeros::<f32>(&stream, "out", n).unwrap();
     let opts = SegmentedOptions::new(Op::Add);
-    gpu.segmented_scan(&stream, &d_in, Segments::Heads(&d_heads), &mut d_out, &opts, &mut temp).unwrap();
+    gpu.segmented_scan(&stream, &d_in, &d_heads, &mut d_out, &opts, &mut temp).unwrap();
     let got = gpu.download(&stream, &d_out).unwrap();
     let is_start: std::collections::HashSet<u64> = starts.iter().copied().collect();
     let (mut sum, mut mag) = (0f64, 0f64);
@@ -428,7 +428,6 @@ fn segmented_scans_match_the_cpu(gpu: &Gpu) {
 }
 
 fn segmented_mistakes_are_errors(gpu: &Gpu) {
-    use gpu_scan::apps::segmented::Segments;
     use gpu_scan::{Axis, BatchedOptions, Matrix, SegmentedOptions};
     let stream = gpu.stream().clone();
     let mut temp = TempStorage::new();
@@ -436,12 +435,12 @@ fn segmented_mistakes_are_errors(gpu: &Gpu) {
     let mut out = gpu.alloc_zeros::<u32>(&stream, "out", 4).unwrap();
     let short = gpu.upload(&stream, "heads", &[1u8]).unwrap();
     let add = SegmentedOptions::new(Op::Add);
-    let e = gpu.segmented_scan(&stream, &d_in, Segments::Heads(&short), &mut out, &add, &mut temp).unwrap_err();
-    assert!(e.to_string().contains("head flags hold 1"), "{e}");
-    let e = gpu.segmented_scan(&stream, &d_in, Segments::Every(0), &mut out, &add, &mut temp).unwrap_err();
-    assert!(e.to_string().contains("length 0"), "{e}");
+    let e = gpu.segmented_scan(&stream, &d_in, &short, &mut out, &add, &mut temp).unwrap_err();
+    assert!(e.to_string().contains("the head flags holds 1 bytes, but 4 are needed"), "{e}");
+    let e = gpu.segmented_scan_fixed(&stream, &d_in, 0, &mut out, &add, &mut temp).unwrap_err();
+    assert!(e.to_string().contains("the segment length is 0"), "{e}");
     let xor = SegmentedOptions::new(Op::Xor);
-    let e = gpu.segmented_scan(&stream, &d_in, Segments::Every(2), &mut out, &xor, &mut temp).unwrap_err();
+    let e = gpu.segmented_scan_fixed(&stream, &d_in, 2, &mut out, &xor, &mut temp).unwrap_err();
     assert!(e.to_string().contains("not xor on u32"), "{e}");
     let rows = BatchedOptions::new(Axis::Rows, Op::Add);
     let e = gpu.batched_scan(&stream, &d_in, Matrix::new(1, 3), &mut out, &rows, &mut temp).unwrap_err();

@@ -274,7 +274,6 @@ fn temporary_storage_is_reused_across_calls(gpu: &Gpu) {
 /// for every single-pass kernel, the hierarchical scratch, and the applications that keep tile
 /// state (compaction, segmented and batched scans).
 fn kernels_stay_within_their_temporary_storage(gpu: &Gpu) {
-    use gpu_scan::apps::segmented::Segments;
     use gpu_scan::{
         Axis, BatchedKernel, BatchedOptions, CompactKernel, CompactOptions, Keep, Matrix, ScanOptions, SegmentedOptions,
     };
@@ -304,15 +303,16 @@ fn kernels_stay_within_their_temporary_storage(gpu: &Gpu) {
         guarded(format!("f64 deterministic n={n}"), &mut |t| gpu.scan(&stream, &d64, &mut o64, &det, t));
         let hier = ScanOptions::new(Op::Add).algorithm(Algorithm::hierarchical());
         guarded(format!("u32 hierarchical n={n}"), &mut |t| gpu.scan(&stream, &d32, &mut o32, &hier, t));
+        let mut count = gpu.alloc_zeros::<u64>(&stream, "count", 1).unwrap();
         for kernel in [CompactKernel::Tiles, CompactKernel::Pipelined] {
             let opts = CompactOptions::new(Keep::Greater(0.0)).kernel(kernel);
             guarded(format!("compact {kernel:?} n={n}"), &mut |t| {
-                gpu.compact(&stream, &d64, None, &mut o64, &opts, t).map(drop)
+                gpu.compact(&stream, &d64, &mut o64, &mut count, &opts, t)
             });
         }
         let seg = SegmentedOptions::new(Op::Add);
         guarded(format!("segmented n={n}"), &mut |t| {
-            gpu.segmented_scan(&stream, &d32, Segments::Every(1000), &mut o32, &seg, t)
+            gpu.segmented_scan_fixed(&stream, &d32, 1000, &mut o32, &seg, t)
         });
     }
     let matrix_kernels = [
