@@ -73,6 +73,7 @@ value_enum!(
     PropagationArg(Propagation): Propagation::ALL, Propagation::name, |p| Some(match p {
         Propagation::ReduceThenScan => "reduce tiles, scan the totals, rescan tiles from their offsets (3n moves)",
         Propagation::ScanThenAdd => "the lecture's form: scan tiles, scan the totals, add offsets (4n moves)",
+        _ => "",
     })
 );
 value_enum!(

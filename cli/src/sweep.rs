@@ -190,16 +190,13 @@ impl<'a, T: Element> Sweep<'a, T> {
         let n = self.data.len() as u64;
         let stream = gpu.stream().clone();
         let bytes = n * T::TYPE.size() as u64;
-        let opts = ScanOptions::<T> {
-            op: self.op,
-            exclusive: chosen.exclusive,
-            init: None,
-            algorithm: chosen.algorithm,
-            status_ordering: chosen.status_ordering,
-            backoff_ns: chosen.backoff_ns,
-            deterministic: chosen.deterministic,
-            kernel: chosen.kernel,
-        };
+        let opts = ScanOptions::<T>::new(self.op)
+            .exclusive(chosen.exclusive)
+            .algorithm(chosen.algorithm)
+            .status_ordering(chosen.status_ordering)
+            .backoff_ns(chosen.backoff_ns)
+            .deterministic(chosen.deterministic)
+            .kernel(chosen.kernel);
         gpu.check_memory("benchmark temporary storage", gpu.scan_temp_bytes::<T>(n, &opts)?)?;
         stream.memset_zeros(&mut self.d_out)?;
         gpu.scan(&stream, &self.d_in, &mut self.d_out, &opts, temp)?;

@@ -23,7 +23,9 @@ fn main() -> gpu_scan::Result<()> {
     let d_in = gpu.upload(&stream, "input", &input)?;
     let mut d_out = gpu.alloc_zeros::<i32>(&stream, "output", input.len())?;
     let opts = CompactOptions::new(Keep::Greater(0));
-    let kept = gpu.compact(&stream, &d_in, None, &mut d_out, &opts, &mut TempStorage::new())? as usize;
+    let mut count = gpu.alloc_zeros::<u64>(&stream, "count", 1)?;
+    gpu.compact(&stream, &d_in, &mut d_out, &mut count, &opts, &mut TempStorage::new())?;
+    let kept = gpu.read_count(&stream, &count)? as usize;
     let compacted = gpu.download(&stream, &d_out)?;
     println!("scatter:  {by_hand:?}");
     println!("compact:  {:?}  ({kept} kept, Gpu::compact in one pass)", &compacted[..kept]);

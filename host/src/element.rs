@@ -126,6 +126,6 @@ mod tests {
     #[test]
     fn unsupported_operator_names_the_alternatives() {
         let e = f32::identity(Op::Xor).unwrap_err().to_string();
-        assert!(e.contains("`xor` is not available for f32") && e.contains("add, mul, min, max"), "{e}");
+        assert!(e.contains("`xor` is not defined for f32") && e.contains("add, mul, min, max"), "{e}");
     }
 }

@@ -43,7 +43,7 @@ pub enum Error {
     UnsupportedType { function: &'static str, ty: ElemType, supported: String },
 
     /// The operator is not defined for this element type, or not offered by this function.
-    #[error("operator `{}` is not available for {} in {function}; operators there: {supported}", op.name(), ty.name())]
+    #[error("operator `{}` is not defined for {} in {function}; operators there: {supported}", op.name(), ty.name())]
     UnsupportedOp { function: &'static str, op: Op, ty: ElemType, supported: String },
 
     /// A size, count or value is outside what the function (or the kernels' 32-bit indices)

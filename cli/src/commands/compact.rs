@@ -93,6 +93,7 @@ struct Device<T> {
     input: CudaSlice<T>,
     flags: Option<CudaSlice<u8>>,
     output: CudaSlice<T>,
+    count: CudaSlice<u64>,
 }
 
 impl<T: Element> Experiment for Compact<T> {
@@ -115,19 +116,24 @@ impl<T: Element> Experiment for Compact<T> {
         let d_in = gpu.upload(&stream, "compaction input", &self.data)?;
         let d_flags = self.flags.as_deref().map(|f| gpu.upload(&stream, "compaction flags", f)).transpose()?;
         let d_out = gpu.alloc_zeros::<T>(&stream, "compaction output", self.data.len())?;
-        self.buffers = Some(Device { input: d_in, flags: d_flags, output: d_out });
+        let count = gpu.alloc_zeros::<u64>(&stream, "compaction count", 1)?;
+        self.buffers = Some(Device { input: d_in, flags: d_flags, output: d_out, count });
         Ok(())
     }
 
     fn run(&mut self, gpu: &Gpu) -> Result<()> {
         let d = self.buffers.as_mut().expect("prepared");
-        gpu.compact_async(gpu.stream(), &d.input, d.flags.as_ref(), &mut d.output, &self.opts, &mut self.temp)
+        let (stream, t) = (gpu.stream(), &mut self.temp);
+        match d.flags.as_ref() {
+            Some(f) => gpu.compact_flagged(stream, &d.input, f, &mut d.output, &mut d.count, &self.opts, t),
+            None => gpu.compact(stream, &d.input, &mut d.output, &mut d.count, &self.opts, t),
+        }
     }
 
     fn check(&mut self, gpu: &Gpu) -> Result<Check> {
         let stream = gpu.stream().clone();
-        let d = self.buffers.as_mut().expect("prepared");
-        self.kept = gpu.compact(&stream, &d.input, d.flags.as_ref(), &mut d.output, &self.opts, &mut self.temp)?;
+        let d = self.buffers.as_ref().expect("prepared");
+        self.kept = gpu.read_count(&stream, &d.count)?;
         let got = gpu.download(&stream, &d.output)?;
         let want = reference::compact(&self.data, self.flags.as_deref(), self.opts.keep);
         let kept = (self.kept as usize).min(got.len());

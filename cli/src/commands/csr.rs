@@ -5,7 +5,7 @@ use crate::experiment::{self, first_difference, Check, Experiment};
 use clap::Args;
 use gpu_scan::cudarc::driver::CudaSlice;
 use gpu_scan::reference::apps as reference;
-use gpu_scan::{input, Error, Gpu, Result};
+use gpu_scan::{input, CsrOptions, Error, Gpu, Result, TempStorage};
 
 #[derive(Args)]
 pub struct CsrArgs {
@@ -45,7 +45,7 @@ pub fn run(args: &CsrArgs, global: &Global) -> Result<bool> {
         return Err(Error::invalid(format!("{nnz} nonzeros: 32-bit offsets hold fewer than 2^32")));
     }
     global.resolve()?;
-    let mut exp = Csr { rows: sparse_rows(args.runs.seed, nnz, nrows), nrows, buffers: None };
+    let mut exp = Csr { rows: sparse_rows(args.runs.seed, nnz, nrows), nrows, buffers: None, temp: TempStorage::new() };
     experiment::run(global, args.runs.iters, &mut exp)
 }
 
@@ -54,6 +54,7 @@ struct Csr {
     nrows: u32,
     /// Row indices and the last run's offsets.
     buffers: Option<(CudaSlice<u32>, Option<CudaSlice<u32>>)>,
+    temp: TempStorage,
 }
 
 impl Experiment for Csr {
@@ -78,7 +79,9 @@ impl Experiment for Csr {
         let (rows, offsets) = self.buffers.as_mut().expect("prepared");
         // The last run's offsets go first, so that a run allocates into the memory it frees.
         *offsets = None;
-        *offsets = Some(gpu.coo_to_csr(gpu.stream(), rows, self.nrows)?);
+        let mut out = gpu.alloc_zeros::<u32>(gpu.stream(), "row offsets", self.nrows as usize + 1)?;
+        gpu.coo_to_csr(gpu.stream(), rows, &mut out, &CsrOptions::new(), &mut self.temp)?;
+        *offsets = Some(out);
         Ok(())
     }
 
@@ -88,7 +91,9 @@ impl Experiment for Csr {
         let offsets = offsets.as_ref().expect("run");
         let got = gpu.download(stream, offsets)?;
         let want = reference::csr_offsets(&self.rows, self.nrows);
-        let round_trip = gpu.download(stream, &gpu.csr_to_coo(stream, offsets)?)?;
+        let mut back = gpu.alloc_zeros::<u32>(stream, "row indices", self.rows.len())?;
+        gpu.csr_to_coo(stream, offsets, &mut back, &CsrOptions::new(), &mut self.temp)?;
+        let round_trip = gpu.download(stream, &back)?;
         let wrong = first_difference(&got, &want)
             .map(|d| format!("offsets: {d}"))
             .or_else(|| first_difference(&round_trip, &self.rows).map(|d| format!("round trip: {d}")));

@@ -4,7 +4,6 @@
 use crate::args::{host_len, parse_count, AxisArg, BatchedKernelArg, Global, Operator, Runs, Type};
 use crate::experiment::{self, first_difference, Check, Experiment};
 use clap::Args;
-use gpu_scan::apps::segmented::Segments;
 use gpu_scan::cudarc::driver::CudaSlice;
 use gpu_scan::plan::batched::supported;
 use gpu_scan::reference::apps as reference;
@@ -130,11 +129,10 @@ impl<T: Element> Experiment for Segmented<T> {
 
     fn run(&mut self, gpu: &Gpu) -> Result<()> {
         let (d_in, d_heads, d_out) = self.buffers.as_mut().expect("prepared");
-        let segments = match self.rows_of {
-            Some(c) => Segments::Every(c),
-            None => Segments::Heads(d_heads),
-        };
-        gpu.segmented_scan(gpu.stream(), d_in, segments, d_out, &self.opts, &mut self.temp)
+        match self.rows_of {
+            Some(c) => gpu.segmented_scan_fixed(gpu.stream(), d_in, c, d_out, &self.opts, &mut self.temp),
+            None => gpu.segmented_scan(gpu.stream(), d_in, d_heads, d_out, &self.opts, &mut self.temp),
+        }
     }
 
     fn check(&mut self, gpu: &Gpu) -> Result<Check> {

@@ -5,11 +5,9 @@ use crate::args::{host_len, parse_count, Global, Runs, Type};
 use crate::experiment::{self, first_difference, Check, Experiment};
 use crate::sweep::Baseline;
 use clap::{Args, ValueEnum};
-use gpu_scan::apps::histogram::HistogramBuffers;
-use gpu_scan::apps::sort::SortBuffers;
 use gpu_scan::cudarc::driver::CudaSlice;
 use gpu_scan::reference::apps as reference;
-use gpu_scan::{input, with_elem_type, Element, Error, Gpu, HistogramOptions, Result};
+use gpu_scan::{input, with_elem_type, Element, Error, Gpu, HistogramOptions, Result, TempStorage};
 use scan_abi::kernel::WIDE_TYPES;
 use std::path::PathBuf;
 
@@ -85,7 +83,7 @@ fn sort_typed<T: Element>(args: &SortArgs, cub: Option<Baseline>, global: &Globa
     };
     let cub_ms = label.and_then(|l| cub.as_ref().and_then(|c| c.get(l, T::TYPE.name(), args.n)));
     let values = args.values.then(|| (0..n as u32).collect());
-    let mut exp = Sort { keys, values, cub_ms, buffers: None, bufs: SortBuffers::new(), what: describe(args) };
+    let mut exp = Sort { keys, values, cub_ms, buffers: None, temp: TempStorage::new(), what: describe(args) };
     experiment::run(global, args.runs.iters, &mut exp)
 }
 
@@ -102,7 +100,7 @@ struct Sort<T> {
     values: Option<Vec<u32>>,
     cub_ms: Option<f64>,
     buffers: Option<Device<T>>,
-    bufs: SortBuffers<T>,
+    temp: TempStorage,
     what: String,
 }
 
@@ -152,7 +150,11 @@ impl<T: Element> Experiment for Sort<T> {
 
     fn run(&mut self, gpu: &Gpu) -> Result<()> {
         let d = self.buffers.as_mut().expect("prepared");
-        gpu.sort_with(gpu.stream(), &mut d.work, d.work_values.as_mut(), &mut self.bufs)
+        let opts = gpu_scan::SortOptions::new();
+        match d.work_values.as_mut() {
+            Some(v) => gpu.sort_pairs(gpu.stream(), &mut d.work, v, &opts, &mut self.temp),
+            None => gpu.sort(gpu.stream(), &mut d.work, &opts, &mut self.temp),
+        }
     }
 
     fn check(&mut self, gpu: &Gpu) -> Result<Check> {
@@ -217,14 +219,16 @@ fn histogram_typed<T: Element>(args: &HistogramArgs, global: &Global) -> Result<
         })
         .collect();
     let opts = HistogramOptions::new(args.bins, lo, hi);
-    let mut exp = Histogram { data, opts, buffers: None };
+    let mut exp = Histogram { data, opts, buffers: None, temp: TempStorage::new() };
     experiment::run(global, args.runs.iters, &mut exp)
 }
 
 struct Histogram<T> {
     data: Vec<T>,
     opts: HistogramOptions,
-    buffers: Option<(CudaSlice<T>, HistogramBuffers<T>)>,
+    /// Input, bin starts, permutation.
+    buffers: Option<(CudaSlice<T>, CudaSlice<u32>, CudaSlice<u32>)>,
+    temp: TempStorage,
 }
 
 impl<T: Element> Experiment for Histogram<T> {
@@ -245,19 +249,23 @@ impl<T: Element> Experiment for Histogram<T> {
     fn prepare(&mut self, gpu: &Gpu) -> Result<()> {
         let stream = gpu.stream().clone();
         let d = gpu.upload(&stream, "histogram input", &self.data)?;
-        let bufs = gpu.histogram_buffers::<T>(&stream, self.data.len() as u64, &self.opts)?;
-        self.buffers = Some((d, bufs));
+        let starts = gpu.alloc_zeros::<u32>(&stream, "histogram bin starts", self.opts.bins as usize + 1)?;
+        let permutation = gpu.alloc_zeros::<u32>(&stream, "histogram permutation", self.data.len())?;
+        self.buffers = Some((d, starts, permutation));
         Ok(())
     }
 
     fn run(&mut self, gpu: &Gpu) -> Result<()> {
-        let (d, bufs) = self.buffers.as_mut().expect("prepared");
-        gpu.histogram_async(gpu.stream(), d, bufs)
+        let (d, starts, permutation) = self.buffers.as_mut().expect("prepared");
+        gpu.histogram(gpu.stream(), d, starts, permutation, &self.opts, &mut self.temp)
     }
 
     fn check(&mut self, gpu: &Gpu) -> Result<Check> {
-        let (_, bufs) = self.buffers.as_ref().expect("prepared");
-        let h = gpu.histogram_read(gpu.stream(), bufs)?;
+        let (_, starts, permutation) = self.buffers.as_ref().expect("prepared");
+        let h = gpu_scan::apps::histogram::Histogram::from_starts(
+            &gpu.download(gpu.stream(), starts)?,
+            gpu.download(gpu.stream(), permutation)?,
+        );
         let o = &self.opts;
         let want = reference::histogram(&self.data, o.bins, o.lo, o.hi)?;
         let wrong = if h.counts != want.counts || h.outside != want.outside {

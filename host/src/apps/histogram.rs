@@ -86,10 +86,17 @@ impl Gpu {
         let mut starts = self.alloc_zeros::<u32>(stream, "histogram bin starts", opts.bins as usize + 1)?;
         let mut permutation = self.alloc_zeros::<u32>(stream, "histogram permutation", n)?;
         self.histogram(stream, input, &mut starts, &mut permutation, opts, temp)?;
-        let mut starts: Vec<u64> = self.download(stream, &starts)?.into_iter().map(u64::from).collect();
-        let permutation = self.download(stream, &permutation)?;
+        Ok(Histogram::from_starts(&self.download(stream, &starts)?, self.download(stream, &permutation)?))
+    }
+}
+
+impl Histogram {
+    /// The histogram of `permutation.len()` elements from the `bins + 1` bin starts that
+    /// [`Gpu::histogram`] writes.
+    pub fn from_starts(starts: &[u32], permutation: Vec<u32>) -> Histogram {
+        let mut starts: Vec<u64> = starts.iter().map(|&s| s as u64).collect();
         let end = starts.pop().unwrap_or(0);
         let counts = starts.iter().zip(starts.iter().skip(1).chain([&end])).map(|(a, b)| b - a).collect();
-        Ok(Histogram { counts, starts, outside: n as u64 - end, permutation })
+        Histogram { counts, starts, outside: permutation.len() as u64 - end, permutation }
     }
 }

@@ -1,0 +1,183 @@
+//! The library's API shape on the GPU: buffers held until their kernels are enqueued (two
+//! streams), foreign memory on a borrowed stream, views, reduce and partition against the CPU,
+//! and the temporary-storage queries against what a call really takes.
+
+use gpu_scan::cudarc::driver::{CudaSlice, DevicePtr};
+use gpu_scan::reference as cpu;
+use gpu_scan::{
+    input, CompactOptions, Element, ForeignSlice, Gpu, Keep, Op, PartitionOptions, ReduceOptions, ScanOptions,
+    SortOptions, TempStorage,
+};
+use std::process::ExitCode;
+use workspace_tests::checks::assert_none_failed;
+use workspace_tests::gpu_test;
+
+fn main() -> ExitCode {
+    workspace_tests::main(vec![
+        gpu_test("a_write_on_another_stream_waits_for_the_kernel_that_reads", write_waits_for_the_reading_kernel),
+        gpu_test("foreign_memory_on_a_borrowed_stream", foreign_memory_on_a_borrowed_stream),
+        gpu_test("views_scan_like_slices", views_scan_like_slices),
+        gpu_test("reduce_matches_the_cpu", reduce_matches_the_cpu),
+        gpu_test("partition_is_stable_and_counts_the_first_part", partition_matches_the_cpu),
+        gpu_test("temp_bytes_cover_what_calls_take", temp_bytes_cover_what_calls_take),
+    ])
+}
+
+/// Stream B is kept busy, then compacts by flags that stream A zeroes right after the call
+/// returns. The zeroing must wait for the compaction's read (cudarc's read guard recorded after
+/// the kernel is enqueued): then every element is kept. A guard dropped before the launch would
+/// let the zeroing run first, or under the kernel, and fewer would be kept.
+fn write_waits_for_the_reading_kernel(gpu: &Gpu) {
+    let n = 1usize << 28;
+    let (a, b) = (gpu.new_stream().unwrap(), gpu.new_stream().unwrap());
+    let mut flags = a.clone_htod(&vec![1u8; n]).unwrap();
+    let data = b.clone_htod(&vec![7u32; n]).unwrap();
+    let mut out = b.alloc_zeros::<u32>(n).unwrap();
+    let mut count = b.alloc_zeros::<u64>(1).unwrap();
+    let mut temp = TempStorage::new();
+    let mut busy = b.alloc_zeros::<u32>(n).unwrap();
+    a.synchronize().unwrap();
+    for _ in 0..8 {
+        gpu.scan(&b, &data, &mut busy, &ScanOptions::new(Op::Add), &mut temp).unwrap();
+    }
+    let opts = CompactOptions::new(Keep::Flags);
+    gpu.compact_flagged(&b, &data, &flags, &mut out, &mut count, &opts, &mut temp).unwrap();
+    a.memset_zeros(&mut flags).unwrap();
+    assert_eq!(gpu.read_count(&b, &count).unwrap(), n as u64, "the flags were zeroed under the kernel");
+}
+
+fn foreign_memory_on_a_borrowed_stream(gpu: &Gpu) {
+    let owner = gpu.new_stream().unwrap();
+    let data: Vec<u64> = input::generate(Op::Add, 5, 1_000_003);
+    let src = owner.clone_htod(&data).unwrap();
+    let dst = owner.alloc_zeros::<u64>(data.len()).unwrap();
+    owner.synchronize().unwrap();
+    let (s, _rs) = src.device_ptr(&owner);
+    let (d, _rd) = dst.device_ptr(&owner);
+    // SAFETY: the owner's stream outlives `stream`; src and dst stay allocated until after the
+    // synchronization below, and nothing else touches them meanwhile.
+    let stream = unsafe { gpu.borrow_stream(owner.cu_stream()) };
+    let input = unsafe { ForeignSlice::<u64>::new(s, data.len(), &stream) }.unwrap();
+    let mut output = unsafe { ForeignSlice::<u64>::new(d, data.len(), &stream) }.unwrap();
+    let opts = ScanOptions::new(Op::Add).exclusive(true);
+    gpu.scan(&stream, &input, &mut output, &opts, &mut TempStorage::new()).unwrap();
+    stream.synchronize().unwrap();
+    drop((_rs, _rd));
+    assert_eq!(owner.clone_dtoh(&dst).unwrap(), cpu::scan(Op::Add, &data, true, None).unwrap());
+    let misaligned = unsafe { ForeignSlice::<u64>::new(s + 4, 3, &stream) }.unwrap_err().to_string();
+    assert!(misaligned.contains("8-byte boundary"), "{misaligned}");
+}
+
+fn views_scan_like_slices(gpu: &Gpu) {
+    let stream = gpu.stream().clone();
+    let data: Vec<u32> = input::generate(Op::Add, 9, 100_000);
+    let d = gpu.upload(&stream, "in", &data).unwrap();
+    let mut out = gpu.alloc_zeros::<u32>(&stream, "out", data.len()).unwrap();
+    let mut temp = TempStorage::new();
+    for (lo, hi) in [(0, 100_000), (1, 99_999), (4, 70_001), (33, 34)] {
+        let view = d.slice(lo..hi);
+        let mut out_view = out.slice_mut(lo..hi);
+        gpu.scan(&stream, &view, &mut out_view, &ScanOptions::new(Op::Add), &mut temp).unwrap();
+        let got = stream.clone_dtoh(&out.slice(lo..hi)).unwrap();
+        assert_eq!(got, cpu::scan(Op::Add, &data[lo..hi], false, None).unwrap(), "view {lo}..{hi}");
+    }
+    let mut keys = gpu.upload(&stream, "keys", &data).unwrap();
+    gpu.sort(&stream, &mut keys.slice_mut(10..5000), &SortOptions::new(), &mut temp).unwrap();
+    let mut want = data.clone();
+    want[10..5000].sort_unstable();
+    assert_eq!(gpu.download(&stream, &keys).unwrap(), want);
+}
+
+fn reduce_case<T: Element>(gpu: &Gpu, temp: &mut TempStorage, op: Op, n: usize) -> Option<String> {
+    let stream = gpu.stream().clone();
+    let data: Vec<T> = input::generate(op, n as u64 + 3, n);
+    let d = gpu.upload(&stream, "in", &data).unwrap();
+    let mut out: CudaSlice<T> = gpu.alloc_zeros(&stream, "out", 1).unwrap();
+    gpu.reduce(&stream, &d, &mut out, &ReduceOptions::new(op), temp).unwrap();
+    let got = gpu.download(&stream, &out).unwrap()[0];
+    let want = match cpu::scan(op, &data, false, None).unwrap().last() {
+        Some(&w) => w,
+        None => T::identity(op).unwrap(),
+    };
+    (got.to_bits() != want.to_bits()).then(|| format!("reduce {} {} n={n}: {got} vs {want}", T::TYPE.name(), op.name()))
+}
+
+fn reduce_matches_the_cpu(gpu: &Gpu) {
+    let mut temp = TempStorage::new();
+    let mut failures = Vec::new();
+    let tile = gpu.tuning().shapes.hierarchical.tile() as usize;
+    for n in [0, 1, 31, 33, tile - 1, tile, tile + 1, 1_000_003, tile * tile + 7] {
+        for op in [Op::Add, Op::Max, Op::Min, Op::Xor] {
+            failures.extend(reduce_case::<u32>(gpu, &mut temp, op, n));
+            failures.extend(reduce_case::<i64>(gpu, &mut temp, op, n));
+        }
+        for op in [Op::Max, Op::Min] {
+            failures.extend(reduce_case::<f32>(gpu, &mut temp, op, n));
+            failures.extend(reduce_case::<f64>(gpu, &mut temp, op, n));
+        }
+    }
+    assert_none_failed(&failures);
+}
+
+fn partition_case<T: Element>(gpu: &Gpu, temp: &mut TempStorage, n: usize, opts: PartitionOptions) -> Option<String> {
+    let stream = gpu.stream().clone();
+    let data: Vec<T> = (0..n as u64).map(|i| T::from_bits(input::bits(n as u64, i) % 1000)).collect();
+    let d = gpu.upload(&stream, "in", &data).unwrap();
+    let mut out = gpu.alloc_zeros::<T>(&stream, "out", n).unwrap();
+    let mut count = gpu.alloc_zeros::<u64>(&stream, "count", 1).unwrap();
+    gpu.partition(&stream, &d, &mut out, &mut count, &opts, temp).unwrap();
+    let inside = |x: &T| x.as_f64() >= opts.lo && x.as_f64() < opts.hi;
+    let mut want: Vec<T> = data.iter().copied().filter(inside).collect();
+    let first = want.len() as u64;
+    want.extend(data.iter().copied().filter(|x| !inside(x)));
+    let got = gpu.download(&stream, &out).unwrap();
+    let kept = gpu.read_count(&stream, &count).unwrap();
+    let what = format!("partition {} n={n} {opts:?}", T::TYPE.name());
+    if kept != first {
+        return Some(format!("{what}: {kept} first, expected {first}"));
+    }
+    (got.iter().map(|x| x.to_bits()).ne(want.iter().map(|x| x.to_bits()))).then(|| format!("{what}: wrong order"))
+}
+
+fn partition_matches_the_cpu(gpu: &Gpu) {
+    let mut temp = TempStorage::new();
+    let mut failures = Vec::new();
+    let tile = gpu.tuning().shapes.partition.tile() as usize;
+    for n in [0, 1, 31, 33, tile - 1, tile, tile + 1, 1_000_003] {
+        for opts in [PartitionOptions::less_than(500.0), PartitionOptions::within(100.0, 120.0)] {
+            failures.extend(partition_case::<u32>(gpu, &mut temp, n, opts));
+            failures.extend(partition_case::<u64>(gpu, &mut temp, n, opts));
+        }
+    }
+    assert_none_failed(&failures);
+}
+
+/// A fresh storage grows to what each call takes: never more than its query says.
+fn temp_bytes_cover_what_calls_take(gpu: &Gpu) {
+    let stream = gpu.stream().clone();
+    let n = 3_000_017usize;
+    let data: Vec<u32> = input::generate(Op::Add, 1, n);
+    let d = gpu.upload(&stream, "in", &data).unwrap();
+    let mut out = gpu.alloc_zeros::<u32>(&stream, "out", n).unwrap();
+    let mut count = gpu.alloc_zeros::<u64>(&stream, "count", 1).unwrap();
+    let within = |what: &str, temp: &TempStorage, bytes: u64| {
+        assert!(temp.capacity() as u64 <= bytes, "{what}: took {} bytes, the query said {bytes}", temp.capacity());
+    };
+    let mut t = TempStorage::new();
+    let opts = ScanOptions::new(Op::Add);
+    gpu.scan(&stream, &d, &mut out, &opts, &mut t).unwrap();
+    within("scan", &t, gpu.scan_temp_bytes::<u32>(n as u64, &opts).unwrap());
+    let mut t = TempStorage::new();
+    let keep = CompactOptions::new(Keep::Greater(5u32));
+    gpu.compact(&stream, &d, &mut out, &mut count, &keep, &mut t).unwrap();
+    within("compact", &t, gpu.compact_temp_bytes::<u32>(n as u64, keep.kernel).unwrap());
+    let mut t = TempStorage::new();
+    let mut keys = gpu.upload(&stream, "keys", &data).unwrap();
+    gpu.sort(&stream, &mut keys, &SortOptions::new(), &mut t).unwrap();
+    within("sort", &t, gpu.sort_temp_bytes::<u32>(n as u64, false).unwrap());
+    let mut t = TempStorage::new();
+    let mut one = gpu.alloc_zeros::<u32>(&stream, "one", 1).unwrap();
+    gpu.reduce(&stream, &d, &mut one, &ReduceOptions::new(Op::Add), &mut t).unwrap();
+    within("reduce", &t, gpu.reduce_temp_bytes::<u32>(n as u64, &ReduceOptions::new(Op::Add)).unwrap());
+    stream.synchronize().unwrap();
+}
