@@ -72,6 +72,8 @@ impl Gpu {
     /// [`Gpu::compact`]. `opts.keep` must be [`Keep::Flags`].
     ///
     /// Requires `flags.len() == input.len()`, `output.len() >= input.len()`, `count.len() >= 1`.
+    // The API shape's arguments (stream, buffers, options, storage) plus the flags.
+    #[allow(clippy::too_many_arguments)]
     pub fn compact_flagged<T: Element>(
         &self,
         stream: &Arc<CudaStream>,
