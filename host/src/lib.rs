@@ -22,6 +22,11 @@
 //! minNum/maxNum; operators need not be commutative (elements are combined in index order).
 //! With [`ScanOptions::deterministic`] float results are bitwise reproducible, and
 //! [`reference::replica`] computes them on the CPU. The library reads no environment variables.
+//!
+//! Besides `Gpu`'s methods, three modules are public on purpose: [`plan`] (the pure planners,
+//! to inspect or check a request without a GPU), [`reference`](mod@reference) (the CPU references and the
+//! rules results are verified by) and [`input`] (the seeded inputs the tests and the CLI use).
+//! [`foreign`] is the one `unsafe` layer, for memory the library did not allocate.
 
 pub mod apps;
 pub mod element;
@@ -33,9 +38,9 @@ pub mod multi;
 pub mod options;
 pub mod plan;
 pub mod reference;
-pub mod runtime;
-pub mod scan;
-pub mod temp;
+mod runtime;
+mod scan;
+mod temp;
 pub mod timeline;
 pub mod trace;
 pub mod tuning;
@@ -49,7 +54,7 @@ pub use options::{
     Matrix, PartitionOptions, Propagation, RecurrenceOptions, ReduceOptions, ScanKernel, ScanOptions, SegmentedOptions,
     SortOptions, StatusOrdering,
 };
-pub use runtime::{device_count, driver_present, DeviceInfo, Gpu};
+pub use runtime::{device_count, driver_present, ptx, DeviceInfo, Gpu};
 pub use scan_abi::block::BlockAlgo;
 pub use scan_abi::{Kernel, Tuning};
-pub use temp::TempStorage;
+pub use temp::{TempStorage, GUARD_BYTE};

@@ -3,7 +3,7 @@
 //! bounds without local memory, except where the tuning accepts some. Both check the module the
 //! binaries carry, so they run wherever the test executable does.
 
-use gpu_scan::runtime::ptx::{bounds, embedded, with_bounds, PtxModule};
+use gpu_scan::ptx::{bounds, embedded, with_bounds, PtxModule};
 use scan_abi::bounds::{allowed_spill_bytes, expand};
 use scan_abi::tuning::{for_arch, DEFAULT_ARCH};
 use scan_abi::Kernel;

@@ -4,7 +4,7 @@
 //! `[a, b]`; both non-commutative).
 //!
 //! The initial value enters as the constant map `x -> x0`, i.e. the pair (0, x0), in front of
-//! the first map: the scan's t-th result is then the pair (0, x[t]).
+//! the first map: the scan's t-th result is then the pair (0, `x[t]`).
 
 use crate::element::Element;
 use crate::error::{exactly, Result};
@@ -73,7 +73,7 @@ impl RecurrenceFloat for f64 {
 
 impl Gpu {
     /// Solves the recurrence for the maps `F::map(a[t], b[t])` in `maps` as `opts` says:
-    /// `out[t]` becomes the map (0, x[t]) (read `x[t]` with `F::x`). Asynchronous.
+    /// `out[t]` becomes the map (0, `x[t]`) (read `x[t]` with `F::x`). Asynchronous.
     ///
     /// Requires `out.len() >= maps.len()`.
     pub fn recurrence<F: RecurrenceFloat>(

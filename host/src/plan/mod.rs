@@ -1,4 +1,4 @@
-//! Pure planners: a request and a [`Tuning`] in, a plan out (kernel, grid, block, shared memory,
+//! Pure planners: a request and a [`Tuning`](crate::Tuning) in, a plan out (kernel, grid, block, shared memory,
 //! temporary storage). Nothing here touches the GPU, so every decision is tested on the CPU; the
 //! launchers in `crate::launch` only carry plans out.
 
