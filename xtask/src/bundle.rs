@@ -1,6 +1,6 @@
-//! The GPU bundle: release test executables and the CLI, the baselines, the newest CUB's headers
-//! and a runner script, in one folder packed as `<folder>.txz`. Nothing in it needs Rust or the
-//! source tree, and it runs from any folder.
+//! The GPU bundle: release test executables and the CLI, the baselines, the newest CUB's headers,
+//! the racecheck witness (tests/sanitizer) and a runner script, in one folder packed as
+//! `<folder>.txz`. Nothing in it needs Rust or the source tree, and it runs from any folder.
 
 use crate::{cases, root, run, Result};
 use std::fmt::Write as _;
@@ -30,7 +30,7 @@ pub fn build(opts: &Options) -> Result<PathBuf> {
     if out.exists() {
         std::fs::remove_dir_all(&out)?;
     }
-    for dir in ["tests", "bin", "baselines"] {
+    for dir in ["tests", "bin", "baselines", "sanitizer"] {
         std::fs::create_dir_all(out.join(dir))?;
     }
     let mut artifacts = Vec::new();
@@ -55,6 +55,9 @@ pub fn build(opts: &Options) -> Result<PathBuf> {
     for file in ["cub.cu", "peers.py", "compare.py"] {
         std::fs::copy(root.join("bench").join("baselines").join(file), out.join("baselines").join(file))?;
     }
+    // The racecheck witness of `run.sh sanitize`.
+    let witness = "mbarrier_stages.cu";
+    std::fs::copy(root.join("tests").join("sanitizer").join(witness), out.join("sanitizer").join(witness))?;
     copy_tree(&cccl_headers(&root)?, &out.join("cccl"))?;
     if let Some(rev) = &opts.compare {
         let exe = build_revision(&root, rev)?;
@@ -164,7 +167,7 @@ fn runner() -> String {
         format!("{name}=(\n{}\n)\n", quoted.join("\n"))
     };
     s += &list("SANITIZE", &mut cases::SANITIZE.iter().map(|(n, a)| format!("{n}|{a}")));
-    s += &list("RACECHECK_KNOWN", &mut cases::RACECHECK_MBARRIER_ORDERED.iter().map(|a| a.to_string()));
+    s += &list("RACECHECK_MBARRIER", &mut cases::RACECHECK_MBARRIER.iter().map(|a| a.to_string()));
     s += &list("APPS", &mut cases::APPS.iter().map(|a| a.to_string()));
     s += &list("BATCHED", &mut cases::BATCHED.iter().map(|e| cases::batched_args(e)));
     s += &list("SWEEP_MORE", &mut cases::SWEEP_MORE.iter().map(|a| a.to_string()));
@@ -218,24 +221,100 @@ tests() {
   done
 }
 
+# racecheck runs in its hazard mode (every hazard, tallied below by kind and by the accesses' kernel
+# and offset). Its default analysis mode, given the pipelined kernels' hazards (below), dies of
+# SIGSEGV in its own library (libsanitizer-collection.so) after the program has passed, before or
+# while it prints them: compute-sanitizer then exits 11, the signal's number, or 97 where it had
+# printed some, and its report is cut short.
+RACECHECK="--racecheck-report hazard --show-backtrace no --print-limit 0"
+
+# Racecheck log $1 without its hazards, then their tally by kind and accesses, most first.
+racecheck_reduce() {
+  grep -vE '^=+ +(Write|Read) Thread|^=+ +Current Value|^=+ Error: Potential [A-Z]+ hazard|^=+ ?$' "$1"
+  grep -q 'Error: Potential [A-Z]* hazard' "$1" || return 0
+  echo "hazards by kind and accesses:"
+  awk '/Error: Potential [A-Z]+ hazard/ { k = $0; sub(/.*Potential /, "", k); sub(/ hazard.*/, "", k) }
+       /^=+ +Write Thread/ { w = $0; sub(/.* at /, "", w) }
+       /^=+ +Read Thread/ { r = $0; sub(/.* at /, "", r) }
+       /^=+ +Current Value/ { print k " write " w " read " r }' "$1" | sort | uniq -c | sort -rn
+}
+
+# The kernels of the accesses that racecheck log $1 reports (hazards and races alike).
+hazard_kernels() {
+  grep -oE ' at [A-Za-z_][A-Za-z0-9_]*\+0x' "$1" | sed 's/^ at //; s/+0x$//' | sort -u
+}
+
+# Errors and warnings of the summary line $1.
+summary_count() {
+  local e w
+  e=$(grep -oE '[0-9]+ errors?' <<< "$1" | head -1 | grep -oE '^[0-9]+')
+  w=$(grep -oE '[0-9]+ warnings?' <<< "$1" | head -1 | grep -oE '^[0-9]+')
+  echo $(( ${e:-1} + ${w:-0} ))
+}
+
+# The pipelined kernels' warps hand a stage on through an mbarrier that lane 0 arrives on after
+# __syncwarp; racecheck credits an arrival with the arriving thread's own accesses only, and so
+# reports the other lanes'. tests/sanitizer/mbarrier_stages.cu does the same in miniature: WITNESS is
+# set where racecheck reports it with lane 0's arrivals and not with every lane's, and only then do
+# the cases of RACECHECK_MBARRIER count as known, and only while every hazard lies in a pipelined
+# kernel (*_pipe*_).
+WITNESS=""
+racecheck_witness() {
+  local exe="$R/mbarrier_stages" a n summary passed counts=()
+  if ! nvcc -O3 -std=c++17 -arch=sm_90 -lineinfo -o "$exe" "$B/sanitizer/mbarrier_stages.cu" > "$R/nvcc-mbarrier_stages.log" 2>&1; then
+    echo "racecheck witness: nvcc failed (nvcc-mbarrier_stages.log): no pipelined case can count as known"
+    return
+  fi
+  passed=1
+  for a in lane0 all; do
+    compute-sanitizer --tool racecheck $RACECHECK --error-exitcode 97 "$exe" --arrive "$a" > "$R/witness-$a.raw" 2>&1
+    racecheck_reduce "$R/witness-$a.raw" > "$R/sanitize-racecheck-witness-$a.log"
+    rm -f "$R/witness-$a.raw"
+    grep -q '^PASS' "$R/sanitize-racecheck-witness-$a.log" || passed=0
+    summary=$(grep 'RACECHECK SUMMARY' "$R/sanitize-racecheck-witness-$a.log" | tail -1)
+    counts+=("$(summary_count "$summary")")
+  done
+  if [ $passed = 1 ] && [ "${counts[0]}" -gt 0 ] && [ "${counts[1]}" = 0 ]; then
+    WITNESS="tests/sanitizer/mbarrier_stages: ${counts[0]} with lane 0's arrivals, 0 with every lane's"
+  fi
+  echo "racecheck witness (tests/sanitizer/mbarrier_stages): ${counts[0]} hazards with lane 0's arrivals, ${counts[1]} with every lane's$([ -n "$WITNESS" ] || echo "; the limitation is not shown, so no pipelined case counts as known")"
+}
+
 sanitize_one() {
   local tool=$1 name=$2 args=$3
-  local log="$R/sanitize-$tool-$name.log"
-  compute-sanitizer --tool "$tool" --error-exitcode 97 "$HOST" $args --iters 1 > "$log" 2>&1
-  local rc=$? summary
+  local log="$R/sanitize-$tool-$name.log" opts="" kernels=""
+  [ "$tool" = racecheck ] && opts=$RACECHECK
+  compute-sanitizer --tool "$tool" $opts --error-exitcode 97 "$HOST" $args --iters 1 > "$log.raw" 2>&1
+  local rc=$? summary passed=0 died=0 count
+  if [ "$tool" = racecheck ]; then
+    kernels=$(hazard_kernels "$log.raw")
+    racecheck_reduce "$log.raw" > "$log"
+    rm -f "$log.raw"
+  else
+    mv "$log.raw" "$log"
+  fi
   summary=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1 | sed 's/^========= //')
-  local clean=0
-  grep -q ': PASS' "$log" && grep -qE 'ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards' "$log" && clean=1
-  if [ $rc = 0 ] && [ $clean = 1 ]; then echo "ok   $tool $name: $summary"
-  # racecheck does not model mbarriers: on the pipelined kernels it exits 11 after a clean summary.
-  elif [ "$tool" = racecheck ] && [ $rc = 11 ] && [ $clean = 1 ]; then echo "ok   $tool $name: $summary (exit 11 after it)"
-  elif [ "$tool" = racecheck ] && [[ " ${RACECHECK_KNOWN[*]} " == *" $name "* ]] && grep -q ': PASS' "$log"; then
-    echo "known $tool $name: $summary (mbarrier-ordered stage reuse)"
-  else echo "FAIL $tool $name (exit $rc): $summary"; tail -5 "$log"; fi
+  count=$(summary_count "$summary")
+  grep -q ': PASS' "$log" && passed=1
+  # compute-sanitizer's words for a program that ended by a signal or a non-zero exit.
+  grep -q "process didn't terminate successfully" "$log" && died=1
+  if [ $rc = 0 ] && [ $passed = 1 ] && [ $died = 0 ] && [ "$count" = 0 ]; then
+    echo "ok   $tool $name: $summary"
+    return
+  fi
+  if [ "$tool" = racecheck ] && [ $passed = 1 ] && [ $died = 0 ] && [ -n "$WITNESS" ] && [ -n "$kernels" ] &&
+    [[ " ${RACECHECK_MBARRIER[*]} " == *" $name "* ]] && ! grep -qvE '_pipe[0-9]*_' <<< "$kernels"; then
+    echo "known $tool $name: $summary, all in $(tr '\n' ' ' <<< "$kernels")(lane 0's mbarrier arrivals after __syncwarp; $WITNESS)"
+    return
+  fi
+  echo "FAIL $tool $name (exit $rc): $summary$([ $died = 1 ] && echo "; the program did not terminate successfully$([ $passed = 1 ] && echo ' after it passed')")"
+  tail -5 "$log" | sed 's/^/    /'
 }
 
 sanitize() {
   local jobs=0
+  racecheck_witness > "$R/sanitize-witness.txt"
+  cat "$R/sanitize-witness.txt"
   for tool in memcheck racecheck synccheck; do
     for c in "${SANITIZE[@]}"; do
       sanitize_one "$tool" "${c%%|*}" "${c#*|}" > "$R/sanitize-$tool-${c%%|*}.line" &
@@ -244,7 +323,9 @@ sanitize() {
     done
   done
   wait
-  cat "$R"/sanitize-*.line | sort | tee "$R/sanitize.txt"
+  # Each case's line, in order, with a failure's log tail below it.
+  for f in "$R"/sanitize-*.line; do printf '%s\t%s\n' "$(head -1 "$f")" "$f"; done | sort | cut -f2 |
+    while read -r f; do cat "$f"; done | tee "$R/sanitize.txt"
   if grep -q '^FAIL' "$R/sanitize.txt"; then fail=1; fi
   echo "sanitize: $(grep -c '^ok' "$R/sanitize.txt") clean, $(grep -c '^known' "$R/sanitize.txt") known, $(grep -c '^FAIL' "$R/sanitize.txt") failed"
 }
@@ -299,3 +380,19 @@ for mode in "$@"; do
 done
 exit $fail
 "#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_runner_is_bash_that_parses() {
+        let dir = std::env::temp_dir().join(format!("run-sh-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let script = dir.join("run.sh");
+        std::fs::write(&script, runner()).unwrap();
+        let status = Command::new("bash").arg("-n").arg(&script).status().unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(status.success());
+    }
+}
