@@ -127,9 +127,17 @@ fn exit_status(e: &Error) -> u8 {
     }
 }
 
-/// `text` on one line: its lines joined, blank ones left out.
+/// `text` on one line: its lines joined (after a colon by a space, else by `; `), blank ones
+/// left out.
 fn one_line(text: &str) -> String {
-    text.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ")
+    let mut joined = String::new();
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        if !joined.is_empty() {
+            joined += if joined.ends_with(':') { " " } else { "; " };
+        }
+        joined += line;
+    }
+    joined
 }
 
 /// Help and version on stdout (status 0); a parse error as one line on stderr (status 2), its
@@ -212,5 +220,6 @@ mod tests {
     #[test]
     fn several_lines_become_one() {
         assert_eq!(one_line("a\n\n  b\nc "), "a; b; c");
+        assert_eq!(one_line("not provided:\n  <N>\n"), "not provided: <N>");
     }
 }

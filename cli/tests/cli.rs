@@ -171,16 +171,17 @@ fn counts_are_read_as_people_write_them() {
     assert_usage_error(&["scan", "1.25e1"], "`1.25e1` is not a whole number");
     assert_usage_error(&["scan", "ten"], "`ten` is not a count (examples: 100000000, 1e8, 1.5e3, 2^28)");
     assert_usage_error(&["scan", "2^64"], "is more than 2^64 - 1");
-    // Accepted counts get as far as the planner (too long for a traced scan: 1500 and 1025).
-    for count in ["1500", "1.5e3", "15e2", "1_500"] {
-        assert_usage_error(&["scan", count, "--algo", "blelloch", "--trace"], "length is 1500");
+    // Every way of writing 1500 reaches the planner as 1500 (too long for a traced scan).
+    for count in ["1500", "1.5e3", "15e2", "1_500", "1500.0"] {
+        assert_usage_error(&["scan", count, "--algo", "blelloch", "--trace"], "(got 1500)");
     }
+    assert_usage_error(&["scan", "2^10", "--algo", "blelloch", "--trace", "--input", "1,2"], "N is 1024");
     assert_usage_error(&["scan", "2^10+1"], "is not a count");
 }
 
 fn planner_limits_are_refused_before_the_gpu_opens() {
     assert_usage_error(&["scan", "2000000", "--algo", "naive"], "the naive O(n^2) scan is limited to n <= 262144");
-    assert_usage_error(&["scan", "2000", "--algo", "kogge-stone", "--trace"], "must be from 1 to 1024");
+    assert_usage_error(&["scan", "2000", "--algo", "kogge-stone", "--trace"], "give 1 to 1024 elements (got 2000)");
     assert_usage_error(&["scan", "8", "--algo", "warp-shuffle", "--trace"], "keeps its state in registers");
     assert_usage_error(&["compact", "10", "--type", "u8", "--kernel", "pipelined"], "built for 4- and 8-byte elements");
     assert_usage_error(&["batched", "4", "4", "--axis", "rows", "--kernel", "column-tiles"], "scans columns, not rows");
@@ -478,7 +479,10 @@ fn file_mistakes_are_one_line_errors() {
     assert_usage_error(&["scan", "--input", &path("bad.npy")], "not a valid .npy file");
     assert_usage_error(&["scan", "--input", &path("five.bin")], "raw binary input needs --type");
     assert_usage_error(&["scan", "--input", &path("five.bin"), "--type", "u32"], "5 bytes is not a whole number");
-    assert_usage_error(&["scan", "--input", &path("f32.npy"), "--op", "xor"], "operator `xor` is not available for f32");
+    assert_usage_error(
+        &["scan", "--input", &path("f32.npy"), "--op", "xor"],
+        "operator `xor` is not available for f32",
+    );
     assert_usage_error(&["scan", "--input", &path("u32.npy"), "--type", "f64"], "holds u32, but --type f64 was given");
     assert_usage_error(&["scan", "3", "--input", &path("u32.npy")], "N is 3 but --input has 2 values");
     assert_usage_error(&["scan", "10", "--output", &path("taken.npy")], "exists; pass --force");

@@ -9,7 +9,7 @@ use crate::memory::{self, bytes_of, total};
 use crate::out::outln;
 use clap::Args;
 use gpu_scan::cudarc::driver::CudaSlice;
-use gpu_scan::plan::scan::{self as planner, TRACE_MAX_N};
+use gpu_scan::plan::scan as planner;
 use gpu_scan::reference::verify;
 use gpu_scan::{
     input, with_elem_type, Algorithm, BlockAlgo, ElemType, Error, Gpu, Op, Result, ScanOptions, TempStorage, Tuning,
@@ -198,13 +198,6 @@ fn typed<T: FileElement>(args: &ScanArgs, source: &Source, global: &Global, tuni
         let Algo::Hierarchical(Some(block)) = args.algo else {
             return Err(Error::invalid("--trace needs a block algorithm"));
         };
-        if n > TRACE_MAX_N as u64 {
-            return Err(Error::out_of_range(
-                "a traced scan's length",
-                n,
-                format!("from 1 to {TRACE_MAX_N} (one block)"),
-            ));
-        }
         planner::trace(T::TYPE, op, block, len)?;
         let gpu = experiment::open(global)?;
         return print_trace(&gpu, block, op, &data()?);
