@@ -17,7 +17,7 @@ pub struct AccuracyArgs {
     #[arg(long, default_value = "2^10..2^30")]
     sizes: String,
     /// Exponent step of a `2^a..2^b` size range.
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 2, value_parser = crate::args::count_in::<u32>(1, 40))]
     step: u32,
     /// Value ranges `lo:hi` (uniform in [lo, hi)), comma-separated.
     #[arg(long, default_value = "-1:1,0:1", value_delimiter = ',', allow_hyphen_values = true, value_parser = parse_range)]
