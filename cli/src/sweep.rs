@@ -107,16 +107,13 @@ impl Baseline {
 
 /// The scan `chosen` describes, with `op`, on elements of `T`.
 fn typed<T>(op: Op, chosen: &ScanOptions<()>) -> ScanOptions<T> {
-    ScanOptions::<T> {
-        op,
-        exclusive: chosen.exclusive,
-        init: None,
-        algorithm: chosen.algorithm,
-        status_ordering: chosen.status_ordering,
-        backoff_ns: chosen.backoff_ns,
-        deterministic: chosen.deterministic,
-        kernel: chosen.kernel,
-    }
+    ScanOptions::new(op)
+        .exclusive(chosen.exclusive)
+        .algorithm(chosen.algorithm)
+        .status_ordering(chosen.status_ordering)
+        .backoff_ns(chosen.backoff_ns)
+        .deterministic(chosen.deterministic)
+        .kernel(chosen.kernel)
 }
 
 /// Plans every row of `cfg` with `tuning` before anything runs: an error naming the first row
