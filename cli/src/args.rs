@@ -1,5 +1,6 @@
-//! What every subcommand parses alike: counts (`1e8`, `2^28`), sizes, ranges, the element types,
-//! operators, algorithms and kernels as clap value enums (named by the library), and the options
+//! What every subcommand parses alike: counts (`1e8`, `1.5e3`, `2^28`), sizes, ranges, the
+//! element types, operators, algorithms and kernels as clap value enums (named by the library,
+//! each command offering the types and operators its kernels are built for), and the options
 //! shared by every GPU subcommand.
 
 use clap::builder::PossibleValue;
@@ -8,10 +9,12 @@ use gpu_scan::{
     Algorithm, Axis, BatchedKernel, BlockAlgo, CompactKernel, ElemType, Error, Op, Propagation, ScanKernel,
     StatusOrdering, Tuning,
 };
+use scan_abi::Family;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-/// A clap value enum over a library enum: its values are the library's names, listed once there.
+/// A clap value enum over a library enum: its values are the library's names, listed once there,
+/// each with its help.
 macro_rules! value_enum {
     ($(#[$doc:meta])* $name:ident($inner:ty): $all:expr, $label:expr, $help:expr) => {
         $(#[$doc])*
@@ -25,20 +28,83 @@ macro_rules! value_enum {
             }
 
             fn to_possible_value(&self) -> Option<PossibleValue> {
-                let help: Option<&'static str> = $help(self.0);
-                Some(PossibleValue::new($label(self.0)).help(help.unwrap_or_default()))
+                let help: String = $help(self.0).into();
+                Some(PossibleValue::new($label(self.0)).help(help))
             }
         }
     };
 }
 
+/// The help of `value` in `table` (empty where it has none: a test makes sure every value has).
+fn described<V: PartialEq>(value: V, table: &[(V, &'static str)]) -> &'static str {
+    table.iter().find(|(v, _)| *v == value).map_or("", |(_, h)| h)
+}
+
+/// The element types `family`'s kernels are built for (with some operator, for families named
+/// per operator).
+pub fn types_of(family: Family) -> Vec<ElemType> {
+    let built = |t: ElemType| family.built_for(t, None) || Op::ALL.iter().any(|&o| family.built_for(t, Some(o)));
+    ElemType::ALL.into_iter().filter(|&t| built(t)).collect()
+}
+
+/// The operators `family`'s kernels are built for, on some type.
+pub fn ops_of(family: Family) -> Vec<Op> {
+    Op::ALL.into_iter().filter(|&o| ElemType::ALL.iter().any(|&t| family.built_for(t, Some(o)))).collect()
+}
+
+/// What an element type is, in words: `32-bit signed integer`.
+pub fn describe_type(t: ElemType) -> String {
+    let kind = match t.name().as_bytes()[0] {
+        b'f' => "float",
+        b'i' => "signed integer",
+        _ => "unsigned integer",
+    };
+    format!("{}-bit {kind}", 8 * t.size())
+}
+
 value_enum!(
-    /// An element type.
-    Type(ElemType): ElemType::ALL, ElemType::name, |_| None
+    /// An element type of the scans.
+    Type(ElemType): ElemType::ALL, ElemType::name, describe_type
+);
+value_enum!(
+    /// An element type of the compaction.
+    CompactType(ElemType): types_of(Family::Compact), ElemType::name, describe_type
+);
+value_enum!(
+    /// A key type of the radix sort.
+    SortType(ElemType): types_of(Family::SortPass), ElemType::name, describe_type
+);
+value_enum!(
+    /// A value type of the histogram.
+    HistogramType(ElemType): types_of(Family::PartitionScatter), ElemType::name, describe_type
+);
+value_enum!(
+    /// An element type of the segmented scan.
+    SegmentedType(ElemType): types_of(Family::Segmented), ElemType::name, describe_type
+);
+value_enum!(
+    /// An element type of the batched scan.
+    BatchedType(ElemType): types_of(Family::BatchedRows), ElemType::name, describe_type
+);
+value_enum!(
+    /// A float type of the linear recurrence.
+    RecurrenceType(ElemType): types_of(Family::Recurrence), ElemType::name, describe_type
+);
+value_enum!(
+    /// A float type of the error study.
+    FloatType(ElemType): ElemType::ALL.into_iter().filter(|t| t.is_float()), ElemType::name, describe_type
 );
 value_enum!(
     /// A scan operator.
-    Operator(Op): Op::ALL, Op::name, |o: Op| Some(o.describe())
+    Operator(Op): Op::ALL, Op::name, Op::describe
+);
+value_enum!(
+    /// An operator of the segmented scan.
+    SegmentedOp(Op): ops_of(Family::Segmented), Op::name, Op::describe
+);
+value_enum!(
+    /// An operator of the batched scan.
+    BatchedOp(Op): ops_of(Family::BatchedRows), Op::name, Op::describe
 );
 /// The axis of a batched scan: `columns` (or `0`, as NumPy and torch number it) or `rows` (`1`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,35 +124,49 @@ impl ValueEnum for AxisArg {
 }
 value_enum!(
     /// The single-pass kernel.
-    Kernel(ScanKernel): ScanKernel::ALL, ScanKernel::name, |_| None
+    Kernel(ScanKernel): ScanKernel::ALL, ScanKernel::name, |k| described(k, &[
+        (ScanKernel::Auto, "as the tuning table says for the size, type and operator"),
+        (ScanKernel::Tiles, "one tile per block, the tile in registers"),
+        (ScanKernel::Staged, "one tile per block, staged in shared memory (4- and 8-byte elements)"),
+        (ScanKernel::Pipelined, "a persistent grid of warp roles, several tiles in flight per block (relaxed ordering, 16-byte aligned buffers)"),
+    ])
 );
 value_enum!(
     /// The batched-scan kernel.
-    BatchedKernelArg(BatchedKernel): BatchedKernel::ALL, BatchedKernel::name, |_| None
+    BatchedKernelArg(BatchedKernel): BatchedKernel::ALL, BatchedKernel::name, |k| described(k, &[
+        (BatchedKernel::Auto, "as the tuning table says for the shape"),
+        (BatchedKernel::ColumnTiles, "columns: tiles of rows by strips of columns, a look-back chain per column"),
+        (BatchedKernel::VectorTiles, "columns: tiles of 16-byte vectors of adjacent columns (rows on 16-byte boundaries)"),
+        (BatchedKernel::BulkTiles, "columns: tiles brought into shared memory by bulk copies (rows of a power of two of 16-byte vectors)"),
+        (BatchedKernel::ColumnVectors, "columns: one thread per vector of columns walks every row (few rows)"),
+        (BatchedKernel::ShortRows, "rows: tiles of whole rows (rows of at most one tile)"),
+        (BatchedKernel::RowBlocks, "rows: one block walks each row"),
+        (BatchedKernel::RowChains, "rows: one single-pass chain of tiles per row"),
+        (BatchedKernel::Pipelined, "columns: one pipelined scan of 16- or 32-byte rows; rows: one pipelined launch"),
+    ])
 );
 value_enum!(
     /// The compaction kernel.
-    CompactKernelArg(CompactKernel): CompactKernel::ALL, CompactKernel::name, |_| None
+    CompactKernelArg(CompactKernel): CompactKernel::ALL, CompactKernel::name, |k| described(k, &[
+        (CompactKernel::Auto, "as the tuning table says"),
+        (CompactKernel::Tiles, "one tile per block"),
+        (CompactKernel::Pipelined, "the pipelined kernel's warp roles (4- and 8-byte elements)"),
+    ])
 );
 value_enum!(
     /// How the hierarchical strategy combines tile results.
-    PropagationArg(Propagation): Propagation::ALL, Propagation::name, |p| Some(match p {
-        Propagation::ReduceThenScan => "reduce tiles, scan the totals, rescan tiles from their offsets (3n moves)",
-        Propagation::ScanThenAdd => "the lecture's form: scan tiles, scan the totals, add offsets (4n moves)",
-        _ => "",
-    })
+    PropagationArg(Propagation): Propagation::ALL, Propagation::name, |p| described(p, &[
+        (Propagation::ReduceThenScan, "reduce tiles, scan the totals, rescan tiles from their offsets (3n moves)"),
+        (Propagation::ScanThenAdd, "the lecture's form: scan tiles, scan the totals, add offsets (4n moves)"),
+    ])
 );
 value_enum!(
     /// Memory ordering of the single-pass tile-status words.
-    OrderingArg(StatusOrdering): StatusOrdering::ALL, StatusOrdering::name, |_| None
+    OrderingArg(StatusOrdering): StatusOrdering::ALL, StatusOrdering::name, |o| described(o, &[
+        (StatusOrdering::Relaxed, "relaxed atomics: value and flag share one atomic word"),
+        (StatusOrdering::AcquireRelease, "release stores and acquire loads: kept to measure what they cost"),
+    ])
 );
-
-/// A float type (the recurrence and the error study).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Float {
-    F32,
-    F64,
-}
 
 /// A device-wide strategy, or a block algorithm (the hierarchical strategy with it inside).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -137,19 +217,79 @@ impl ValueEnum for Algo {
     }
 }
 
-/// Parses `100000000`, `1e8`, `2^28` or `1_000_000`.
+/// Parses a count: `100000000`, `1_000_000`, `1e8`, `1.5e3` (when whole) or `2^28`.
 pub fn parse_count(s: &str) -> Result<u64, String> {
     let t = s.trim().replace('_', "");
-    let bad = || format!("`{s}` is not a count (examples: 100000000, 1e8, 2^28)");
+    let bad = || format!("`{s}` is not a count (examples: 100000000, 1e8, 1.5e3, 2^28)");
+    let digits = |d: &str| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit());
     if let Some((b, e)) = t.split_once('^') {
+        if !digits(b) || !digits(e) {
+            return Err(bad());
+        }
         let (b, e): (u64, u32) = (b.parse().map_err(|_| bad())?, e.parse().map_err(|_| bad())?);
-        return b.checked_pow(e).ok_or_else(bad);
+        return b.checked_pow(e).ok_or_else(|| format!("`{s}` is more than 2^64 - 1"));
     }
-    if let Some((m, e)) = t.split_once(['e', 'E']) {
-        let (m, e): (u64, u32) = (m.parse().map_err(|_| bad())?, e.parse().map_err(|_| bad())?);
-        return 10u64.checked_pow(e).and_then(|p| p.checked_mul(m)).ok_or_else(bad);
+    let (mantissa, exponent) = t.split_once(['e', 'E']).unwrap_or((&t, "0"));
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let exponent = exponent.strip_prefix('+').unwrap_or(exponent);
+    let (negative, magnitude) = match exponent.strip_prefix('-') {
+        Some(m) => (true, m),
+        None => (false, exponent),
+    };
+    if !(digits(whole) || digits(fraction))
+        || !(whole.is_empty() || digits(whole))
+        || !(fraction.is_empty() || digits(fraction))
+        || !digits(magnitude)
+    {
+        return Err(bad());
     }
-    t.parse().map_err(|_| bad())
+    // The value is `whole.fraction` digits times 10^(exponent - fraction digits), exactly.
+    let e: i64 = magnitude.parse::<i64>().map_err(|_| bad())? * if negative { -1 } else { 1 };
+    let mut value: u128 = 0;
+    for b in whole.bytes().chain(fraction.bytes()) {
+        value = value.checked_mul(10).and_then(|v| v.checked_add((b - b'0') as u128)).ok_or_else(bad)?;
+    }
+    let mut shift = e - fraction.len() as i64;
+    while shift < 0 && value != 0 {
+        if !value.is_multiple_of(10) {
+            return Err(format!("`{s}` is not a whole number"));
+        }
+        value /= 10;
+        shift += 1;
+    }
+    for _ in 0..shift {
+        if value == 0 {
+            break;
+        }
+        value = value
+            .checked_mul(10)
+            .filter(|&v| v <= u64::MAX as u128)
+            .ok_or_else(|| format!("`{s}` is more than 2^64 - 1"))?;
+    }
+    u64::try_from(value).map_err(|_| format!("`{s}` is more than 2^64 - 1"))
+}
+
+/// A clap parser of counts from `lo` to `hi` (written as [`parse_count`] takes them), its
+/// refusals said in words: `must be at least 1`.
+pub fn count_in<T: TryFrom<u64> + Clone + Send + Sync + 'static>(
+    lo: u64,
+    hi: u64,
+) -> impl Fn(&str) -> Result<T, String> + Clone + Send + Sync + 'static {
+    move |s| {
+        let v = parse_count(s)?;
+        if v < lo {
+            return Err(format!("must be at least {lo}"));
+        }
+        if v > hi {
+            return Err(format!("must be at most {hi}"));
+        }
+        T::try_from(v).map_err(|_| format!("must be at most {hi}"))
+    }
+}
+
+/// A count of at least one: the size of every run.
+pub fn positive(s: &str) -> Result<u64, String> {
+    count_in::<u64>(1, u64::MAX)(s)
 }
 
 /// Parses a size list: a range of powers of two `2^a..2^b` (every `step`-th exponent) or counts
@@ -165,7 +305,7 @@ pub fn parse_sizes(s: &str, step: u32) -> Result<Vec<u64>, Error> {
         }
         return Ok((a..=b).step_by(step as usize).map(|e| 1u64 << e).collect());
     }
-    s.split(',').map(|c| parse_count(c).map_err(Error::invalid)).collect()
+    s.split(',').map(|c| positive(c).map_err(|e| Error::invalid(format!("--sizes {s}: `{}` {e}", c.trim())))).collect()
 }
 
 /// Parses `lo:hi` with lo < hi, both finite.
@@ -203,11 +343,11 @@ pub struct Global {
 }
 
 impl Global {
-    /// The tuning these options ask for and the PTX text, checked before any GPU is opened.
+    /// The tuning these options ask for and the PTX text, checked (with the `--record` file)
+    /// before any GPU is opened.
     pub fn resolve(&self) -> Result<(Tuning, Option<String>), Error> {
-        if self.tune.iter().any(|t| t == "help") {
-            let keys: Vec<String> = gpu_scan::tuning::KEYS.iter().map(|(k, h)| format!("  {k:<30} {h}")).collect();
-            return Err(Error::invalid(format!("--tune takes key=value; the keys:\n{}", keys.join("\n"))));
+        if let Some(path) = &self.record {
+            crate::io::check_appendable(path).map_err(|e| Error::invalid(format!("--record {e}")))?;
         }
         let mut tuning = *scan_abi::tuning::for_arch(scan_abi::tuning::DEFAULT_ARCH);
         gpu_scan::tuning::apply(&mut tuning, self.tune.iter().map(String::as_str))?;
@@ -218,6 +358,17 @@ impl Global {
             .transpose()?;
         Ok((tuning, ptx))
     }
+
+    /// Whether `--tune help` asks for the list of keys.
+    pub fn tune_help(&self) -> bool {
+        self.tune.iter().any(|t| t == "help")
+    }
+}
+
+/// The keys `--tune` takes, a line each.
+pub fn tune_keys() -> String {
+    let keys: Vec<String> = gpu_scan::tuning::KEYS.iter().map(|(k, h)| format!("  {k:<30} {h}\n")).collect();
+    format!("--tune takes key=value (repeatable); the keys:\n{}", keys.concat())
 }
 
 /// How a subcommand runs its experiment: the seed of generated inputs and the timed runs.
@@ -227,7 +378,7 @@ pub struct Runs {
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
     /// Timed runs (the median is reported), after one warm-up run.
-    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = 20, value_parser = count_in::<u32>(1, u32::MAX as u64))]
     pub iters: u32,
 }
 
@@ -241,8 +392,28 @@ mod tests {
         assert_eq!(parse_count("1e8"), Ok(100_000_000));
         assert_eq!(parse_count("2^28"), Ok(1 << 28));
         assert_eq!(parse_count("1_000"), Ok(1000));
-        assert!(parse_count("abc").is_err());
-        assert!(parse_count("2^99").is_err());
+        assert_eq!(parse_count("1.5e3"), Ok(1500));
+        assert_eq!(parse_count("2.5E1"), Ok(25));
+        assert_eq!(parse_count("1e+2"), Ok(100));
+        assert_eq!(parse_count("12000e-3"), Ok(12));
+        assert_eq!(parse_count("1.8446744073709551615e19"), Ok(u64::MAX));
+        assert_eq!(parse_count("0e400"), Ok(0));
+        assert_eq!(parse_count("0e-4000000000000"), Ok(0));
+        assert_eq!(parse_count("1.5e0"), Err("`1.5e0` is not a whole number".into()));
+        assert_eq!(parse_count("1.25e1"), Err("`1.25e1` is not a whole number".into()));
+        assert_eq!(parse_count("2^64"), Err("`2^64` is more than 2^64 - 1".into()));
+        assert_eq!(parse_count("1e20"), Err("`1e20` is more than 2^64 - 1".into()));
+        for bad in ["abc", "", "-1", "1e", "e5", "1.2.3", "2^", "^3", "2^-1", "1e1.5", "0x10", "1 000", "."] {
+            assert!(parse_count(bad).unwrap_err().contains("is not a count"), "{bad}");
+        }
+    }
+
+    #[test]
+    fn ranges_are_said_in_words() {
+        assert_eq!(positive("0"), Err("must be at least 1".into()));
+        assert_eq!(positive("3"), Ok(3));
+        assert_eq!(count_in::<u32>(1, 1024)("2^11"), Err("must be at most 1024".into()));
+        assert_eq!(count_in::<u32>(1, u32::MAX as u64)("5e9"), Err("must be at most 4294967295".into()));
     }
 
     #[test]
@@ -251,6 +422,7 @@ mod tests {
         assert_eq!(parse_sizes("1e3,2^4", 1).unwrap(), vec![1000, 16]);
         assert!(parse_sizes("2^20..2^10", 1).is_err());
         assert!(parse_sizes("5..9", 1).is_err());
+        assert!(parse_sizes("1e3,0", 1).unwrap_err().to_string().contains("`0` must be at least 1"));
     }
 
     #[test]
@@ -265,5 +437,23 @@ mod tests {
             BatchedKernelArg::from_str("bulk-tiles", false).unwrap(),
             BatchedKernelArg(BatchedKernel::BulkTiles)
         );
+    }
+
+    #[test]
+    fn each_command_offers_the_types_and_operators_its_kernels_are_built_for() {
+        let types = |v: Vec<ElemType>| v.into_iter().map(ElemType::name).collect::<Vec<_>>().join(" ");
+        assert_eq!(types(types_of(Family::SinglePass)), "u8 u16 u32 i32 u64 i64 f32 f64");
+        assert_eq!(types(types_of(Family::SortPass)), "u32 i32 u64 i64 f32 f64");
+        assert_eq!(types(types_of(Family::Segmented)), "u32 i32 u64 i64 f32 f64");
+        assert_eq!(types(types_of(Family::Recurrence)), "f32 f64");
+        let ops = |v: Vec<Op>| v.into_iter().map(Op::name).collect::<Vec<_>>().join(" ");
+        assert_eq!(ops(ops_of(Family::Segmented)), "add mul min max");
+        assert_eq!(ops(ops_of(Family::BatchedRows)), "add mul min max");
+        assert_eq!(SegmentedType::value_variants().len(), 6);
+        assert!(SortType::from_str("u8", false).is_err());
+        assert!(BatchedOp::from_str("xor", false).is_err());
+        assert_eq!(describe_type(ElemType::I64), "64-bit signed integer");
+        assert_eq!(describe_type(ElemType::U8), "8-bit unsigned integer");
+        assert_eq!(describe_type(ElemType::F32), "32-bit float");
     }
 }

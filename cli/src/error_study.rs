@@ -7,7 +7,7 @@
 //! what rounding analysis bounds (see `gpu_scan::reference::verify`).
 
 use gpu_scan::reference as cpu;
-use gpu_scan::{input, Element, Gpu, Op, Result, ScanOptions, TempStorage};
+use gpu_scan::{Element, Gpu, Op, Result, ScanOptions, TempStorage};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -56,7 +56,7 @@ pub fn study<T: Element>(gpu: &Gpu, n: usize, lo: f64, hi: f64, seed: u64, deter
     let bytes = n as u64 * T::TYPE.size() as u64;
     let opts = ScanOptions::new(Op::Add).deterministic(deterministic);
     gpu.check_memory("the error study's buffers", 2 * bytes + gpu.scan_temp_bytes::<T>(n as u64, &opts)?)?;
-    let data = input::uniform::<T>(seed, n, lo, hi);
+    let data = crate::memory::uniform::<T>(seed, n, lo, hi)?;
     let d_in = gpu.upload(&stream, "study input", &data)?;
     let mut d_out = gpu.alloc_zeros::<T>(&stream, "study output", n)?;
     gpu.scan(&stream, &d_in, &mut d_out, &opts, &mut TempStorage::new())?;
@@ -131,7 +131,7 @@ mod tests {
 
     #[test]
     fn the_sequential_f32_fold_drifts_and_the_reference_does_not() {
-        let x = input::uniform::<f32>(3, 1 << 20, 0.0, 1.0);
+        let x = gpu_scan::input::uniform::<f32>(3, 1 << 20, 0.0, 1.0);
         assert!(x.iter().all(|v| (0.0..1.0).contains(v)));
         let reference = cpu::float_reference(Op::Add, &x, false, None);
         let exact = errors(

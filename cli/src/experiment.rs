@@ -1,29 +1,152 @@
-//! The routine every subcommand runs: open the GPU (with the tuning asked for), make or read the
-//! input, warm up, time, check against the CPU, time the copy yardstick, print.
+//! The routine every subcommand runs, in the order that makes mistakes cheap. The subcommand has
+//! checked its arguments and output paths and planned its request with the tuning in force;
+//! [`run`] then checks the host memory the run needs, opens the GPU, checks its memory, and only
+//! then makes or reads the input, uploads it, warms up, times, checks the result against the
+//! CPU, times the copy yardstick and prints. One GPU or the ranks of a group ([`Target`]) alike.
 
 use crate::args::Global;
-use gpu_scan::cudarc::driver::CudaSlice;
+use crate::memory;
+use crate::out::outln;
+use gpu_scan::cudarc::driver::sys::CUevent_flags;
+use gpu_scan::cudarc::driver::{CudaSlice, CudaStream};
 use gpu_scan::{Error, Gpu, Result};
+use std::sync::Arc;
 
-/// One operation to run, check and time.
-pub trait Experiment {
+/// What a run needs, known before anything is allocated.
+#[derive(Clone, Debug)]
+pub struct Needs {
+    /// The run, as its errors name it (`scan of 1000 u32`).
+    pub what: String,
+    /// Host bytes: the input, the results read back and the CPU reference.
+    pub host: u64,
+    /// Device bytes: buffers and temporary storage, over every device the run uses.
+    pub device: u64,
+}
+
+/// Where an experiment runs: one GPU, or the ranks of a group.
+pub trait Target {
+    /// Fails with the bytes needed and free unless `bytes` (all the run's device memory) fit.
+    fn check_memory(&self, what: &str, bytes: u64) -> Result<()>;
+    /// Milliseconds of the work `run` enqueues (the slowest stream's, for several).
+    fn time_ms(&self, run: &mut dyn FnMut() -> Result<()>) -> Result<f64>;
+    /// Median milliseconds over `iters` runs of a device copy of `bytes` bytes, split as the
+    /// target splits its data.
+    fn copy_ms(&self, bytes: u64, iters: u32) -> Result<f64>;
+}
+
+impl Target for Gpu {
+    fn check_memory(&self, what: &str, bytes: u64) -> Result<()> {
+        Gpu::check_memory(self, what, bytes)
+    }
+
+    fn time_ms(&self, run: &mut dyn FnMut() -> Result<()>) -> Result<f64> {
+        Ok(Gpu::time_ms(self, self.stream(), run)? as f64)
+    }
+
+    fn copy_ms(&self, bytes: u64, iters: u32) -> Result<f64> {
+        copy_ms_on(self, &[(self, self.stream(), bytes)], iters)
+    }
+}
+
+/// The ranks of a group: each rank's GPU and stream, in rank order.
+pub struct Ranks(pub Vec<(Arc<Gpu>, Arc<CudaStream>)>);
+
+impl Ranks {
+    /// The ranks of `group`.
+    pub fn of(group: &gpu_scan::multi::Group) -> Ranks {
+        Ranks(group.members().iter().map(|m| (m.gpu.clone(), m.stream.clone())).collect())
+    }
+
+    /// Rank `r`'s part of `total` split evenly over the ranks, as the shards are split.
+    pub fn share(&self, total: u64, r: usize) -> u64 {
+        share(total, r, self.0.len())
+    }
+}
+
+/// Rank `r`'s part of `total` split evenly over `p` ranks: `total * r / p .. total * (r + 1) / p`.
+pub fn share(total: u64, r: usize, p: usize) -> u64 {
+    let (t, r, p) = (total as u128, r as u128, p as u128);
+    (t * (r + 1) / p - t * r / p) as u64
+}
+
+impl Target for Ranks {
+    fn check_memory(&self, what: &str, bytes: u64) -> Result<()> {
+        // Ranks on one device (simulated ranks) need their shares together.
+        let mut by_device: Vec<(&Gpu, u64)> = Vec::new();
+        for (r, (gpu, _)) in self.0.iter().enumerate() {
+            let part = self.share(bytes, r);
+            match by_device.iter_mut().find(|(g, _)| std::ptr::eq(*g, &**gpu)) {
+                Some((_, b)) => *b += part,
+                None => by_device.push((gpu, part)),
+            }
+        }
+        by_device.into_iter().try_for_each(|(gpu, b)| gpu.check_memory(what, b))
+    }
+
+    fn time_ms(&self, run: &mut dyn FnMut() -> Result<()>) -> Result<f64> {
+        let events = self
+            .0
+            .iter()
+            .map(|(_, stream)| {
+                // Timing events (cudarc's default events record no time).
+                let timed = || stream.context().new_event(Some(CUevent_flags::CU_EVENT_DEFAULT));
+                let (start, end) = (timed()?, timed()?);
+                start.record(stream)?;
+                Ok((start, end))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        run()?;
+        let mut slowest = 0f32;
+        for ((_, stream), (start, end)) in self.0.iter().zip(&events) {
+            end.record(stream)?;
+            end.synchronize()?;
+            slowest = slowest.max(start.elapsed_ms(end)?);
+        }
+        Ok(slowest as f64)
+    }
+
+    fn copy_ms(&self, bytes: u64, iters: u32) -> Result<f64> {
+        let parts: Vec<_> = self.0.iter().enumerate().map(|(r, (g, s))| (&**g, s, self.share(bytes, r))).collect();
+        copy_ms_on(self, &parts, iters)
+    }
+}
+
+/// Median milliseconds on `on` of copies of `bytes` bytes between fresh buffers, one on each
+/// (GPU, stream, bytes) of `parts`, all enqueued together.
+fn copy_ms_on<D: Target + ?Sized>(on: &D, parts: &[(&Gpu, &Arc<CudaStream>, u64)], iters: u32) -> Result<f64> {
+    let mut buffers = Vec::with_capacity(parts.len());
+    for &(gpu, stream, bytes) in parts {
+        let len = usize::try_from(bytes.max(1)).map_err(|_| Error::invalid("the copy does not fit this machine"))?;
+        let a = gpu.alloc_zeros::<u8>(stream, "copy yardstick", len)?;
+        let b = gpu.alloc_zeros::<u8>(stream, "copy yardstick", len)?;
+        buffers.push((stream, a, b));
+    }
+    let copy = || -> Result<()> {
+        for (stream, a, b) in buffers.iter_mut() {
+            stream.memcpy_dtod(a, b)?;
+        }
+        Ok(())
+    };
+    Ok(time(on, iters, || Ok(()), copy)?.0)
+}
+
+/// One operation to run, check and time on a target (one GPU unless said otherwise).
+pub trait Experiment<D: ?Sized = Gpu> {
     /// What runs, printed under the device line.
     fn title(&self) -> String;
-    /// Device bytes the experiment allocates, checked before it does.
-    fn device_bytes(&self) -> u64;
     /// Bytes one run reads and writes (for GB/s), and bytes the copy yardstick moves (the
     /// input's, read and written once).
     fn traffic(&self) -> (u64, u64);
     /// Uploads the input and allocates the outputs.
-    fn prepare(&mut self, gpu: &Gpu) -> Result<()>;
+    fn prepare(&mut self, on: &D) -> Result<()>;
     /// Untimed work before each run (restoring an input that a run changes).
-    fn reset(&mut self, _gpu: &Gpu) -> Result<()> {
+    fn reset(&mut self, _on: &D) -> Result<()> {
         Ok(())
     }
-    /// One run, enqueued on the GPU's stream.
-    fn run(&mut self, gpu: &Gpu) -> Result<()>;
+    /// One run, enqueued on the target's streams.
+    fn run(&mut self, on: &D) -> Result<()>;
     /// The last run's result against the CPU.
-    fn check(&mut self, gpu: &Gpu) -> Result<Check>;
+    fn check(&mut self, on: &D) -> Result<Check>;
     /// CUB's milliseconds for the same work, from a same-run baseline, when known.
     fn cub_ms(&self) -> Option<f64> {
         None
@@ -53,7 +176,7 @@ pub fn open(global: &Global) -> Result<Gpu> {
         gpu = gpu.with_ptx(&ptx)?;
     }
     let info = gpu.info();
-    println!(
+    outln!(
         "device: {} ({} SMs, compute {}.{}, {:.0} GiB)",
         info.name,
         info.multiprocessors,
@@ -66,19 +189,18 @@ pub fn open(global: &Global) -> Result<Gpu> {
 
 /// (median, minimum) milliseconds of `iters` runs of `run`, each after `reset`, after one
 /// untimed warm-up.
-pub fn time(
-    gpu: &Gpu,
+pub fn time<D: Target + ?Sized>(
+    on: &D,
     iters: u32,
     mut reset: impl FnMut() -> Result<()>,
     mut run: impl FnMut() -> Result<()>,
 ) -> Result<(f64, f64)> {
-    let stream = gpu.stream().clone();
     reset()?;
     run()?;
     let mut t = Vec::with_capacity(iters as usize);
     for _ in 0..iters.max(1) {
         reset()?;
-        t.push(gpu.time_ms(&stream, &mut run)? as f64);
+        t.push(on.time_ms(&mut run)?);
     }
     Ok(median(&mut t))
 }
@@ -87,15 +209,6 @@ pub fn time(
 pub fn median(t: &mut [f64]) -> (f64, f64) {
     t.sort_by(f64::total_cmp);
     (t[t.len() / 2], t[0])
-}
-
-/// Median milliseconds of a device copy of `bytes` bytes between fresh buffers.
-pub fn copy_ms(gpu: &Gpu, bytes: u64, iters: u32) -> Result<f64> {
-    let stream = gpu.stream().clone();
-    let len = usize::try_from(bytes.max(1)).map_err(|_| Error::invalid("the copy does not fit this machine"))?;
-    let a = gpu.alloc_zeros::<u8>(&stream, "copy yardstick", len)?;
-    let mut b = gpu.alloc_zeros::<u8>(&stream, "copy yardstick", len)?;
-    Ok(time(gpu, iters, || Ok(()), || Ok(stream.memcpy_dtod(&a, &mut b)?))?.0)
 }
 
 /// A device copy of `data` and an output as long, for experiments that read and write every
@@ -116,19 +229,47 @@ pub fn gbps(bytes: u64, ms: f64) -> f64 {
     bytes as f64 / (ms * 1e-3) / 1e9
 }
 
-/// Runs `exp` on a GPU opened as `global` says, timing `iters` runs: true when its check passed.
-pub fn run(global: &Global, iters: u32, exp: &mut dyn Experiment) -> Result<bool> {
+/// An experiment that ran, and whether its check passed.
+pub struct Ran<E> {
+    pub passed: bool,
+    pub exp: E,
+}
+
+/// Runs the experiment `make` builds on the GPU `global` names, timing `iters` runs: the host
+/// memory `needs` names is checked first, then the GPU opened and its memory checked, and only
+/// then is `make` called to make the input.
+pub fn run<E: Experiment>(
+    global: &Global,
+    iters: u32,
+    needs: &Needs,
+    make: impl FnOnce() -> Result<E>,
+) -> Result<Ran<E>> {
+    memory::check(&needs.what, needs.host)?;
     let gpu = open(global)?;
-    println!("{}", exp.title());
-    gpu.check_memory("the experiment's buffers", exp.device_bytes())?;
-    exp.prepare(&gpu)?;
+    measure(&gpu, global, iters, needs, make)
+}
+
+/// The experiment `make` builds, run on `on` (already open) once the device memory `needs`
+/// names is checked: prepared, warmed up, timed, checked and compared with a same-run copy of
+/// its input; the record appended where `--record` asks.
+pub fn measure<D: Target + ?Sized, E: Experiment<D>>(
+    on: &D,
+    global: &Global,
+    iters: u32,
+    needs: &Needs,
+    make: impl FnOnce() -> Result<E>,
+) -> Result<Ran<E>> {
+    on.check_memory(&needs.what, needs.device)?;
+    let mut exp = make()?;
+    outln!("{}", exp.title());
+    exp.prepare(on)?;
     let exp = std::cell::RefCell::new(exp);
-    let (ms, min_ms) = time(&gpu, iters, || exp.borrow_mut().reset(&gpu), || exp.borrow_mut().run(&gpu))?;
-    let exp = exp.into_inner();
-    let check = exp.check(&gpu)?;
+    let (ms, min_ms) = time(on, iters, || exp.borrow_mut().reset(on), || exp.borrow_mut().run(on))?;
+    let mut exp = exp.into_inner();
+    let check = exp.check(on)?;
     let (moved, copied) = exp.traffic();
     let cub = exp.cub_ms().map(|c| format!("; CUB {c:.4} ms, ours {:.2}x its speed", c / ms)).unwrap_or_default();
-    let (copy, yardstick) = match copy_ms(&gpu, copied, iters) {
+    let (copy, yardstick) = match on.copy_ms(copied, iters) {
         Ok(copy) => (
             Some(copy),
             format!(
@@ -140,16 +281,16 @@ pub fn run(global: &Global, iters: u32, exp: &mut dyn Experiment) -> Result<bool
         Err(e @ Error::OutOfMemory { .. }) => (None, format!(" (no copy yardstick: {e})")),
         Err(e) => return Err(e),
     };
-    println!("time: {ms:.4} ms (median of {iters}, min {min_ms:.4}), {:.1} GB/s{yardstick}{cub}", gbps(moved, ms));
+    outln!("time: {ms:.4} ms (median of {iters}, min {min_ms:.4}), {:.1} GB/s{yardstick}{cub}", gbps(moved, ms));
     for note in &check.notes {
-        println!("{note}");
+        outln!("{note}");
     }
     let passed = verdict(&check);
     if let Some(path) = &global.record {
         let record = Record { title: exp.title(), ms, min_ms, moved, copy_ms: copy, cub_ms: exp.cub_ms(), passed };
         record.append(path)?;
     }
-    Ok(passed)
+    Ok(Ran { passed, exp })
 }
 
 /// One run's timing, as `--record` appends it and `report` reads it.
@@ -181,15 +322,19 @@ impl Record {
     pub fn read(path: &std::path::Path) -> Result<Vec<Record>> {
         let bad = |e: &dyn std::fmt::Display| Error::invalid(format!("{}: {e}", path.display()));
         let mut r = csv::Reader::from_path(path).map_err(|e| bad(&e))?;
-        r.deserialize().map(|x| x.map_err(|e| bad(&e))).collect()
+        let records: Vec<Record> = r.deserialize().map(|x| x.map_err(|e| bad(&e))).collect::<Result<_>>()?;
+        if records.is_empty() {
+            return Err(bad(&"holds no records"));
+        }
+        Ok(records)
     }
 }
 
 /// Prints the check line; true when nothing is wrong.
 pub fn verdict(check: &Check) -> bool {
     match &check.wrong {
-        None => println!("check: {} against the CPU reference: PASS", check.what),
-        Some(w) => println!("check: {}: {w}: FAIL", check.what),
+        None => outln!("check: {} against the CPU reference: PASS", check.what),
+        Some(w) => outln!("check: {}: {w}: FAIL", check.what),
     }
     check.wrong.is_none()
 }

@@ -3,9 +3,11 @@
 //!
 //! Reading checks everything before any GPU work: the magic and header, that the dtype is one of
 //! the element types, that the array is one-dimensional and in C order, and that the data is
-//! complete. Writing goes to a temporary file in the destination's folder that is renamed into
-//! place only once it is complete, so an error or interruption never leaves a truncated output
-//! behind, and an existing file is replaced only when asked to.
+//! complete, and sizes come from the header (or the file's length) so that a run is planned and
+//! its memory checked before the data is read. Every file the command line writes (results,
+//! CSVs, plots, reports) goes to a temporary file in the destination's folder that is renamed
+//! into place only once it is complete, so an error or interruption never leaves a truncated
+//! output behind, and an existing file is replaced only when asked to (`--force`).
 
 use gpu_scan::{ElemType, Element, Error, Result};
 use npyz::WriterBuilder;
@@ -91,9 +93,53 @@ fn check_header(path: &Path, header: &npyz::NpyHeader) -> Result<ElemType> {
     Ok(ty)
 }
 
+/// The number of `ty` elements in `path` (a `.npy` file's header, or a raw file's size), without
+/// reading the data: what a run is planned and checked with before anything is allocated.
+pub fn input_len(path: &Path, ty: ElemType) -> Result<u64> {
+    let file_len = file_len(path)?;
+    let size = ty.size() as u64;
+    match Format::of(path) {
+        Format::Npy => {
+            let file = std::fs::File::open(path).map_err(|e| bad(path, format!("cannot open: {e}")))?;
+            let header = npyz::NpyHeader::from_reader(BufReader::new(file))
+                .map_err(|e| bad(path, format!("not a valid .npy file: {e}")))?;
+            check_header(path, &header)?;
+            let n = header.shape()[0];
+            if n.checked_mul(size).is_none_or(|b| b > file_len) {
+                return Err(bad(
+                    path,
+                    format!("truncated: the header promises {n} elements, the file holds {file_len} bytes"),
+                ));
+            }
+            Ok(n)
+        }
+        Format::Raw => {
+            if file_len % size != 0 {
+                return Err(bad(
+                    path,
+                    format!("{file_len} bytes is not a whole number of {size}-byte {} elements", ty.name()),
+                ));
+            }
+            Ok(file_len / size)
+        }
+    }
+}
+
+/// The size of the file at `path`, which must be a file.
+fn file_len(path: &Path) -> Result<u64> {
+    let meta = std::fs::metadata(path).map_err(|e| bad(path, format!("cannot open: {e}")))?;
+    if meta.is_dir() {
+        return Err(bad(path, "is a folder; give a .npy or raw file"));
+    }
+    Ok(meta.len())
+}
+
 /// Reads the elements of `path` as `T`: a `.npy` file must hold `T`'s dtype; a raw file must be
-/// a whole number of elements.
+/// a whole number of elements. The memory is allocated fallibly, once.
 pub fn read<T: FileElement>(path: &Path) -> Result<Vec<T>> {
+    let n = input_len(path, T::TYPE)?;
+    let len = usize::try_from(n).map_err(|_| bad(path, "holds more elements than this machine can address"))?;
+    let mut v = crate::memory::with_capacity::<T>(len, &path.display().to_string())?;
     match Format::of(path) {
         Format::Npy => {
             let file = std::fs::File::open(path).map_err(|e| bad(path, format!("cannot open: {e}")))?;
@@ -103,47 +149,94 @@ pub fn read<T: FileElement>(path: &Path) -> Result<Vec<T>> {
             if ty != T::TYPE {
                 return Err(bad(path, format!("holds {}, not {}", ty.name(), T::TYPE.name())));
             }
-            let expected = npy.shape()[0];
-            let v: Vec<T> = npy.into_vec().map_err(|e| bad(path, format!("truncated or unreadable data: {e}")))?;
-            if v.len() as u64 != expected {
+            let data = npy.data::<T>().map_err(|e| bad(path, format!("unreadable data: {e}")))?;
+            for x in data {
+                v.push(x.map_err(|e| bad(path, format!("truncated or unreadable data: {e}")))?);
+            }
+            if v.len() != len {
                 return Err(bad(
                     path,
-                    format!("truncated: the header promises {expected} elements, the file holds {}", v.len()),
+                    format!("truncated: the header promises {n} elements, the file holds {}", v.len()),
                 ));
             }
-            Ok(v)
         }
         Format::Raw => {
-            let mut bytes = Vec::new();
-            std::fs::File::open(path)
-                .and_then(|mut f| f.read_to_end(&mut bytes))
-                .map_err(|e| bad(path, format!("cannot read: {e}")))?;
             let size = T::TYPE.size();
-            if bytes.len() % size != 0 {
-                return Err(bad(
-                    path,
-                    format!("{} bytes is not a whole number of {}-byte {} elements", bytes.len(), size, T::TYPE.name()),
-                ));
+            let mut file = std::fs::File::open(path).map_err(|e| bad(path, format!("cannot open: {e}")))?;
+            let mut chunk = vec![0u8; size << 16];
+            while v.len() < len {
+                let take = (len - v.len()).min(1 << 16) * size;
+                file.read_exact(&mut chunk[..take]).map_err(|e| bad(path, format!("cannot read: {e}")))?;
+                v.extend(chunk[..take].chunks_exact(size).map(|c| T::from_bits(le_bits(c))));
             }
-            Ok(bytes.chunks_exact(size).map(|c| T::from_bits(le_bits(c))).collect())
         }
     }
+    Ok(v)
 }
 
 fn le_bits(c: &[u8]) -> u64 {
     c.iter().rev().fold(0, |acc, &b| acc << 8 | b as u64)
 }
 
-/// Fails unless `path` may be written: its folder exists and, without `force`, no file is there.
+/// Fails unless a file may be written at `path`: its folder exists and, without `force`, nothing
+/// is there.
 pub fn check_writable(path: &Path, force: bool) -> Result<()> {
-    if path.exists() && !force {
-        return Err(bad(path, "exists; pass --force to replace it"));
+    check_target(path, force)?;
+    let dir = folder_of(path);
+    if !dir.is_dir() {
+        return Err(bad(path, format!("folder {} does not exist", dir.display())));
+    }
+    probe(path, dir)
+}
+
+/// Fails unless a file may be written at `path`, its folder created where missing: without
+/// `force` nothing is there, and the nearest folder that exists takes new files.
+pub fn check_creatable(path: &Path, force: bool) -> Result<()> {
+    check_target(path, force)?;
+    let mut dir = folder_of(path);
+    while !dir.exists() && folder_of(dir) != dir {
+        dir = folder_of(dir);
+    }
+    if !dir.is_dir() {
+        return Err(bad(path, format!("{} is not a folder", dir.display())));
+    }
+    probe(path, dir)
+}
+
+/// Fails unless a line can be appended to `path`: a file there that opens for appending, or a
+/// new file in a folder that exists.
+pub fn check_appendable(path: &Path) -> Result<()> {
+    if path.is_dir() {
+        return Err(bad(path, "is a folder; name a file"));
+    }
+    if path.exists() {
+        return std::fs::OpenOptions::new()
+            .append(true)
+            .open(path)
+            .map(drop)
+            .map_err(|e| bad(path, format!("cannot append to it: {e}")));
     }
     let dir = folder_of(path);
     if !dir.is_dir() {
         return Err(bad(path, format!("folder {} does not exist", dir.display())));
     }
+    probe(path, dir)
+}
+
+/// No file at `path` unless `force`, and never a folder.
+fn check_target(path: &Path, force: bool) -> Result<()> {
+    if path.is_dir() {
+        return Err(bad(path, "is a folder; name a file"));
+    }
+    if path.exists() && !force {
+        return Err(bad(path, "exists; pass --force to replace it"));
+    }
     Ok(())
+}
+
+/// An error unless `dir` takes new files (an unnamed file is made there and dropped).
+fn probe(path: &Path, dir: &Path) -> Result<()> {
+    tempfile::tempfile_in(dir).map(drop).map_err(|e| bad(path, format!("cannot write in {}: {e}", dir.display())))
 }
 
 fn folder_of(path: &Path) -> &Path {
@@ -153,17 +246,43 @@ fn folder_of(path: &Path) -> &Path {
     }
 }
 
-/// Writes `data` to `path` (format from the extension) through a temporary file renamed into
-/// place once complete; an existing file is replaced only with `force`.
+/// Writes a file at `path` as `write` writes it to the path it is given: a temporary file in the
+/// destination's folder (created where missing), with the same extension, renamed into place
+/// once complete and on disk. An existing file is replaced only with `force`; on any error
+/// nothing is left behind.
+pub fn write_file(path: &Path, force: bool, write: impl FnOnce(&Path) -> Result<()>) -> Result<()> {
+    check_target(path, force)?;
+    let dir = folder_of(path);
+    std::fs::create_dir_all(dir).map_err(|e| bad(path, format!("cannot create folder {}: {e}", dir.display())))?;
+    let suffix = path.extension().map(|e| format!(".{}", e.to_string_lossy())).unwrap_or_default();
+    let tmp = tempfile::Builder::new()
+        .prefix(".gpu-scan-")
+        .suffix(&suffix)
+        .tempfile_in(dir)
+        .map_err(|e| bad(path, format!("cannot create a temporary file beside it: {e}")))?;
+    write(tmp.path())?;
+    let io = |e: std::io::Error| bad(path, format!("cannot write: {e}"));
+    std::fs::File::open(tmp.path()).and_then(|f| f.sync_all()).map_err(io)?;
+    if force {
+        tmp.persist(path).map_err(|e| io(e.error))?;
+    } else {
+        tmp.persist_noclobber(path).map_err(|e| bad(path, format!("cannot create it: {}", e.error)))?;
+    }
+    Ok(())
+}
+
+/// Writes `text` to `path` as [`write_file`] does.
+pub fn write_text(path: &Path, force: bool, text: &str) -> Result<()> {
+    write_file(path, force, |tmp| std::fs::write(tmp, text).map_err(|e| bad(path, format!("cannot write: {e}"))))
+}
+
+/// Writes `data` to `path` (format from the extension) as [`write_file`] does, into an existing
+/// folder.
 pub fn write<T: FileElement>(path: &Path, data: &[T], force: bool) -> Result<()> {
     check_writable(path, force)?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".gpu-scan-")
-        .tempfile_in(folder_of(path))
-        .map_err(|e| bad(path, format!("cannot create a temporary file beside it: {e}")))?;
-    let io = |e: std::io::Error| bad(path, format!("cannot write: {e}"));
-    {
-        let mut w = std::io::BufWriter::new(tmp.as_file_mut());
+    write_file(path, force, |tmp| {
+        let io = |e: std::io::Error| bad(path, format!("cannot write: {e}"));
+        let mut w = std::io::BufWriter::new(std::fs::File::create(tmp).map_err(io)?);
         match Format::of(path) {
             Format::Npy => {
                 let mut npy = npyz::WriteOptions::new()
@@ -182,20 +301,14 @@ pub fn write<T: FileElement>(path: &Path, data: &[T], force: bool) -> Result<()>
                 }
             }
         }
-        w.flush().map_err(io)?;
-    }
-    tmp.as_file().sync_all().map_err(io)?;
-    if force {
-        tmp.persist(path).map_err(|e| io(e.error))?;
-    } else {
-        tmp.persist_noclobber(path).map_err(|e| bad(path, format!("cannot create it: {}", e.error)))?;
-    }
-    Ok(())
+        w.flush().map_err(io)
+    })
 }
 
 /// The element type to scan `path` as: a `.npy` file's own, which must agree with `requested`
 /// when given; a raw file needs `requested`.
 pub fn input_type(path: &Path, requested: Option<ElemType>) -> Result<ElemType> {
+    file_len(path)?;
     match Format::of(path) {
         Format::Npy => {
             let ty = npy_type(path)?;
@@ -250,6 +363,58 @@ mod tests {
         assert!(write::<u32>(&missing, &[1], false).unwrap_err().to_string().contains("does not exist"));
     }
 
+    #[test]
+    fn outputs_go_into_new_folders_and_a_failed_write_leaves_nothing() {
+        let d = dir();
+        let p = d.path().join("a/b/plot.png");
+        check_creatable(&p, false).unwrap();
+        assert!(!d.path().join("a").exists(), "a check creates nothing");
+        let e = write_file(&p, false, |tmp| {
+            std::fs::write(tmp, b"half a plot").unwrap();
+            Err(Error::invalid("drawing failed"))
+        })
+        .unwrap_err();
+        assert!(e.to_string().contains("drawing failed"), "{e}");
+        assert_eq!(std::fs::read_dir(d.path().join("a/b")).unwrap().count(), 0, "a partial file was left");
+        write_text(&p, false, "done").unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "done");
+        assert!(write_text(&p, false, "again").unwrap_err().to_string().contains("exists; pass --force"));
+        assert!(check_creatable(&p, false).unwrap_err().to_string().contains("exists; pass --force"));
+        write_text(&p, true, "again").unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "again");
+        assert_eq!(std::fs::read_dir(d.path().join("a/b")).unwrap().count(), 1);
+        let file = d.path().join("f");
+        std::fs::write(&file, b"").unwrap();
+        assert!(check_creatable(&file.join("x.png"), false).unwrap_err().to_string().contains("is not a folder"));
+        assert!(check_writable(d.path(), true).unwrap_err().to_string().contains("is a folder"));
+        assert!(check_writable(&d.path().join("no/x.csv"), false).unwrap_err().to_string().contains("does not exist"));
+    }
+
+    #[test]
+    fn records_append_to_files_in_existing_folders() {
+        let d = dir();
+        check_appendable(&d.path().join("new.csv")).unwrap();
+        let old = d.path().join("old.csv");
+        std::fs::write(&old, b"title\n").unwrap();
+        check_appendable(&old).unwrap();
+        assert!(check_appendable(&d.path().join("no/x.csv")).unwrap_err().to_string().contains("does not exist"));
+        assert!(check_appendable(d.path()).unwrap_err().to_string().contains("is a folder"));
+    }
+
+    #[test]
+    fn a_header_promising_more_than_the_file_holds_is_refused_before_anything_is_allocated() {
+        let d = dir();
+        let p = d.path().join("huge.npy");
+        std::fs::write(&p, npy_bytes("<u8", false, "(1000000000000000,)", &[0; 64])).unwrap();
+        let e = input_len(&p, ElemType::U64).unwrap_err().to_string();
+        assert!(e.contains("truncated: the header promises 1000000000000000 elements"), "{e}");
+        assert!(read::<u64>(&p).unwrap_err().to_string().contains("truncated"));
+        let raw = d.path().join("x.bin");
+        std::fs::write(&raw, [1u8, 0, 0, 0, 2, 0, 0, 0]).unwrap();
+        assert_eq!(input_len(&raw, ElemType::U32).unwrap(), 2);
+        assert_eq!(read::<u32>(&raw).unwrap(), [1, 2]);
+    }
+
     /// A valid .npy header for `dtype` and `shape`, as NumPy writes it (version 1.0).
     fn npy_bytes(dtype: &str, fortran: bool, shape: &str, data: &[u8]) -> Vec<u8> {
         let mut header = format!(
@@ -290,7 +455,10 @@ mod tests {
         write::<f32>(&p, &[1.0], false).unwrap();
         assert!(read::<u32>(&p).unwrap_err().to_string().contains("holds f32, not u32"));
         assert!(input_type(&p, Some(ElemType::U32)).unwrap_err().to_string().contains("--type u32 was given"));
+        std::fs::write(d.path().join("x.bin"), [0u8; 8]).unwrap();
         assert!(input_type(&d.path().join("x.bin"), None).unwrap_err().to_string().contains("needs --type"));
+        assert!(input_type(&d.path().join("none.bin"), None).unwrap_err().to_string().contains("cannot open"));
+        assert!(input_type(d.path(), Some(ElemType::U32)).unwrap_err().to_string().contains("is a folder"));
     }
 
     #[test]

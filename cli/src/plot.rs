@@ -40,9 +40,20 @@ fn color(name: &str) -> RGBColor {
     }
 }
 
-/// Draws the plot of `rows` (and `peers`) into the PNG at `path`.
-pub fn plot_png(path: &Path, rows: &[Row], peers: Option<&Baseline>, title: &str) -> Result<()> {
-    plot(path, rows, peers, title).map_err(|e| Error::invalid(format!("cannot write {}: {e}", path.display())))
+/// Draws the plot of `rows` (and `peers`) into a PNG at `path`, written as
+/// [`crate::io::write_file`] writes files.
+pub fn write_png(path: &Path, force: bool, rows: &[Row], peers: Option<&Baseline>, title: &str) -> Result<()> {
+    crate::io::write_file(path, force, |tmp| {
+        plot(tmp, rows, peers, title).map_err(|e| Error::invalid(format!("cannot draw {}: {e}", path.display())))
+    })
+}
+
+/// Draws tiles `from..from + count` of `records` (see [`timeline`]) into a PNG at `path`,
+/// written as [`crate::io::write_file`] writes files.
+pub fn write_timeline(path: &Path, force: bool, records: &[TileRecord], from: usize, count: usize) -> Result<()> {
+    crate::io::write_file(path, force, |tmp| {
+        timeline(tmp, records, from, count).map_err(|e| Error::invalid(format!("cannot draw {}: {e}", path.display())))
+    })
 }
 
 /// Plots `rows` into a PNG at `path`.
@@ -127,19 +138,22 @@ pub fn plot(
 /// Draws tiles `from..from + count` of `records` as a PNG at `path`: one row per tile, time
 /// running right (microseconds from the first drawn tile's start), each phase in its color, so
 /// that waits show as long red bars and convoys as red bars ending together.
-pub fn timeline(path: &Path, records: &[TileRecord], from: usize, count: usize) -> Result<()> {
-    use plotters::prelude::*;
+pub fn timeline(
+    path: &Path,
+    records: &[TileRecord],
+    from: usize,
+    count: usize,
+) -> Result<(), Box<dyn std::error::Error>> {
     let drawn = &records[from.min(records.len())..(from + count).min(records.len())];
-    let fail = |e: &dyn std::fmt::Display| Error::invalid(format!("{}: {e}", path.display()));
     if drawn.is_empty() {
-        return Err(Error::invalid("no tiles to draw"));
+        return Err("no tiles to draw".into());
     }
     register_font();
     let t0 = drawn.iter().map(|r| r.times[0]).min().unwrap_or(0);
     let t1 = drawn.iter().map(|r| r.times[TIMED.len() - 1]).max().unwrap_or(t0 + 1);
     let us = |t: u64| (t.saturating_sub(t0)) as f64 / 1e3;
     let root = BitMapBackend::new(path, (1400, 900)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| fail(&e))?;
+    root.fill(&WHITE)?;
     let mut chart = ChartBuilder::on(&root)
         .caption(
             format!("single-pass u32 tiles {}..{}: where each tile's time goes", from, from + drawn.len()),
@@ -148,16 +162,14 @@ pub fn timeline(path: &Path, records: &[TileRecord], from: usize, count: usize) 
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(60)
-        .build_cartesian_2d(0.0..us(t1), (from as f64)..((from + drawn.len()) as f64))
-        .map_err(|e| fail(&e))?;
+        .build_cartesian_2d(0.0..us(t1), (from as f64)..((from + drawn.len()) as f64))?;
     chart
         .configure_mesh()
         .x_desc("microseconds")
         .y_desc("tile")
         .y_label_formatter(&|y| format!("{}", *y as u64))
         .disable_mesh()
-        .draw()
-        .map_err(|e| fail(&e))?;
+        .draw()?;
     for phase in PHASES {
         let (r, g, b) = phase.color;
         let color = RGBColor(r, g, b);
@@ -165,8 +177,7 @@ pub fn timeline(path: &Path, records: &[TileRecord], from: usize, count: usize) 
             .draw_series(drawn.iter().enumerate().map(|(i, rec)| {
                 let y = (from + i) as f64;
                 Rectangle::new([(us(rec.at(phase.from)), y), (us(rec.at(phase.to)), y + 0.8)], color.filled())
-            }))
-            .map_err(|e| fail(&e))?
+            }))?
             .label(phase.name)
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], color.filled()));
     }
@@ -175,9 +186,8 @@ pub fn timeline(path: &Path, records: &[TileRecord], from: usize, count: usize) 
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
         .position(SeriesLabelPosition::UpperLeft)
-        .draw()
-        .map_err(|e| fail(&e))?;
-    root.present().map_err(|e| fail(&e))?;
+        .draw()?;
+    root.present()?;
     Ok(())
 }
 

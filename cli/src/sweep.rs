@@ -7,12 +7,13 @@
 //! is reported as FAIL and never as a speed.
 
 use crate::experiment::time;
+use crate::memory::{self, bytes_of, total};
 use gpu_scan::cudarc::driver::CudaSlice;
 use gpu_scan::reference::verify;
-use gpu_scan::{input, with_elem_type, ElemType, Element, Error, Gpu, Op, Result, ScanOptions, TempStorage};
+use gpu_scan::{with_elem_type, ElemType, Element, Error, Gpu, Op, Result, ScanOptions, TempStorage, Tuning};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// What to measure.
 #[derive(Clone, Debug)]
@@ -104,7 +105,51 @@ impl Baseline {
     }
 }
 
-/// Runs every configuration of `cfg`, calling `progress(done, total, label)` before each.
+/// The scan `chosen` describes, with `op`, on elements of `T`.
+fn typed<T>(op: Op, chosen: &ScanOptions<()>) -> ScanOptions<T> {
+    ScanOptions::new(op)
+        .exclusive(chosen.exclusive)
+        .algorithm(chosen.algorithm)
+        .status_ordering(chosen.status_ordering)
+        .backoff_ns(chosen.backoff_ns)
+        .deterministic(chosen.deterministic)
+        .kernel(chosen.kernel)
+}
+
+/// Plans every row of `cfg` with `tuning` before anything runs: an error naming the first row
+/// that cannot run, else (host bytes, device bytes) of the most demanding row.
+pub fn plan(tuning: &Tuning, cfg: &BenchConfig) -> Result<(u64, u64)> {
+    let (mut host, mut device) = (0u64, 0u64);
+    for &ty in &cfg.types {
+        for &op in &cfg.ops {
+            for &n in &cfg.sizes {
+                for (name, chosen) in &cfg.scans {
+                    let what = format!("the {name} {} {} scan of n = {n}", ty.name(), op.name());
+                    let refuse = |e: Error| if e.is_usage() { Error::invalid(format!("{what}: {e}")) } else { e };
+                    if !op.supports(ty) {
+                        return Err(refuse(gpu_scan::element::unsupported(op, ty)));
+                    }
+                    let temp = with_elem_type!(ty, T => {
+                        let opts = typed::<T>(op, chosen);
+                        let request = opts.request(n);
+                        gpu_scan::plan::scan::plan(tuning, &request).map_err(refuse)?.temp_bytes()
+                    });
+                    let bytes = bytes_of(n, ty.size() as u64, &what)?;
+                    // The input, the result read back, the CPU reference (two f64 per element
+                    // for float sums and products) and the deterministic order's replica.
+                    let reference = if op.order_sensitive(ty) { bytes_of(n, 16, &what)? } else { bytes };
+                    let replica = if chosen.deterministic { bytes } else { 0 };
+                    host = host.max(total(&[bytes, bytes, reference, replica], &what)?);
+                    device = device.max(total(&[bytes, bytes, temp.0, temp.1], &what)?);
+                }
+            }
+        }
+    }
+    Ok((host, device))
+}
+
+/// Runs every configuration of `cfg` (planned first with [`plan`]), calling
+/// `progress(done, total, label)` before each.
 pub fn run(
     gpu: &Gpu,
     cfg: &BenchConfig,
@@ -117,26 +162,14 @@ pub fn run(
     let mut temp = TempStorage::new();
     for &ty in &cfg.types {
         for &n in &cfg.sizes {
-            for &op in cfg.ops.iter().filter(|o| o.supports(ty)) {
+            for &op in &cfg.ops {
                 let label = |name: &str| format!("{name} {} {} n={n}", ty.name(), op.name());
                 progress(done, total, &label("input for"));
-                let sweep = with_elem_type!(ty, T => Sweep::<T>::new(gpu, cfg, cub, op, n).map(AnySweep::from));
-                let mut sweep = match sweep {
-                    Ok(s) => s,
-                    Err(Error::OutOfMemory { .. }) => {
-                        done += cfg.scans.len();
-                        continue;
-                    }
-                    Err(e) => return Err(e),
-                };
+                let mut sweep = with_elem_type!(ty, T => Sweep::<T>::new(gpu, cfg, cub, op, n).map(AnySweep::from))?;
                 for (name, opts) in &cfg.scans {
                     progress(done, total, &label(name));
                     done += 1;
-                    match sweep.measure(name, opts, &mut temp) {
-                        Ok(row) => rows.push(row),
-                        Err(Error::OutOfMemory { .. }) | Err(Error::InvalidArgument(_)) => {}
-                        Err(e) => return Err(e),
-                    }
+                    rows.push(sweep.measure(name, opts, &mut temp)?);
                 }
             }
         }
@@ -178,7 +211,7 @@ impl<'a, T: Element> Sweep<'a, T> {
         let stream = gpu.stream().clone();
         let bytes = n * T::TYPE.size() as u64;
         gpu.check_memory("benchmark buffers", 2 * bytes)?;
-        let data = input::generate::<T>(op, cfg.seed, n as usize);
+        let data = memory::generate::<T>(op, cfg.seed, crate::args::host_len(n, "a size")?)?;
         let d_in = gpu.upload(&stream, "benchmark input", &data)?;
         let mut d_out: CudaSlice<T> = gpu.alloc_zeros(&stream, "benchmark output", n as usize)?;
         let (copy_ms, _) = time(gpu, cfg.iters, || Ok(()), || Ok(stream.memcpy_dtod(&d_in, &mut d_out)?))?;
@@ -190,13 +223,7 @@ impl<'a, T: Element> Sweep<'a, T> {
         let n = self.data.len() as u64;
         let stream = gpu.stream().clone();
         let bytes = n * T::TYPE.size() as u64;
-        let opts = ScanOptions::<T>::new(self.op)
-            .exclusive(chosen.exclusive)
-            .algorithm(chosen.algorithm)
-            .status_ordering(chosen.status_ordering)
-            .backoff_ns(chosen.backoff_ns)
-            .deterministic(chosen.deterministic)
-            .kernel(chosen.kernel);
+        let opts = typed::<T>(self.op, chosen);
         gpu.check_memory("benchmark temporary storage", gpu.scan_temp_bytes::<T>(n, &opts)?)?;
         stream.memset_zeros(&mut self.d_out)?;
         gpu.scan(&stream, &self.d_in, &mut self.d_out, &opts, temp)?;
@@ -239,11 +266,41 @@ impl<'a, T: Element> Sweep<'a, T> {
     }
 }
 
-/// Reads rows back from a `bench.csv` (to plot or tabulate them again without a GPU).
+/// The columns of a `bench.csv`, in order.
+pub const COLUMNS: [&str; 14] = [
+    "algorithm",
+    "type",
+    "op",
+    "n",
+    "check",
+    "ms",
+    "min_ms",
+    "gbps",
+    "copy_ms",
+    "copy_gbps",
+    "of_copy",
+    "cub_ms",
+    "vs_cub",
+    "max_rel_error",
+];
+
+/// Reads rows back from a `bench.csv` (to plot or tabulate them again without a GPU): every
+/// column `bench` writes, and at least one row.
 pub fn read_csv(path: &Path) -> Result<Vec<Row>> {
     let bad = |e: &dyn std::fmt::Display| Error::invalid(format!("{}: {e}", path.display()));
+    if path.is_dir() {
+        return Err(bad(&"is a folder; give a bench.csv"));
+    }
     let mut reader = csv::Reader::from_path(path).map_err(|e| bad(&e))?;
-    reader.deserialize().map(|r| r.map_err(|e| bad(&e))).collect()
+    let headers = reader.headers().map_err(|e| bad(&e))?.clone();
+    if let Some(missing) = COLUMNS.iter().find(|c| !headers.iter().any(|h| h == **c)) {
+        return Err(bad(&format!("not a bench.csv: no column `{missing}` (bench writes {})", COLUMNS.join(","))));
+    }
+    let rows: Vec<Row> = reader.deserialize().map(|r| r.map_err(|e| bad(&e))).collect::<Result<_>>()?;
+    if rows.is_empty() {
+        return Err(bad(&"holds no rows"));
+    }
+    Ok(rows)
 }
 
 /// A fixed-width table of the rows.
@@ -271,18 +328,21 @@ pub fn table(rows: &[Row]) -> String {
     s
 }
 
-/// Writes `bench.csv` and `bench.json` into `dir`; returns their paths.
-pub fn write(dir: &Path, rows: &[Row]) -> Result<Vec<PathBuf>> {
-    std::fs::create_dir_all(dir).map_err(|e| Error::invalid(format!("cannot create {}: {e}", dir.display())))?;
-    let io = |p: &Path, e: &dyn std::fmt::Display| Error::invalid(format!("cannot write {}: {e}", p.display()));
-    let csv_path = dir.join("bench.csv");
-    let mut w = csv::Writer::from_path(&csv_path).map_err(|e| io(&csv_path, &e))?;
-    for r in rows {
-        w.serialize(r).map_err(|e| io(&csv_path, &e))?;
-    }
-    w.flush().map_err(|e| io(&csv_path, &e))?;
-    let json_path = dir.join("bench.json");
-    let json = serde_json::to_string_pretty(rows).map_err(|e| io(&json_path, &e))?;
-    std::fs::write(&json_path, json).map_err(|e| io(&json_path, &e))?;
-    Ok(vec![csv_path, json_path])
+/// Writes the rows to the CSV at `path` (as [`crate::io::write_file`] does).
+pub fn write_csv(path: &Path, rows: &[Row], force: bool) -> Result<()> {
+    crate::io::write_file(path, force, |tmp| {
+        let io = |e: &dyn std::fmt::Display| Error::invalid(format!("cannot write {}: {e}", path.display()));
+        let mut w = csv::Writer::from_path(tmp).map_err(|e| io(&e))?;
+        for r in rows {
+            w.serialize(r).map_err(|e| io(&e))?;
+        }
+        w.flush().map_err(|e| io(&e))
+    })
+}
+
+/// Writes the rows to the JSON file at `path` (as [`crate::io::write_file`] does).
+pub fn write_json(path: &Path, rows: &[Row], force: bool) -> Result<()> {
+    let json = serde_json::to_string_pretty(rows)
+        .map_err(|e| Error::invalid(format!("cannot write {}: {e}", path.display())))?;
+    crate::io::write_text(path, force, &json)
 }

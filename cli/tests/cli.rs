@@ -1,6 +1,9 @@
-//! The command line: help, clear one-line errors for user mistakes (before any GPU work), the
-//! plot redrawn without a GPU, and, on a GPU, a scan and a .npy round trip. Fixtures are compiled
-//! in, and the binary is found beside the test executable, so a copied bundle runs these too.
+//! The command line: help, one-line errors with the documented exit status for every mistake
+//! (found before any GPU work: nothing is printed and nothing allocated first), requests too
+//! large for memory refused, outputs never overwritten nor left half-written, the plot and the
+//! report without a GPU, a closed pipe; and, on a GPU, a scan, a .npy round trip and a scan
+//! across ranks. Fixtures are compiled in, and the binary is found beside the test executable,
+//! so a copied bundle runs these too.
 
 use proptest::prelude::*;
 use proptest::test_runner::TestRunner;
@@ -9,20 +12,32 @@ use std::process::{Command, ExitCode, Output};
 use workspace_tests::{gpu_test, needs, test, Trial};
 
 fn main() -> ExitCode {
+    let driver = gpu_scan::driver_present().then(|| "a CUDA driver is present".to_string());
     workspace_tests::main(vec![
         test("scan_help_lists_every_algorithm_with_a_line_each", scan_help_lists_every_algorithm),
+        test("help_lists_every_type_and_operator_each_command_takes", help_lists_types_and_operators),
+        test("help_documents_the_exit_statuses", help_documents_the_exit_statuses),
         test("mistakes_are_one_line_errors", mistakes_are_one_line_errors),
         test("unknown_names_are_rejected_with_the_choices", unknown_names_are_rejected_with_the_choices),
-        needs(
-            "without_a_gpu_a_scan_says_so_in_one_line",
-            gpu_scan::driver_present().then(|| "a CUDA driver is present".to_string()),
-            without_a_gpu_a_scan_says_so_in_one_line,
-        ),
+        test("counts_are_read_as_people_write_them", counts_are_read_as_people_write_them),
+        test("planner_limits_are_refused_before_the_gpu_opens", planner_limits_are_refused_before_the_gpu_opens),
+        test("output_paths_are_checked_before_the_gpu_opens", output_paths_are_checked_before_the_gpu_opens),
+        test("requests_too_large_for_memory_are_refused_before_anything_is_allocated", too_large_is_refused),
+        needs("without_a_gpu_a_scan_says_so_in_one_line", driver.clone(), without_a_gpu_a_scan_says_so_in_one_line),
+        needs("without_a_gpu_a_large_scan_says_so_at_once", driver.clone(), without_a_gpu_a_large_scan_says_so_at_once),
+        needs("without_a_gpu_every_command_exits_3", driver, without_a_gpu_every_command_exits_3),
         test("plot_redraws_a_bench_csv_without_a_gpu", plot_redraws_a_bench_csv_without_a_gpu),
+        test("plot_makes_its_folder_and_never_overwrites", plot_makes_its_folder_and_never_overwrites),
+        test("plot_and_report_refuse_csvs_without_rows", plot_and_report_refuse_csvs_without_rows),
+        test("a_closed_pipe_ends_the_output_quietly", a_closed_pipe_ends_the_output_quietly),
+        test("report_never_overwrites_without_force", report_never_overwrites_without_force),
+        test("bench_refuses_rows_that_cannot_run", bench_refuses_rows_that_cannot_run),
         test("file_mistakes_are_one_line_errors_before_any_gpu_work", file_mistakes_are_one_line_errors),
         test("tuning_mistakes_are_one_line_errors", tuning_mistakes_are_one_line_errors),
+        test("tune_help_lists_the_keys", tune_help_lists_the_keys),
         gpu_test("scan_passes_on_a_gpu", |_| scan_passes_on_a_gpu()),
         gpu_test("npy_in_npy_out_on_a_gpu", |_| npy_in_npy_out_on_a_gpu()),
+        gpu_test("scan_across_ranks_goes_through_the_shared_experiment", |_| scan_across_ranks_on_a_gpu()),
         Trial::test("random_arguments_never_panic", || random_arguments_never_panic().map_err(Into::into)),
     ])
 }
@@ -43,6 +58,11 @@ fn host(args: &[&str]) -> Output {
     Command::new(host_binary()).args(args).output().expect("running the host binary")
 }
 
+/// `host args` run in the folder `dir`.
+fn host_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(host_binary()).current_dir(dir).args(args).output().expect("running the host binary")
+}
+
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
@@ -51,14 +71,20 @@ fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
-/// A user mistake: exit code 1, exactly one line on stderr containing `needle`, no panic.
-fn assert_one_line_error(args: &[&str], needle: &str) {
-    let o = host(args);
-    let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+/// An error: exit status `status`, exactly one line on stderr containing `needle`, nothing on
+/// stdout (no GPU was opened: opening one prints the device), no panic.
+fn assert_output_is_error(args: &[&str], o: &Output, status: i32, needle: &str) {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(status), "{args:?}: {err}");
     assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
     assert!(err.starts_with("error: ") && err.contains(needle), "{args:?}: {err}");
     assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(stdout(o), "", "{args:?}: printed before failing");
+}
+
+/// A usage error or bad input (status 2), found before any GPU work.
+fn assert_usage_error(args: &[&str], needle: &str) {
+    assert_output_is_error(args, &host(args), 2, needle);
 }
 
 fn scan_help_lists_every_algorithm() {
@@ -76,32 +102,139 @@ fn scan_help_lists_every_algorithm() {
     assert!(help.contains(racy.describe()), "{help}");
 }
 
-fn mistakes_are_one_line_errors() {
-    assert_one_line_error(&["scan", "10", "--type", "f32", "--op", "xor"], "operator `xor` is not defined for f32");
-    assert_one_line_error(&["scan", "8", "--input", "1,2"], "N is 8 but --input has 2 values");
-    assert_one_line_error(&["scan", "2", "--input", "1,x"], "`x` is not a valid u32 value");
-    assert_one_line_error(&["scan", "4", "--init", "-3"], "--init `-3` is not a valid u32 value");
-    assert_one_line_error(&["scan", "4", "--trace"], "--trace needs a block algorithm");
-    assert_one_line_error(&["bench", "--sizes", "5..9"], "a range is written 2^a..2^b");
-    assert_one_line_error(&["plot", "/nonexistent/bench.csv"], "/nonexistent/bench.csv");
-    assert_one_line_error(&["sort", "10", "--key-bits", "40"], "--key-bits 40: u32 keys have 32 bits");
-    assert_one_line_error(&["sort", "10", "--keys", "cub", "--key-bits", "3"], "--keys cub has no random bits");
-    assert_one_line_error(&["sort", "10", "--type", "u8"], "u8 keys are not supported");
-    assert_one_line_error(&["histogram", "10", "--bins", "0"], "0 bins");
-    assert_one_line_error(&["histogram", "10", "--lo", "2", "--hi", "1"], "is empty");
-    assert_one_line_error(&["batched", "4", "4", "--op", "xor"], "not xor on u32");
-    assert_one_line_error(&["segmented", "10", "--rows-of", "3"], "10 elements are not whole rows of 3");
-    assert_one_line_error(&["compact", "10", "--keep", "lt:3"], "expected gt:<threshold>, nonzero or flags");
-    assert_one_line_error(&["csr", "10", "--rows", "0"], "--rows must be at least 1");
+fn help_lists_types_and_operators() {
+    let possible = |args: &[&str], option: &str| -> Vec<String> {
+        let help = stdout(&host(args));
+        let start = help.find(&format!("--{option} <")).unwrap_or_else(|| panic!("{args:?} has no --{option}"));
+        let block = &help[start..];
+        let block = &block[..block.find("\n\n      --").unwrap_or(block.len())];
+        block.lines().filter_map(|l| l.trim().strip_prefix("- ")).map(|l| l.split(':').next().unwrap().into()).collect()
+    };
+    let all: Vec<String> = gpu_scan::ElemType::ALL.iter().map(|t| t.name().into()).collect();
+    assert_eq!(possible(&["scan", "--help"], "type"), all);
+    assert_eq!(possible(&["compact", "--help"], "type"), all);
+    let wide = ["u32", "i32", "u64", "i64", "f32", "f64"];
+    for cmd in ["sort", "histogram", "segmented", "batched"] {
+        assert_eq!(possible(&[cmd, "--help"], "type"), wide, "{cmd}");
+    }
+    assert_eq!(possible(&["recurrence", "--help"], "type"), ["f32", "f64"]);
+    let ops: Vec<String> = gpu_scan::Op::ALL.iter().map(|o| o.name().into()).collect();
+    assert_eq!(possible(&["scan", "--help"], "op"), ops);
+    for cmd in ["segmented", "batched"] {
+        assert_eq!(possible(&[cmd, "--help"], "op"), ["add", "mul", "min", "max"], "{cmd}");
+    }
+    for cmd in ["histogram", "segmented", "recurrence"] {
+        let help = stdout(&host(&[cmd, "--help"]));
+        let n = help.lines().skip_while(|l| !l.starts_with("Arguments:")).nth(2).unwrap_or_default();
+        assert!(!n.trim().is_empty(), "{cmd}: N has no description:\n{help}");
+    }
 }
 
-fn tuning_mistakes_are_one_line_errors() {
-    assert_one_line_error(&["scan", "10", "--tune", "pipe_stages=0"], "from 1 to 16");
-    assert_one_line_error(&["scan", "10", "--tune", "warp_size=64"], "no such key");
-    assert_one_line_error(&["compact", "10", "--tune", "pipe_stages"], "key=value");
-    let o = host(&["scan", "10", "--tune", "help"]);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("pipe_stages") && stderr(&o).contains("bulk_rows"), "{}", stderr(&o));
+fn help_documents_the_exit_statuses() {
+    let o = host(&["--help"]);
+    assert!(o.status.success());
+    let help = stdout(&o);
+    for status in ["0    PASS", "1    FAIL", "2    usage or bad input", "3    no CUDA driver"] {
+        assert!(help.contains(status), "{help}");
+    }
+}
+
+fn mistakes_are_one_line_errors() {
+    assert_usage_error(&["scan", "10", "--type", "f32", "--op", "xor"], "operator `xor` is not defined for f32");
+    assert_usage_error(&["scan", "8", "--input", "1,2"], "N is 8 but --input has 2 values");
+    assert_usage_error(&["scan", "2", "--input", "1,x"], "`x` is not a valid u32 value");
+    assert_usage_error(&["scan", "4", "--init", "-3"], "--init `-3` is not a valid u32 value");
+    assert_usage_error(&["scan", "4", "--trace"], "--trace needs a block algorithm");
+    assert_usage_error(&["scan", "10", "--in-place", "--algo", "naive"], "cannot run in place");
+    assert_usage_error(&["scan", "10", "--ranks", "2", "--algo", "blelloch"], "--gpus and --ranks run the single-pass");
+    assert_usage_error(&["scan", "10", "--ranks", "0"], "must be at least 1");
+    assert_usage_error(&["bench", "--sizes", "5..9"], "a range is written 2^a..2^b");
+    assert_usage_error(&["bench", "--sizes", "1e3,0"], "`0` must be at least 1");
+    assert_usage_error(&["plot", "/nonexistent/bench.csv"], "/nonexistent/bench.csv");
+    assert_usage_error(&["sort", "10", "--key-bits", "40"], "--key-bits 40: u32 keys have 32 bits");
+    assert_usage_error(&["sort", "10", "--keys", "cub", "--key-bits", "3"], "--keys cub has no random bits");
+    assert_usage_error(&["sort", "10", "--type", "u8"], "invalid value 'u8' for '--type <TYPE>'");
+    assert_usage_error(&["histogram", "10", "--bins", "0"], "0 bins");
+    assert_usage_error(&["histogram", "10", "--lo", "2", "--hi", "1"], "is empty");
+    assert_usage_error(&["batched", "4", "4", "--op", "xor"], "invalid value 'xor' for '--op <OP>'");
+    assert_usage_error(&["batched", "0", "0"], "invalid value '0' for '<ROWS>': must be at least 1");
+    assert_usage_error(&["segmented", "10", "--rows-of", "3"], "10 elements are not whole rows of 3");
+    assert_usage_error(&["segmented", "10", "--mean-length", "0"], "--mean-length <MEAN_LENGTH>': must be at least 1");
+    assert_usage_error(&["compact", "10", "--keep", "lt:3"], "expected gt:<threshold>, nonzero or flags");
+    assert_usage_error(&["csr", "10", "--rows", "0"], "must be at least 1");
+    assert_usage_error(&["accuracy", "--types", "u32"], "invalid value 'u32'");
+    assert_usage_error(&["scan", "10", "--iters", "0"], "must be at least 1");
+    assert_usage_error(&["scan", "10", "--bogus"], "unexpected argument '--bogus'");
+}
+
+fn counts_are_read_as_people_write_them() {
+    assert_usage_error(&["scan", "1.25e1"], "`1.25e1` is not a whole number");
+    assert_usage_error(&["scan", "ten"], "`ten` is not a count (examples: 100000000, 1e8, 1.5e3, 2^28)");
+    assert_usage_error(&["scan", "2^64"], "is more than 2^64 - 1");
+    // Every way of writing 1500 reaches the planner as 1500 (too long for a traced scan).
+    for count in ["1500", "1.5e3", "15e2", "1_500", "1500.0"] {
+        assert_usage_error(&["scan", count, "--algo", "blelloch", "--trace"], "(got 1500)");
+    }
+    assert_usage_error(&["scan", "2^10", "--algo", "blelloch", "--trace", "--input", "1,2"], "N is 1024");
+    assert_usage_error(&["scan", "2^10+1"], "is not a count");
+}
+
+fn planner_limits_are_refused_before_the_gpu_opens() {
+    assert_usage_error(&["scan", "2000000", "--algo", "naive"], "the naive O(n^2) scan is limited to n <= 262144");
+    assert_usage_error(&["scan", "2000", "--algo", "kogge-stone", "--trace"], "give 1 to 1024 elements (got 2000)");
+    assert_usage_error(&["scan", "8", "--algo", "warp-shuffle", "--trace"], "keeps its state in registers");
+    assert_usage_error(&["compact", "10", "--type", "u8", "--kernel", "pipelined"], "built for 4- and 8-byte elements");
+    assert_usage_error(&["batched", "4", "4", "--axis", "rows", "--kernel", "column-tiles"], "scans columns, not rows");
+    assert_usage_error(&["sort", "2^32"], "fewer than 2^32");
+    assert_usage_error(&["histogram", "2^32"], "fewer than 2^32");
+    assert_usage_error(&["csr", "2^32"], "32-bit offsets hold fewer than 2^32");
+}
+
+fn output_paths_are_checked_before_the_gpu_opens() {
+    let d = temp_dir();
+    let taken = d.path().join("taken.csv");
+    std::fs::write(&taken, b"keep me").unwrap();
+    let taken = taken.to_str().unwrap();
+    assert_usage_error(
+        &["scan", "10", "--record", "/nonexistent/x.csv"],
+        "--record /nonexistent/x.csv: folder /nonexistent does not exist",
+    );
+    assert_usage_error(&["scan", "10", "--record", d.path().to_str().unwrap()], "is a folder");
+    assert_usage_error(&["timeline", "10", "--png", "/nonexistent/x.png"], "folder /nonexistent does not exist");
+    assert_usage_error(&["timeline", "10", "--csv", "/nonexistent/x.csv"], "folder /nonexistent does not exist");
+    assert_usage_error(&["timeline", "10", "--csv", taken], "exists; pass --force");
+    assert_usage_error(&["scan", "10", "--output", "/nonexistent/x.npy"], "folder /nonexistent does not exist");
+    let out = d.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    std::fs::write(out.join("bench.json"), b"keep me").unwrap();
+    std::fs::write(out.join("accuracy.csv"), b"keep me").unwrap();
+    let out = out.to_str().unwrap();
+    assert_usage_error(&["bench", "--sizes", "2^10", "--out", out], "bench.json: exists; pass --force");
+    assert_usage_error(&["accuracy", "--sizes", "2^10", "--out", out], "accuracy.csv: exists; pass --force");
+    assert_usage_error(&["bench", "--sizes", "2^10", "--out", &format!("{taken}/sub")], "is not a folder");
+    assert_eq!(std::fs::read(taken).unwrap(), b"keep me");
+    assert_eq!(std::fs::read(d.path().join("out/bench.json")).unwrap(), b"keep me");
+}
+
+fn too_large_is_refused() {
+    let d = temp_dir();
+    let out = d.path().join("never.npy");
+    // 2^40 elements: terabytes on any machine.
+    let cases: [&[&str]; 8] = [
+        &["scan", "2^40", "--output", out.to_str().unwrap()],
+        &["scan", "2^40", "--ranks", "4"],
+        &["compact", "2^40"],
+        &["segmented", "2^40"],
+        &["batched", "2^10", "2^30", "--axis", "rows"],
+        &["recurrence", "2^40"],
+        &["timeline", "2^40"],
+        &["bench", "--sizes", "2^40"],
+    ];
+    for args in cases {
+        assert_usage_error(args, "of host memory, but");
+    }
+    assert!(!out.exists(), "a refused run left {}", out.display());
+    assert_usage_error(&["sort", "2^40"], "fewer than 2^32");
 }
 
 fn unknown_names_are_rejected_with_the_choices() {
@@ -114,17 +247,64 @@ fn unknown_names_are_rejected_with_the_choices() {
         &["batched", "10", "10", "--axis", "2"],
     ];
     for args in cases {
-        let o = host(args);
-        assert_eq!(o.status.code(), Some(2), "{args:?}");
-        assert!(stderr(&o).contains("possible values"), "{}", stderr(&o));
+        assert_usage_error(args, "possible values");
     }
-    let o = host(&["scan", "ten"]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("is not a count"));
+    assert_usage_error(&["scan", "ten"], "is not a count");
 }
 
 fn without_a_gpu_a_scan_says_so_in_one_line() {
-    assert_one_line_error(&["scan", "1000", "--iters", "2"], "no CUDA driver found");
+    let args = ["scan", "1000", "--iters", "2"];
+    assert_output_is_error(&args, &host(&args), 3, "no CUDA driver found");
+}
+
+/// A billion elements are not generated (seconds and gigabytes) before the driver is looked for.
+fn without_a_gpu_a_large_scan_says_so_at_once() {
+    let args = ["scan", "1e9"];
+    let start = std::time::Instant::now();
+    let o = host(&args);
+    let took = start.elapsed();
+    match o.status.code() {
+        Some(3) => assert_output_is_error(&args, &o, 3, "no CUDA driver found"),
+        _ => assert_output_is_error(&args, &o, 2, "of host memory, but"),
+    }
+    assert!(took < std::time::Duration::from_secs(5), "took {took:?}: the input was made before the checks");
+}
+
+fn without_a_gpu_every_command_exits_3() {
+    let d = temp_dir();
+    let results = d.path().join("new/results");
+    let cases: [&[&str]; 11] = [
+        &["scan", "1.5e3"],
+        &["scan", "1000", "--ranks", "2"],
+        &["compact", "1000"],
+        &["sort", "1000", "--values"],
+        &["histogram", "1000"],
+        &["csr", "1000"],
+        &["segmented", "1000"],
+        &["batched", "10", "10"],
+        &["recurrence", "1000"],
+        &["timeline", "1000"],
+        &["bench", "--sizes", "2^10", "--out", results.to_str().unwrap()],
+    ];
+    for args in cases {
+        assert_output_is_error(args, &host(args), 3, "no CUDA driver found");
+    }
+    assert!(!d.path().join("new").exists(), "bench made its folder before running");
+}
+
+fn tuning_mistakes_are_one_line_errors() {
+    assert_usage_error(&["scan", "10", "--tune", "pipe_stages=0"], "from 1 to 16");
+    assert_usage_error(&["scan", "10", "--tune", "warp_size=64"], "no such key");
+    assert_usage_error(&["compact", "10", "--tune", "pipe_stages"], "key=value");
+}
+
+fn tune_help_lists_the_keys() {
+    let o = host(&["scan", "10", "--tune", "help"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stderr(&o), "");
+    let out = stdout(&o);
+    assert!(out.contains("pipe_stages") && out.contains("bulk_rows") && !out.contains("error"), "{out}");
+    assert!(host(&["--tune", "help"]).status.success());
 }
 
 fn scan_passes_on_a_gpu() {
@@ -151,6 +331,126 @@ fn plot_redraws_a_bench_csv_without_a_gpu() {
     assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
 }
 
+/// The names in `dir`, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    v.sort();
+    v
+}
+
+fn plot_makes_its_folder_and_never_overwrites() {
+    let d = temp_dir();
+    std::fs::write(d.path().join("bench.csv"), include_str!("fixtures/bench.csv")).unwrap();
+    // From a fresh clone: the default output's folder does not exist yet.
+    let o = host_in(d.path(), &["plot", "bench.csv"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let png = d.path().join("results/bench.png");
+    let first = std::fs::read(&png).unwrap();
+    assert!(first.starts_with(b"\x89PNG"));
+    let again = ["plot", "bench.csv", "--title", "another"];
+    assert_output_is_error(&again, &host_in(d.path(), &again), 2, "results/bench.png: exists; pass --force");
+    assert_eq!(std::fs::read(&png).unwrap(), first);
+    let o = host_in(d.path(), &["plot", "bench.csv", "--title", "another", "--force"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_ne!(std::fs::read(&png).unwrap(), first);
+    let nested = d.path().join("a/b/c.png");
+    assert!(host_in(d.path(), &["plot", "bench.csv", "--out", nested.to_str().unwrap()]).status.success());
+    assert!(nested.exists());
+    assert_eq!(names(&d.path().join("results")), ["bench.png"], "temporary files left behind");
+}
+
+fn plot_and_report_refuse_csvs_without_rows() {
+    let d = temp_dir();
+    let header = include_str!("fixtures/bench.csv").lines().next().unwrap().to_string() + "\n";
+    let cases = [
+        ("header.csv", header.as_str(), "holds no rows"),
+        ("bogus.csv", "hello,world\n1,2\n", "not a bench.csv: no column `algorithm`"),
+        ("empty.csv", "", "not a bench.csv"),
+    ];
+    for (name, text, needle) in cases {
+        let csv = d.path().join(name);
+        std::fs::write(&csv, text).unwrap();
+        let png = d.path().join(format!("{name}.png"));
+        let args = ["plot", csv.to_str().unwrap(), "--out", png.to_str().unwrap()];
+        assert_output_is_error(&args, &host(&args), 2, needle);
+        assert!(!png.exists(), "{name}: a plot was drawn");
+        let results = d.path().join(format!("{name}-results"));
+        std::fs::create_dir_all(results.join("scan")).unwrap();
+        std::fs::write(results.join("scan/bench.csv"), text).unwrap();
+        let out = d.path().join(format!("{name}-docs"));
+        let args = ["report", results.to_str().unwrap(), "--out", out.to_str().unwrap()];
+        assert_output_is_error(&args, &host(&args), 2, needle);
+        assert!(!out.exists(), "{name}: report wrote {}", out.display());
+    }
+    let args = ["report", "/nonexistent/results"];
+    assert_output_is_error(&args, &host(&args), 2, "not a results folder");
+}
+
+/// `host plot bench.csv | head -1`, the reader gone before the table is printed: the plot is
+/// drawn, and the program ends with the status of a closed pipe, silently.
+fn a_closed_pipe_ends_the_output_quietly() {
+    use std::process::Stdio;
+    let d = temp_dir();
+    std::fs::write(d.path().join("bench.csv"), include_str!("fixtures/bench.csv")).unwrap();
+    // The pipe's reading end is closed before the program starts, so no write can get through.
+    let closed = |args: &[&str]| {
+        let (reader, writer) = std::io::pipe().expect("a pipe");
+        drop(reader);
+        Command::new(host_binary())
+            .current_dir(d.path())
+            .args(args)
+            .stdout(writer)
+            .stderr(Stdio::piped())
+            .output()
+            .expect("running the host binary")
+    };
+    for args in [&["plot", "bench.csv"][..], &["scan", "--help"], &["scan", "10", "--tune", "help"]] {
+        let o = closed(args);
+        assert_eq!(stderr(&o), "", "{args:?}");
+        assert_eq!(o.status.code(), Some(141), "{args:?}");
+    }
+    assert!(d.path().join("results/bench.png").exists());
+}
+
+/// A results folder as `run.sh bench` writes it, with the fixture as the scan sweep.
+fn results_folder(d: &Path) -> PathBuf {
+    let results = d.join("results");
+    std::fs::create_dir_all(results.join("scan")).unwrap();
+    std::fs::write(results.join("scan/bench.csv"), include_str!("fixtures/bench.csv")).unwrap();
+    results
+}
+
+fn report_never_overwrites_without_force() {
+    let d = temp_dir();
+    let results = results_folder(d.path());
+    let docs = d.path().join("new/docs");
+    let args = ["report", results.to_str().unwrap(), "--out", docs.to_str().unwrap()];
+    let o = host(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(names(&docs), ["bench.csv", "bench.png", "performance.md"]);
+    for name in ["performance.md", "bench.csv", "bench.png"] {
+        for old in names(&docs) {
+            std::fs::remove_file(docs.join(old)).unwrap();
+        }
+        std::fs::write(docs.join(name), b"tracked").unwrap();
+        assert_output_is_error(&args, &host(&args), 2, &format!("{name}: exists; pass --force"));
+        assert_eq!(names(&docs), [name], "a refused report wrote files");
+        assert_eq!(std::fs::read(docs.join(name)).unwrap(), b"tracked");
+    }
+    std::fs::write(docs.join("performance.md"), b"tracked").unwrap();
+    assert!(host(&[&args[..], &["--force"]].concat()).status.success());
+    assert!(std::fs::read_to_string(docs.join("performance.md")).unwrap().starts_with("# Performance"));
+    assert_eq!(names(&docs), ["bench.csv", "bench.png", "performance.md"], "temporary files left behind");
+}
+
+fn bench_refuses_rows_that_cannot_run() {
+    assert_usage_error(&["bench", "--algos", "naive", "--sizes", "2^20"], "the naive u32 add scan of n = 1048576");
+    assert_usage_error(&["bench", "--types", "f32", "--ops", "xor"], "operator `xor` is not defined for f32");
+    assert_usage_error(&["bench", "--ops", "affine", "--types", "u64,u32"], "`affine` is not defined for u32");
+    assert_usage_error(&["bench", "--algos", "single-pass", "--kernel", "staged", "--types", "u8"], "staged");
+}
+
 /// Writes `data` as a one-dimensional .npy file.
 fn write_npy<T: npyz::AutoSerialize + npyz::Serialize + Copy>(path: &Path, data: &[T]) {
     use npyz::WriterBuilder;
@@ -170,21 +470,22 @@ fn file_mistakes_are_one_line_errors() {
     write_npy::<f32>(&d.path().join("f32.npy"), &[1.0, 2.0]);
     write_npy::<u32>(&d.path().join("u32.npy"), &[1, 2]);
     std::fs::write(d.path().join("taken.npy"), b"keep me").unwrap();
-    assert_one_line_error(&["scan", "--input", &path("bad.npy")], "not a valid .npy file");
-    assert_one_line_error(&["scan", "--input", &path("five.bin")], "raw binary input needs --type");
-    assert_one_line_error(&["scan", "--input", &path("five.bin"), "--type", "u32"], "5 bytes is not a whole number");
-    assert_one_line_error(
+    assert_usage_error(&["scan", "--input", &path("bad.npy")], "not a valid .npy file");
+    assert_usage_error(&["scan", "--input", &path("five.bin")], "raw binary input needs --type");
+    assert_usage_error(&["scan", "--input", &path("five.bin"), "--type", "u32"], "5 bytes is not a whole number");
+    assert_usage_error(
         &["scan", "--input", &path("f32.npy"), "--op", "xor"],
         "operator `xor` is not defined for f32",
     );
-    assert_one_line_error(
-        &["scan", "--input", &path("u32.npy"), "--type", "f64"],
-        "holds u32, but --type f64 was given",
-    );
-    assert_one_line_error(&["scan", "3", "--input", &path("u32.npy")], "N is 3 but --input has 2 values");
-    assert_one_line_error(&["scan", "10", "--output", &path("taken.npy")], "exists; pass --force");
-    assert_one_line_error(&["scan", "10", "--output", &path("no/such/dir/out.npy")], "does not exist");
-    assert_one_line_error(&["scan"], "give N, the number of elements, or --input");
+    assert_usage_error(&["scan", "--input", &path("u32.npy"), "--type", "f64"], "holds u32, but --type f64 was given");
+    assert_usage_error(&["scan", "3", "--input", &path("u32.npy")], "N is 3 but --input has 2 values");
+    assert_usage_error(&["scan", "10", "--output", &path("taken.npy")], "exists; pass --force");
+    assert_usage_error(&["scan", "10", "--output", &path("no/such/dir/out.npy")], "does not exist");
+    assert_usage_error(&["scan"], "give N, the number of elements, or --input");
+    assert_usage_error(&["scan", "--input", d.path().to_str().unwrap()], "is a folder; give a .npy or raw file");
+    assert_usage_error(&["scan", "--input", &path("missing/in.npy")], "cannot open");
+    write_npy::<u32>(&d.path().join("empty.npy"), &[]);
+    assert_usage_error(&["scan", "--input", &path("empty.npy")], "--input holds no values");
     assert_eq!(std::fs::read(d.path().join("taken.npy")).unwrap(), b"keep me");
 }
 
@@ -201,8 +502,18 @@ fn npy_in_npy_out_on_a_gpu() {
     let got: Vec<i64> = npyz::NpyFile::new(&std::fs::read(&out).unwrap()[..]).unwrap().into_vec().unwrap();
     let want = gpu_scan::reference::scan(gpu_scan::Op::Add, &data, true, None).unwrap();
     assert_eq!(got, want);
-    let again = host(&["scan", "--input", input.to_str().unwrap(), "--output", out.to_str().unwrap()]);
-    assert_eq!(again.status.code(), Some(1), "an existing output must not be replaced without --force");
+    let again = ["scan", "--input", input.to_str().unwrap(), "--output", out.to_str().unwrap()];
+    assert_output_is_error(&again, &host(&again), 2, "exists; pass --force");
+}
+
+fn scan_across_ranks_on_a_gpu() {
+    let d = temp_dir();
+    let record = d.path().join("record.csv");
+    let o = host(&["scan", "100003", "--ranks", "3", "--iters", "2", "--record", record.to_str().unwrap()]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("scan across 3 ranks") && out.contains("of a same-run device copy"), "{out}");
+    assert!(std::fs::read_to_string(&record).unwrap().contains("scan across 3 ranks"));
 }
 
 /// Argument fuzzing: any mix of subcommands, flags and (sometimes nonsensical) values ends in a
@@ -269,7 +580,8 @@ fn random_arguments_never_panic() -> Result<(), String> {
             let o = host(&args);
             let err = stderr(&o);
             prop_assert!(!err.contains("panicked"), "{args:?}: {err}");
-            prop_assert!(matches!(o.status.code(), Some(0..=2)), "{args:?}: {:?} {err}", o.status);
+            prop_assert!(matches!(o.status.code(), Some(0..=3)), "{args:?}: {:?} {err}", o.status);
+            prop_assert!(err.lines().count() <= 1, "{args:?}: {err}");
             Ok(())
         })
         .map_err(|e| e.to_string())

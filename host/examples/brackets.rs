@@ -5,8 +5,19 @@
 //!     cargo run --release -p gpu-scan --example brackets
 
 use gpu_scan::{Gpu, Op, ScanOptions};
+use std::process::ExitCode;
 
-fn main() -> gpu_scan::Result<()> {
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> gpu_scan::Result<()> {
     let gpu = Gpu::new(0)?;
     for text in ["(()(()))()", "(()))(()", "((()", "()()((())())"] {
         let steps: Vec<i32> = text.chars().map(|c| if c == '(' { 1 } else { -1 }).collect();

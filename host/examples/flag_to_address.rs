@@ -4,8 +4,19 @@
 //!     cargo run --release -p gpu-scan --example flag_to_address
 
 use gpu_scan::{CompactOptions, Gpu, Keep, Op, ScanOptions, TempStorage};
+use std::process::ExitCode;
 
-fn main() -> gpu_scan::Result<()> {
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> gpu_scan::Result<()> {
     let gpu = Gpu::new(0)?;
     let input = [5i32, -2, 7, 0, 3, -1, 9];
     let flags: Vec<u32> = input.iter().map(|&x| (x > 0) as u32).collect();

@@ -4,8 +4,19 @@
 //!     cargo run --release -p gpu-scan --example sandwich
 
 use gpu_scan::{Gpu, Op, ScanOptions};
+use std::process::ExitCode;
 
-fn main() -> gpu_scan::Result<()> {
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> gpu_scan::Result<()> {
     let gpu = Gpu::new(0)?;
     let length = 100u32;
     let demands = [3u32, 5, 2, 7, 28, 4, 3, 0, 8, 1];

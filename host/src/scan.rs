@@ -5,8 +5,8 @@ use crate::element::Element;
 use crate::error::{at_least, Error, Result};
 use crate::launch::scan::{self as launch, hier_steps, Operands};
 use crate::options::{ReduceOptions, ScanOptions};
-use crate::plan::multi::reduce;
 use crate::plan::check_output;
+use crate::plan::multi::reduce;
 use crate::plan::scan::{aligned, plan, ScanPlan, ScanRequest};
 use crate::runtime::Gpu;
 use crate::temp::TempStorage;
@@ -15,19 +15,29 @@ use std::sync::Arc;
 
 /// The request for a scan of `n` elements of `T` with `opts`, between `input` and `output`.
 pub(crate) fn request<T: Element>(opts: &ScanOptions<T>, n: u64, input: u64, output: u64) -> ScanRequest {
-    ScanRequest {
-        ty: T::TYPE,
-        op: opts.op,
-        n,
-        exclusive: opts.exclusive,
-        has_init: opts.init.is_some(),
-        algorithm: opts.algorithm,
-        kernel: opts.kernel,
-        deterministic: opts.deterministic,
-        ordering: opts.status_ordering,
-        backoff_ns: opts.backoff_ns,
-        aligned: aligned(input) && aligned(output),
-        in_place: input == output,
+    ScanRequest { aligned: aligned(input) && aligned(output), in_place: input == output, ..opts.request(n) }
+}
+
+impl<T: Element> ScanOptions<T> {
+    /// The planner's request for a scan of `n` elements with these options, between distinct
+    /// buffers on 16-byte boundaries (set `in_place` or `aligned` for others): what
+    /// [`crate::plan::scan::plan`] checks and plans without a GPU.
+    pub fn request(&self, n: u64) -> ScanRequest {
+        let opts = self;
+        ScanRequest {
+            ty: T::TYPE,
+            op: opts.op,
+            n,
+            exclusive: opts.exclusive,
+            has_init: opts.init.is_some(),
+            algorithm: opts.algorithm,
+            kernel: opts.kernel,
+            deterministic: opts.deterministic,
+            ordering: opts.status_ordering,
+            backoff_ns: opts.backoff_ns,
+            aligned: true,
+            in_place: false,
+        }
     }
 }
 

@@ -100,7 +100,8 @@ fn bench(results: Option<PathBuf>) -> Result<()> {
         .args(["run", "--release", "-p", "host", "--", "report"])
         .arg(&results)
         .arg("--out")
-        .arg(&docs))
+        .arg(&docs)
+        .arg("--force"))
 }
 
 fn build_ptx(arch: String, filter: Option<String>) -> Result<()> {

@@ -2,9 +2,11 @@
 //! and CUB, torch and CuPy baselines; and `plot`, which redraws a sweep without a GPU.
 
 use super::scan::Strategy;
-use crate::args::{parse_count, parse_sizes, Algo, Global, Operator, Runs, Type};
+use crate::args::{parse_sizes, positive, Algo, Global, Operator, Runs, Type};
+use crate::memory;
+use crate::out::{out, outln};
 use crate::sweep::{self, Baseline, BenchConfig};
-use crate::{experiment, plot};
+use crate::{experiment, io, plot};
 use clap::Args;
 use gpu_scan::{Error, Result};
 use std::path::PathBuf;
@@ -24,7 +26,7 @@ pub struct BenchArgs {
     #[arg(long, default_value = "2^10..2^30")]
     sizes: String,
     /// Exponent step of a `2^a..2^b` size range.
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 2, value_parser = crate::args::count_in::<u32>(1, 40))]
     step: u32,
     /// Exclusive scans.
     #[arg(long)]
@@ -34,35 +36,41 @@ pub struct BenchArgs {
     #[command(flatten)]
     runs: Runs,
     /// CSV of the CUB baseline (bench/baselines/cub.cu) from the same run: adds CUB and the ratio.
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     baseline: Option<PathBuf>,
     /// CSV of bench/baselines/peers.py (torch, CuPy) from the same run: adds them to the plot.
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     peers: Option<PathBuf>,
-    /// Where bench.csv, bench.json and bench.png go.
-    #[arg(long, default_value = "results")]
+    /// The folder bench.csv, bench.json and bench.png go to (created where missing).
+    #[arg(long, default_value = "results", value_name = "DIR")]
     out: PathBuf,
+    /// Replace existing bench.csv, bench.json and bench.png files.
+    #[arg(long)]
+    force: bool,
     /// Instead of the sweep: weak and strong scaling of the `u32` add scan across these GPUs
     /// (`all` or a list like `0,1`), from one GPU up to all of them.
     #[arg(long)]
     gpus: Option<super::multi::Gpus>,
     /// Weak scaling: elements on each GPU.
-    #[arg(long, default_value = "2^30", value_parser = parse_count)]
+    #[arg(long, default_value = "2^30", value_parser = positive)]
     per_gpu: u64,
     /// Strong scaling: elements in all.
-    #[arg(long, default_value = "2^31", value_parser = parse_count)]
+    #[arg(long, default_value = "2^31", value_parser = positive)]
     total: u64,
 }
 
 pub fn run(args: &BenchArgs, global: &Global) -> Result<bool> {
+    let (tuning, _) = global.resolve()?;
     if let Some(gpus) = &args.gpus {
-        global.resolve()?;
         return super::multi::scaling(global, gpus, args.per_gpu, args.total, args.runs.iters);
     }
     let sizes = parse_sizes(&args.sizes, args.step)?;
+    let outputs = ["bench.csv", "bench.json", "bench.png"].map(|f| args.out.join(f));
+    for path in &outputs {
+        io::check_creatable(path, args.force)?;
+    }
     let cub = args.baseline.as_deref().map(Baseline::read).transpose()?;
     let peers = args.peers.as_deref().map(Baseline::read).transpose()?;
-    global.resolve()?;
     let scans = args
         .algos
         .iter()
@@ -76,7 +84,11 @@ pub fn run(args: &BenchArgs, global: &Global) -> Result<bool> {
         iters: args.runs.iters,
         seed: args.runs.seed,
     };
+    let (host, device) = sweep::plan(&tuning, &cfg)?;
+    let what = "the sweep's largest row";
+    memory::check(what, host)?;
     let gpu = experiment::open(global)?;
+    gpu.check_memory(what, device)?;
     let info = gpu.info();
     let bar = indicatif::ProgressBar::new(1);
     bar.set_style(
@@ -90,16 +102,16 @@ pub fn run(args: &BenchArgs, global: &Global) -> Result<bool> {
     });
     bar.finish_and_clear();
     let rows = rows?;
-    print!("{}", sweep::table(&rows));
     let title = format!("{} ({} SMs): scan GB/s vs n", info.name, info.multiprocessors);
-    let mut written = sweep::write(&args.out, &rows)?;
-    let png = args.out.join("bench.png");
-    plot::plot_png(&png, &rows, peers.as_ref(), &title)?;
-    written.push(png);
-    for p in written {
-        println!("wrote {}", p.display());
+    let [csv, json, png] = &outputs;
+    sweep::write_csv(csv, &rows, args.force)?;
+    sweep::write_json(json, &rows, args.force)?;
+    plot::write_png(png, args.force, &rows, peers.as_ref(), &title)?;
+    out!("{}", sweep::table(&rows));
+    for p in &outputs {
+        outln!("wrote {}", p.display());
     }
-    println!("command: {}", std::env::args().collect::<Vec<_>>().join(" "));
+    outln!("command: {}", std::env::args().collect::<Vec<_>>().join(" "));
     Ok(rows.iter().all(|r| r.check == "PASS"))
 }
 
@@ -108,21 +120,25 @@ pub struct PlotArgs {
     /// A bench.csv written by `bench`.
     csv: PathBuf,
     /// torch/CuPy CSV from the same run, to add to the plot.
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     peers: Option<PathBuf>,
-    /// Where to write the PNG.
-    #[arg(long, default_value = "results/bench.png")]
+    /// Where to write the PNG (its folder is created where missing).
+    #[arg(long, default_value = "results/bench.png", value_name = "FILE")]
     out: PathBuf,
+    /// Replace an existing PNG.
+    #[arg(long)]
+    force: bool,
     /// Plot title.
     #[arg(long, default_value = "scan GB/s vs n")]
     title: String,
 }
 
 pub fn plot(args: &PlotArgs) -> Result<bool> {
+    io::check_creatable(&args.out, args.force)?;
     let rows = sweep::read_csv(&args.csv)?;
     let peers = args.peers.as_deref().map(Baseline::read).transpose()?;
-    print!("{}", sweep::table(&rows));
-    plot::plot_png(&args.out, &rows, peers.as_ref(), &args.title)?;
-    println!("wrote {}", args.out.display());
+    plot::write_png(&args.out, args.force, &rows, peers.as_ref(), &args.title)?;
+    out!("{}", sweep::table(&rows));
+    outln!("wrote {}", args.out.display());
     Ok(true)
 }

@@ -1,22 +1,25 @@
 //! `compact`: stream compaction of CUB's benchmark values, checked and timed (against CUB's
 //! DeviceSelect::If with a same-run baseline).
 
-use crate::args::{host_len, parse_count, CompactKernelArg, Global, Runs, Type};
-use crate::experiment::{self, first_difference, Check, Experiment};
+use crate::args::{host_len, positive, CompactKernelArg, CompactType, Global, Runs};
+use crate::experiment::{self, first_difference, Check, Experiment, Needs};
+use crate::memory::{self, bytes_of, total};
 use crate::sweep::Baseline;
 use clap::Args;
 use gpu_scan::cudarc::driver::CudaSlice;
 use gpu_scan::reference::apps as reference;
 use gpu_scan::{input, with_elem_type, CompactOptions, Element, Error, Gpu, Keep, Result, TempStorage};
+use scan_abi::kernel::predicate;
 use std::path::PathBuf;
 
 #[derive(Args)]
 pub struct CompactArgs {
     /// Number of elements (100000000, 1e8, 2^28). Values follow CUB's benchmark: (i * 2654435761) mod 7.
-    #[arg(value_parser = parse_count)]
+    #[arg(value_parser = positive)]
     n: u64,
-    #[arg(long = "type", default_value = "u32")]
-    ty: Type,
+    /// Element type.
+    #[arg(long = "type", value_name = "TYPE", default_value = "u32")]
+    ty: CompactType,
     /// What to keep: `gt:<threshold>`, `nonzero`, or `flags` (a random byte array, half set).
     #[arg(long, default_value = "gt:3", allow_hyphen_values = true)]
     keep: String,
@@ -26,7 +29,7 @@ pub struct CompactArgs {
     #[command(flatten)]
     runs: Runs,
     /// CSV of the CUB baseline from the same run: adds CUB's select_if_gt3 time.
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     baseline: Option<PathBuf>,
 }
 
@@ -51,6 +54,7 @@ pub fn run(args: &CompactArgs, global: &Global) -> Result<bool> {
 }
 
 fn typed<T: Element>(args: &CompactArgs, global: &Global) -> Result<bool> {
+    let (tuning, _) = global.resolve()?;
     let keep = parse_keep::<T>(&args.keep)?;
     let n = host_len(args.n, "N")?;
     let cub = args.baseline.as_deref().map(Baseline::read).transpose()?;
@@ -60,21 +64,40 @@ fn typed<T: Element>(args: &CompactArgs, global: &Global) -> Result<bool> {
         }
         _ => None,
     };
-    let data = input::cub_pattern::<T>(n);
-    let flags =
-        (keep == Keep::Flags).then(|| (0..args.n).map(|i| (input::bits(args.runs.seed, i) & 1) as u8).collect());
-    let opts = CompactOptions::new(keep).kernel(args.kernel.0);
-    let mut exp = Compact {
-        spec: args.keep.clone(),
-        data,
-        flags,
-        opts,
-        cub_ms,
-        buffers: None,
-        temp: TempStorage::new(),
-        kept: 0,
+    let pred = match keep {
+        Keep::Greater(_) => predicate::GREATER,
+        Keep::NonZero => predicate::NONZERO,
+        Keep::Flags => predicate::FLAGS,
+        other => return Err(Error::invalid(format!("the compaction keeping {other:?} has no command-line form"))),
     };
-    experiment::run(global, args.runs.iters, &mut exp)
+    let plan = gpu_scan::plan::compact::plan(&tuning, T::TYPE, args.n, pred, args.kernel.0, true)?;
+    let what = format!("a compaction of {} {}", args.n, T::TYPE.name());
+    let bytes = bytes_of(args.n, T::TYPE.size() as u64, &what)?;
+    let flags = if keep == Keep::Flags { args.n } else { 0 };
+    // The input, the flags, the result read back and the CPU's.
+    let needs = Needs {
+        host: total(&[bytes, flags, bytes, bytes], &what)?,
+        device: total(&[bytes, flags, bytes, plan.state.bytes()], &what)?,
+        what,
+    };
+    let seed = args.runs.seed;
+    let make = || -> Result<Compact<T>> {
+        let flags = match keep {
+            Keep::Flags => Some(memory::from_fn(n, "the flags", |i| (input::bits(seed, i as u64) & 1) as u8)?),
+            _ => None,
+        };
+        Ok(Compact {
+            spec: args.keep.clone(),
+            data: memory::cub_pattern::<T>(n)?,
+            flags,
+            opts: CompactOptions::new(keep).kernel(args.kernel.0),
+            cub_ms,
+            buffers: None,
+            temp: TempStorage::new(),
+            kept: 0,
+        })
+    };
+    Ok(experiment::run(global, args.runs.iters, &needs, make)?.passed)
 }
 
 struct Compact<T> {
@@ -99,10 +122,6 @@ struct Device<T> {
 impl<T: Element> Experiment for Compact<T> {
     fn title(&self) -> String {
         format!("compact: n={} {} keep {}", self.data.len(), T::TYPE.name(), self.spec)
-    }
-
-    fn device_bytes(&self) -> u64 {
-        self.data.len() as u64 * (2 * T::TYPE.size() as u64 + 1)
     }
 
     fn traffic(&self) -> (u64, u64) {

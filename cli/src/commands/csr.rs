@@ -1,52 +1,60 @@
 //! `csr`: COO -> CSR row offsets of a generated sparse matrix with empty rows, and back to COO.
 
-use crate::args::{host_len, parse_count, Global, Runs};
-use crate::experiment::{self, first_difference, Check, Experiment};
+use crate::args::{count_in, host_len, positive, Global, Runs};
+use crate::experiment::{self, first_difference, Check, Experiment, Needs};
+use crate::memory::{self, bytes_of, total};
 use clap::Args;
 use gpu_scan::cudarc::driver::CudaSlice;
+use gpu_scan::plan::partition::count_scan;
 use gpu_scan::reference::apps as reference;
 use gpu_scan::{input, CsrOptions, Error, Gpu, Result, TempStorage};
 
 #[derive(Args)]
 pub struct CsrArgs {
-    /// Number of nonzeros.
-    #[arg(value_parser = parse_count)]
+    /// Number of nonzeros (fewer than 2^32 - 1: the offsets are 32-bit).
+    #[arg(value_parser = positive)]
     nnz: u64,
-    /// Number of rows (default nnz / 4; about 2% of rows are left empty on purpose).
-    #[arg(long)]
+    /// Number of rows, 1 to 2^32 - 2 (default nnz / 4; about 2% of rows are left empty on purpose).
+    #[arg(long, value_parser = count_in::<u32>(1, u32::MAX as u64 - 1))]
     rows: Option<u32>,
     #[command(flatten)]
     runs: Runs,
 }
 
 /// A sorted COO row index array over `nrows` rows with about 2% of the rows empty.
-fn sparse_rows(seed: u64, nnz: usize, nrows: u32) -> Vec<u32> {
-    let mut rows: Vec<u32> = (0..nnz as u64)
-        .map(|i| {
-            let r = (input::bits(seed, i) % nrows as u64) as u32;
-            if r % 50 == 7 {
-                (r + 1) % nrows
-            } else {
-                r
-            }
-        })
-        .collect();
+fn sparse_rows(seed: u64, nnz: usize, nrows: u32) -> Result<Vec<u32>> {
+    let mut rows = memory::from_fn(nnz, "the row indices", |i| {
+        let r = (input::bits(seed, i as u64) % nrows as u64) as u32;
+        if r % 50 == 7 {
+            (r + 1) % nrows
+        } else {
+            r
+        }
+    })?;
     rows.sort_unstable();
-    rows
+    Ok(rows)
 }
 
 pub fn run(args: &CsrArgs, global: &Global) -> Result<bool> {
+    let (tuning, _) = global.resolve()?;
     let nnz = host_len(args.nnz, "NNZ")?;
-    let nrows = args.rows.unwrap_or((args.nnz / 4).clamp(1, u32::MAX as u64 - 1) as u32);
-    if nrows == 0 {
-        return Err(Error::invalid("--rows must be at least 1"));
-    }
     if args.nnz >= u32::MAX as u64 {
         return Err(Error::invalid(format!("{nnz} nonzeros: 32-bit offsets hold fewer than 2^32")));
     }
-    global.resolve()?;
-    let mut exp = Csr { rows: sparse_rows(args.runs.seed, nnz, nrows), nrows, buffers: None, temp: TempStorage::new() };
-    experiment::run(global, args.runs.iters, &mut exp)
+    let nrows = args.rows.unwrap_or((args.nnz / 4).clamp(1, u32::MAX as u64 - 1) as u32);
+    let entries = nrows as u64 + 1;
+    let to_csr = count_scan(&tuning, entries, true)?.temp_bytes();
+    let to_coo = count_scan(&tuning, args.nnz, false)?.temp_bytes();
+    let what = format!("a COO -> CSR of {nnz} nonzeros in {nrows} rows");
+    let (indices, offsets) = (bytes_of(args.nnz, 4, &what)?, bytes_of(entries, 4, &what)?);
+    // The row indices, the offsets read back and the CPU's, the round trip read back.
+    let needs = Needs {
+        host: total(&[indices, offsets, offsets, indices], &what)?,
+        device: total(&[indices, 2 * offsets, to_csr.0, to_csr.1, 2 * indices, to_coo.0, to_coo.1], &what)?,
+        what,
+    };
+    let make = || Ok(Csr { rows: sparse_rows(args.runs.seed, nnz, nrows)?, nrows, buffers: None, temp: TempStorage::new() });
+    Ok(experiment::run(global, args.runs.iters, &needs, make)?.passed)
 }
 
 struct Csr {
@@ -60,10 +68,6 @@ struct Csr {
 impl Experiment for Csr {
     fn title(&self) -> String {
         format!("csr: {} nonzeros in {} rows", self.rows.len(), self.nrows)
-    }
-
-    fn device_bytes(&self) -> u64 {
-        4 * (3 * self.rows.len() as u64 + 2 * (self.nrows as u64 + 1))
     }
 
     fn traffic(&self) -> (u64, u64) {

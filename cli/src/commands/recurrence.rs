@@ -1,20 +1,23 @@
 //! `recurrence`: the linear recurrence x[t] = a[t]*x[t-1] + b[t] as a scan of affine maps,
 //! checked against the sequential loop within its rounding bound.
 
-use crate::args::{host_len, parse_count, parse_range, Float, Global, Kernel, Runs};
-use crate::experiment::{self, Check, Experiment};
+use crate::args::{host_len, parse_range, positive, Global, Kernel, RecurrenceType, Runs};
+use crate::experiment::{self, Check, Experiment, Needs};
+use crate::memory::{self, bytes_of, total};
 use clap::Args;
 use gpu_scan::apps::recurrence::RecurrenceFloat;
 use gpu_scan::cudarc::driver::CudaSlice;
 use gpu_scan::reference::{apps as reference, verify::roundings};
-use gpu_scan::{input, Algorithm, Gpu, RecurrenceOptions, Result, TempStorage};
+use gpu_scan::{Algorithm, ElemType, Error, Gpu, RecurrenceOptions, Result, TempStorage};
 
 #[derive(Args)]
 pub struct RecurrenceArgs {
-    #[arg(value_parser = parse_count)]
+    /// Number of steps t (100000000, 1e8, 2^28).
+    #[arg(value_parser = positive)]
     n: u64,
-    #[arg(long = "type", default_value = "f32")]
-    ty: Float,
+    /// Float type of a, b and x.
+    #[arg(long = "type", value_name = "TYPE", default_value = "f32")]
+    ty: RecurrenceType,
     /// x[-1].
     #[arg(long, default_value_t = 0.0, allow_hyphen_values = true)]
     x0: f64,
@@ -29,21 +32,34 @@ pub struct RecurrenceArgs {
 }
 
 pub fn run(args: &RecurrenceArgs, global: &Global) -> Result<bool> {
-    global.resolve()?;
-    match args.ty {
-        Float::F32 => typed::<f32>(args, global),
-        Float::F64 => typed::<f64>(args, global),
+    match args.ty.0 {
+        ElemType::F32 => typed::<f32>(args, global),
+        ElemType::F64 => typed::<f64>(args, global),
+        other => Err(Error::invalid(format!("the recurrence is built for f32 and f64, not {}", other.name()))),
     }
 }
 
 fn typed<F: RecurrenceFloat>(args: &RecurrenceArgs, global: &Global) -> Result<bool> {
+    let (tuning, _) = global.resolve()?;
     let n = host_len(args.n, "N")?;
+    let plan = gpu_scan::plan::scan::recurrence(&tuning, F::TYPE, args.n, args.kernel.0, true)?;
+    let what = format!("a recurrence of {} {} steps", args.n, F::TYPE.name());
+    let (values, maps) =
+        (bytes_of(args.n, F::TYPE.size() as u64, &what)?, bytes_of(args.n, 2 * F::TYPE.size() as u64, &what)?);
+    // a and b, their maps, the maps read back and their x, and the CPU's x and scales in f64.
+    let needs = Needs {
+        host: total(&[2 * values, maps, maps, values, bytes_of(args.n, 16, &what)?], &what)?,
+        device: total(&[maps, maps, plan.state.bytes()], &what)?,
+        what,
+    };
     let (lo, hi) = args.factors;
-    let a = input::uniform::<F>(args.runs.seed, n, lo, hi);
-    let b = input::uniform::<F>(args.runs.seed ^ 1, n, -1.0, 1.0);
-    let opts = RecurrenceOptions::new(F::from_f64(args.x0)).kernel(args.kernel.0);
-    let mut exp = Recurrence { a, b, factors: args.factors, opts, buffers: None, temp: TempStorage::new() };
-    experiment::run(global, args.runs.iters, &mut exp)
+    let make = || -> Result<Recurrence<F>> {
+        let a = memory::uniform::<F>(args.runs.seed, n, lo, hi)?;
+        let b = memory::uniform::<F>(args.runs.seed ^ 1, n, -1.0, 1.0)?;
+        let opts = RecurrenceOptions::new(F::from_f64(args.x0)).kernel(args.kernel.0);
+        Ok(Recurrence { a, b, factors: args.factors, opts, buffers: None, temp: TempStorage::new() })
+    };
+    Ok(experiment::run(global, args.runs.iters, &needs, make)?.passed)
 }
 
 type Maps<F> = CudaSlice<<F as RecurrenceFloat>::Map>;
@@ -69,10 +85,6 @@ impl<F: RecurrenceFloat> Experiment for Recurrence<F> {
         )
     }
 
-    fn device_bytes(&self) -> u64 {
-        2 * self.traffic().1
-    }
-
     fn traffic(&self) -> (u64, u64) {
         let bytes = (self.a.len() * std::mem::size_of::<F::Map>()) as u64;
         (2 * bytes, bytes)
@@ -80,7 +92,7 @@ impl<F: RecurrenceFloat> Experiment for Recurrence<F> {
 
     fn prepare(&mut self, gpu: &Gpu) -> Result<()> {
         let stream = gpu.stream().clone();
-        let maps: Vec<F::Map> = self.a.iter().zip(&self.b).map(|(&a, &b)| F::map(a, b)).collect();
+        let maps = memory::from_fn(self.a.len(), "the recurrence's maps", |t| F::map(self.a[t], self.b[t]))?;
         let d_maps = gpu.upload(&stream, "recurrence maps", &maps)?;
         let d_out = gpu.alloc_zeros::<F::Map>(&stream, "recurrence output", maps.len())?;
         self.buffers = Some([d_maps, d_out]);

@@ -3,8 +3,9 @@
 //! newest), torch and CuPy, and the applications' and batched scans' records. No GPU needed.
 
 use crate::experiment::Record;
+use crate::out::outln;
 use crate::sweep::{self, Baseline, Row};
-use crate::{plot, sweep::read_csv};
+use crate::{io, plot, sweep::read_csv};
 use clap::Args;
 use gpu_scan::{Error, Result};
 use std::fmt::Write;
@@ -12,11 +13,16 @@ use std::path::{Path, PathBuf};
 
 #[derive(Args)]
 pub struct ReportArgs {
-    /// The results folder of one run.
+    /// The results folder of one run (`run.sh bench` writes it: scan/bench.csv and the
+    /// baselines' CSVs).
     results: PathBuf,
-    /// Where performance.md, bench.csv and bench.png go.
-    #[arg(long, default_value = "docs")]
+    /// The folder performance.md, bench.csv and bench.png go to (created where missing).
+    #[arg(long, default_value = "docs", value_name = "DIR")]
     out: PathBuf,
+    /// Replace existing performance.md, bench.csv and bench.png files (as regenerating
+    /// docs/ does).
+    #[arg(long)]
+    force: bool,
     /// The command that produced the results, quoted in the report.
     #[arg(long, default_value = "bash .gpu-bundle/run.sh bench")]
     command: String,
@@ -52,6 +58,13 @@ fn comment(dir: &Path, name: &str) -> Option<String> {
 
 pub fn run(args: &ReportArgs) -> Result<bool> {
     let dir = &args.results;
+    if !dir.is_dir() {
+        return Err(Error::invalid(format!("{}: not a results folder", dir.display())));
+    }
+    let [page, csv, png] = ["performance.md", "bench.csv", "bench.png"].map(|f| args.out.join(f));
+    for path in [&page, &csv, &png] {
+        io::check_creatable(path, args.force)?;
+    }
     let mut rows = read_csv(&dir.join("scan").join("bench.csv"))?;
     let cub = optional(dir, "cub.csv")?;
     let cub35 = optional(dir, "cub35.csv")?;
@@ -144,21 +157,14 @@ pub fn run(args: &ReportArgs) -> Result<bool> {
             );
         }
     }
-    std::fs::create_dir_all(&args.out).map_err(|e| Error::invalid(format!("{}: {e}", args.out.display())))?;
     for r in rows.iter_mut() {
         r.cub_ms = cub35.as_ref().and_then(|b| b.get("inclusive_sum", &r.ty, r.n)).or(r.cub_ms);
     }
-    sweep::write(&args.out, &rows)?;
-    let _ = std::fs::remove_file(args.out.join("bench.json"));
-    plot::plot_png(
-        &args.out.join("bench.png"),
-        &rows,
-        peers.as_ref(),
-        "scan GB/s against n (same run: copy, CUB, torch, CuPy)",
-    )?;
-    let page = args.out.join("performance.md");
-    std::fs::write(&page, md).map_err(|e| Error::invalid(format!("{}: {e}", page.display())))?;
-    println!("wrote {}, bench.csv and bench.png in {}", page.display(), args.out.display());
+    sweep::write_csv(&csv, &rows, args.force)?;
+    let title = "scan GB/s against n (same run: copy, CUB, torch, CuPy)";
+    plot::write_png(&png, args.force, &rows, peers.as_ref(), title)?;
+    io::write_text(&page, args.force, &md)?;
+    outln!("wrote {}, bench.csv and bench.png in {}", page.display(), args.out.display());
     Ok(true)
 }
 

@@ -1,14 +1,18 @@
 //! `scan`: one checked, timed scan of generated values, a list, or a file; and `--trace`, the
 //! shared array of a one-block scan after every round.
 
-use crate::args::{host_len, parse_count, Algo, Global, Kernel, Operator, OrderingArg, PropagationArg, Runs, Type};
-use crate::experiment::{self, Check, Experiment};
+use super::multi::{self, Placement};
+use crate::args::{host_len, positive, Algo, Global, Kernel, Operator, OrderingArg, PropagationArg, Runs, Type};
+use crate::experiment::{self, Check, Experiment, Needs};
 use crate::io::{self, FileElement};
+use crate::memory::{self, bytes_of, total};
+use crate::out::outln;
 use clap::Args;
 use gpu_scan::cudarc::driver::CudaSlice;
+use gpu_scan::plan::scan as planner;
 use gpu_scan::reference::verify;
 use gpu_scan::{
-    input, with_elem_type, Algorithm, BlockAlgo, ElemType, Error, Gpu, Op, Result, ScanOptions, TempStorage,
+    input, with_elem_type, Algorithm, BlockAlgo, ElemType, Error, Gpu, Op, Result, ScanOptions, TempStorage, Tuning,
 };
 use std::path::PathBuf;
 
@@ -47,19 +51,20 @@ impl Strategy {
 
 #[derive(Args)]
 pub struct ScanArgs {
-    /// Number of elements: 100000000, 1e8 or 2^28 (optional when --input gives the data).
-    #[arg(value_parser = parse_count)]
+    /// Number of elements: 100000000, 1e8, 1.5e3 or 2^28 (optional when --input gives the data).
+    #[arg(value_parser = positive)]
     n: Option<u64>,
     /// Element type (default u32; a .npy input brings its own).
-    #[arg(long = "type")]
+    #[arg(long = "type", value_name = "TYPE")]
     ty: Option<Type>,
+    /// The operator combining the elements (each is defined for the types it names).
     #[arg(long, default_value = "add")]
     op: Operator,
     /// Exclusive scan (element i gets the combination of elements 0..i).
     #[arg(long)]
     exclusive: bool,
     /// Initial value combined in front of the first element (default: the operator's identity).
-    #[arg(long, allow_hyphen_values = true)]
+    #[arg(long, allow_hyphen_values = true, value_name = "VALUE")]
     init: Option<String>,
     /// Algorithm; a block algorithm name selects the hierarchical strategy with that block scan.
     #[arg(long, default_value = "single-pass")]
@@ -72,15 +77,16 @@ pub struct ScanArgs {
     #[command(flatten)]
     runs: Runs,
     /// Print the shared array after every round of a one-block scan (kogge-stone, blelloch,
-    /// brent-kung and their variants; N <= 1024), read back from the GPU kernel.
+    /// brent-kung and their variants; 1 to 1024 elements), read back from the GPU kernel.
     #[arg(long)]
     trace: bool,
     /// Input instead of generated values: a .npy file, a raw little-endian file (with --type),
     /// or comma-separated values. N, when given, must match its length.
-    #[arg(long, allow_hyphen_values = true)]
+    #[arg(long, allow_hyphen_values = true, value_name = "FILE|VALUES")]
     input: Option<String>,
-    /// Write the checked result to this .npy or raw file (atomically; never a partial file).
-    #[arg(long)]
+    /// Write the checked result to this .npy or raw file in an existing folder (atomically;
+    /// never a partial file).
+    #[arg(long, value_name = "FILE")]
     output: Option<PathBuf>,
     /// Replace an existing --output file.
     #[arg(long)]
@@ -89,9 +95,9 @@ pub struct ScanArgs {
     /// (single-pass kernels; with one GPU the same code path runs with one rank).
     #[arg(long)]
     gpus: Option<super::multi::Gpus>,
-    /// Scan across this many simulated ranks on one GPU (the steps of --gpus, the totals shared
-    /// by device copies): for testing and measuring the carry logic.
-    #[arg(long, conflicts_with = "gpus", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    /// Scan across this many simulated ranks (1 to 1024) on one GPU (the steps of --gpus, the
+    /// totals shared by device copies): for testing and measuring the carry logic.
+    #[arg(long, conflicts_with = "gpus", value_parser = crate::args::count_in::<u32>(1, 1024))]
     ranks: Option<u32>,
 }
 
@@ -103,15 +109,15 @@ enum Source {
 }
 
 impl Source {
-    /// `--input` names a file when one exists there or it ends in .npy/.bin/.raw; otherwise it
-    /// is a list of values.
+    /// `--input` names a file when something exists there, it names a folder, or it ends in
+    /// .npy/.bin/.raw; otherwise it is a list of values.
     fn of(input: &Option<String>) -> Source {
         match input {
             None => Source::Generated,
             Some(s) => {
                 let p = PathBuf::from(s);
                 let file_like = matches!(p.extension().and_then(|e| e.to_str()), Some("npy" | "bin" | "raw"));
-                if p.is_file() || file_like {
+                if p.exists() || file_like || s.contains(std::path::MAIN_SEPARATOR) {
                     Source::File(p)
                 } else {
                     Source::List(s.clone())
@@ -122,6 +128,7 @@ impl Source {
 }
 
 pub fn run(args: &ScanArgs, global: &Global) -> Result<bool> {
+    let (tuning, _) = global.resolve()?;
     let source = Source::of(&args.input);
     let ty = match &source {
         Source::File(path) => io::input_type(path, args.ty.map(|t| t.0))?,
@@ -147,11 +154,10 @@ pub fn run(args: &ScanArgs, global: &Global) -> Result<bool> {
     if args.in_place && args.algo == Algo::Naive {
         return Err(Error::invalid("the naive scan cannot run in place (every thread reads the whole prefix)"));
     }
-    global.resolve()?;
-    with_elem_type!(ty, T => typed::<T>(args, &source, global))
+    with_elem_type!(ty, T => typed::<T>(args, &source, global, &tuning))
 }
 
-fn typed<T: FileElement>(args: &ScanArgs, source: &Source, global: &Global) -> Result<bool> {
+fn typed<T: FileElement>(args: &ScanArgs, source: &Source, global: &Global, tuning: &Tuning) -> Result<bool> {
     let op = args.op.0;
     let init = args
         .init
@@ -160,49 +166,81 @@ fn typed<T: FileElement>(args: &ScanArgs, source: &Source, global: &Global) -> R
             v.parse::<T>().map_err(|_| Error::invalid(format!("--init `{v}` is not a valid {} value", T::TYPE.name())))
         })
         .transpose()?;
-    let given: Option<Vec<T>> = match source {
-        Source::Generated => None,
+    let list: Option<Vec<T>> = match source {
         Source::List(s) => Some(input::parse_list::<T>(s).map_err(Error::invalid)?),
-        Source::File(path) => Some(io::read::<T>(path)?),
+        _ => None,
     };
-    let n = match (&given, args.n) {
-        (Some(v), Some(n)) if v.len() as u64 != n => {
-            return Err(Error::invalid(format!("N is {n} but --input has {} values", v.len())));
+    let given = match (source, &list) {
+        (Source::File(path), _) => Some(io::input_len(path, T::TYPE)?),
+        (_, Some(v)) => Some(v.len() as u64),
+        _ => None,
+    };
+    let n = match (given, args.n) {
+        (Some(g), Some(n)) if g != n => {
+            return Err(Error::invalid(format!("N is {n} but --input has {g} values")));
         }
-        (Some(v), _) => v.len() as u64,
+        (Some(0), _) => return Err(Error::invalid("--input holds no values: nothing to scan")),
+        (Some(g), _) => g,
         (None, Some(n)) => n,
         (None, None) => return Err(Error::invalid("give N, the number of elements, or --input")),
     };
-    let n = host_len(n, "N")?;
-    let data = given.unwrap_or_else(|| input::generate::<T>(op, args.runs.seed, n));
+    let len = host_len(n, "N")?;
+    // The values: a list as given, a file read or values generated only once the GPU is open
+    // and the memory checked.
+    let data = move || -> Result<Vec<T>> {
+        match (source, list) {
+            (_, Some(v)) => Ok(v),
+            (Source::File(path), _) => io::read::<T>(path),
+            _ => memory::generate::<T>(op, args.runs.seed, len),
+        }
+    };
     if args.trace {
-        let Algo::Hierarchical(Some(block)) = args.algo else { unreachable!("checked by run") };
-        return print_trace(&experiment::open(global)?, block, op, &data);
+        let Algo::Hierarchical(Some(block)) = args.algo else {
+            return Err(Error::invalid("--trace needs a block algorithm"));
+        };
+        planner::trace(T::TYPE, op, block, len)?;
+        let gpu = experiment::open(global)?;
+        return print_trace(&gpu, block, op, &data()?);
     }
     let opts = args.strategy.options::<T>(op, args.algo).exclusive(args.exclusive).init(init);
-    let ranks = match (&args.gpus, args.ranks) {
-        (Some(g), _) => Some(super::multi::Ranks::Gpus(g.clone())),
-        (None, Some(p)) => Some(super::multi::Ranks::Simulated(p as usize)),
+    let placement = match (&args.gpus, args.ranks) {
+        (Some(g), _) => Some(Placement::Gpus(g.clone())),
+        (None, Some(p)) => Some(Placement::Simulated(p as usize)),
         (None, None) => None,
     };
-    if let Some(ranks) = &ranks {
-        return super::multi::scan(global, ranks, &data, &opts, args.runs.iters);
+    let what = format!("a scan of {n} {}", T::TYPE.name());
+    let bytes = bytes_of(n, T::TYPE.size() as u64, &what)?;
+    // The CPU reference of a float sum or product keeps two f64 per element; the deterministic
+    // order's replica one more element.
+    let reference = if op.order_sensitive(T::TYPE) { bytes_of(n, 16, &what)? } else { bytes };
+    let replica = if args.strategy.deterministic { bytes } else { 0 };
+    let host = total(&[bytes, bytes, reference, replica], &what)?;
+    if let Some(placement) = &placement {
+        let temp = multi::plan(tuning, &opts, n, placement.world())?;
+        let needs = Needs { device: total(&[2 * bytes, temp], &what)?, host, what };
+        return multi::scan(global, placement, args.runs.iters, &needs, opts, data);
     }
-    let mut exp = ScanExperiment {
-        data,
-        opts,
-        in_place: args.in_place,
-        buffers: None,
-        temp: TempStorage::new(),
-        got: Vec::new(),
+    let request = gpu_scan::plan::scan::ScanRequest { in_place: args.in_place, ..opts.request(n) };
+    let (state, scratch) = planner::plan(tuning, &request)?.temp_bytes();
+    let needs = Needs { device: total(&[bytes, bytes, state, scratch], &what)?, host, what };
+    let make = || -> Result<ScanExperiment<T>> {
+        Ok(ScanExperiment {
+            data: data()?,
+            opts,
+            in_place: args.in_place,
+            buffers: None,
+            temp: TempStorage::new(),
+            got: Vec::new(),
+        })
     };
-    let passed = experiment::run(global, args.runs.iters, &mut exp)?;
+    let ran = experiment::run(global, args.runs.iters, &needs, make)?;
+    let (passed, exp) = (ran.passed, ran.exp);
     match &args.output {
         Some(out) if passed => {
             io::write(out, &exp.got, args.force)?;
-            println!("wrote {}", out.display());
+            outln!("wrote {}", out.display());
         }
-        Some(out) => println!("{} not written: the result failed its check", out.display()),
+        Some(out) => outln!("{} not written: the result failed its check", out.display()),
         None => {}
     }
     Ok(passed)
@@ -232,10 +270,6 @@ impl<T: gpu_scan::Element> Experiment for ScanExperiment<T> {
             o.algorithm.name(),
             if o.deterministic { " (deterministic)" } else { "" }
         )
-    }
-
-    fn device_bytes(&self) -> u64 {
-        2 * self.traffic().1
     }
 
     fn traffic(&self) -> (u64, u64) {
@@ -284,7 +318,7 @@ impl<T: gpu_scan::Element> Experiment for ScanExperiment<T> {
 fn print_trace<T: gpu_scan::Element>(gpu: &Gpu, block: BlockAlgo, op: Op, data: &[T]) -> Result<bool> {
     let trace = gpu.trace(block, op, data)?;
     let list = |v: &[T]| format!("[{}]", v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", "));
-    println!(
+    outln!(
         "{} trace of {} ({} {}), read back from the GPU after every round:",
         block.name(),
         list(data),
@@ -293,16 +327,16 @@ fn print_trace<T: gpu_scan::Element>(gpu: &Gpu, block: BlockAlgo, op: Op, data: 
     );
     let width = block.trace_width(data.len() as u32) as usize;
     if width > data.len() {
-        println!("  (the tree spans {width} entries; entries past {} hold the identity)", data.len());
+        outln!("  (the tree spans {width} entries; entries past {} hold the identity)", data.len());
     }
     for step in &trace.steps {
         let stride = if step.phase == "zero-root" { String::new() } else { format!("stride {}", step.stride) };
-        println!("  {:<9} {:<10} {}", step.phase, stride, list(&step.state));
+        outln!("  {:<9} {:<10} {}", step.phase, stride, list(&step.state));
     }
-    println!("  inclusive: {}", list(&trace.inclusive));
-    println!("  exclusive: {}", list(&trace.exclusive));
+    outln!("  inclusive: {}", list(&trace.inclusive));
+    outln!("  exclusive: {}", list(&trace.exclusive));
     let m = data.len() as u32;
-    println!("  work: {} combines, {} barrier rounds", block.combines(m), block.barriers(m));
+    outln!("  work: {} combines, {} barrier rounds", block.combines(m), block.barriers(m));
     let algorithm = Algorithm::Hierarchical { block, propagation: Default::default() };
     let mut wrong = None;
     for (exclusive, got) in [(false, &trace.inclusive), (true, &trace.exclusive)] {

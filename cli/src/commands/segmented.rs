@@ -1,40 +1,38 @@
 //! `segmented` and `batched`: scans of every segment (random heads, or rows of a fixed length)
 //! and of every row or column of a row-major matrix, checked per segment against the CPU.
 
-use crate::args::{host_len, parse_count, AxisArg, BatchedKernelArg, Global, Operator, Runs, Type};
-use crate::experiment::{self, first_difference, Check, Experiment};
+use crate::args::{
+    host_len, positive, AxisArg, BatchedKernelArg, BatchedOp, BatchedType, Global, Runs, SegmentedOp, SegmentedType,
+};
+use crate::experiment::{self, first_difference, Check, Experiment, Needs};
+use crate::memory::{self, bytes_of, total};
 use clap::Args;
 use gpu_scan::cudarc::driver::CudaSlice;
-use gpu_scan::plan::batched::supported;
+use gpu_scan::plan::batched::BatchedRequest;
 use gpu_scan::reference::apps as reference;
 use gpu_scan::{
     input, with_elem_type, Axis, BatchedOptions, Element, Error, Gpu, Matrix, Op, Result, SegmentedOptions, TempStorage,
 };
 
-/// What the segmented and batched scans compute.
-#[derive(Args, Clone, Copy)]
-pub struct SegmentScan {
-    /// add, mul, min or max.
-    #[arg(long, default_value = "add")]
-    op: Operator,
-    #[arg(long)]
-    exclusive: bool,
-}
-
 #[derive(Args)]
 pub struct SegmentedArgs {
-    #[arg(value_parser = parse_count)]
+    /// Number of elements (100000000, 1e8, 2^28).
+    #[arg(value_parser = positive)]
     n: u64,
-    /// Element type (u32, i32, u64, i64, f32, f64).
-    #[arg(long = "type", default_value = "u32")]
-    ty: Type,
-    #[command(flatten)]
-    scan: SegmentScan,
-    /// Mean segment length of the random heads.
-    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+    /// Element type.
+    #[arg(long = "type", value_name = "TYPE", default_value = "u32")]
+    ty: SegmentedType,
+    /// The operator combining the elements of a segment.
+    #[arg(long, default_value = "add")]
+    op: SegmentedOp,
+    /// Exclusive scans (a segment's first element gets the identity).
+    #[arg(long)]
+    exclusive: bool,
+    /// Mean segment length of the random heads (at least 1).
+    #[arg(long, default_value_t = 1000, value_parser = positive)]
     mean_length: u64,
     /// Fixed segments of this many elements instead (N must be a multiple): the rows of a matrix.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_parser = positive)]
     rows_of: Option<u64>,
     #[command(flatten)]
     runs: Runs,
@@ -42,18 +40,24 @@ pub struct SegmentedArgs {
 
 #[derive(Args)]
 pub struct BatchedArgs {
-    #[arg(value_parser = parse_count)]
+    /// Rows of the matrix (at least 1).
+    #[arg(value_parser = positive)]
     rows: u64,
-    #[arg(value_parser = parse_count)]
+    /// Columns of the matrix (at least 1): a row's elements are adjacent in memory.
+    #[arg(value_parser = positive)]
     cols: u64,
     /// Scan down every column or along every row.
     #[arg(long, default_value = "columns")]
     axis: AxisArg,
-    /// Element type (u32, i32, u64, i64, f32, f64).
-    #[arg(long = "type", default_value = "u32")]
-    ty: Type,
-    #[command(flatten)]
-    scan: SegmentScan,
+    /// Element type.
+    #[arg(long = "type", value_name = "TYPE", default_value = "u32")]
+    ty: BatchedType,
+    /// The operator combining the elements of a row or column.
+    #[arg(long, default_value = "add")]
+    op: BatchedOp,
+    /// Exclusive scans (each row's or column's first element gets the identity).
+    #[arg(long)]
+    exclusive: bool,
     /// The kernel (auto picks by shape).
     #[arg(long, default_value = "auto")]
     kernel: BatchedKernelArg,
@@ -62,21 +66,33 @@ pub struct BatchedArgs {
 }
 
 pub fn segmented(args: &SegmentedArgs, global: &Global) -> Result<bool> {
-    supported(args.ty.0, args.scan.op.0, "segmented")?;
+    let (tuning, _) = global.resolve()?;
+    let (ty, op) = (args.ty.0, args.op.0);
     if let Some(cols) = args.rows_of.filter(|&c| !args.n.is_multiple_of(c)) {
         return Err(Error::invalid(format!("{} elements are not whole rows of {cols}", args.n)));
     }
-    global.resolve()?;
-    with_elem_type!(args.ty.0, T => {
-        let n = host_len(args.n, "N")?;
-        let heads: Vec<u8> = match args.rows_of {
-            Some(_) => Vec::new(),
-            None => (0..args.n).map(|i| input::bits(args.runs.seed ^ 0x5e9, i).is_multiple_of(args.mean_length) as u8).collect(),
+    let plan = gpu_scan::plan::segmented::plan(&tuning, ty, op, args.n, args.exclusive)?;
+    let n = host_len(args.n, "N")?;
+    let what = format!("a segmented scan of {} {}", args.n, ty.name());
+    let bytes = bytes_of(args.n, ty.size() as u64, &what)?;
+    // The input, its heads, the result read back and the CPU's.
+    let needs = Needs {
+        host: total(&[bytes, args.n, bytes, bytes], &what)?,
+        device: total(&[bytes, args.n, bytes, plan.state.bytes()], &what)?,
+        what,
+    };
+    let (seed, mean) = (args.runs.seed, args.mean_length);
+    with_elem_type!(ty, T => {
+        let make = || -> Result<Segmented<T>> {
+            let heads = match args.rows_of {
+                Some(_) => Vec::new(),
+                None => memory::from_fn(n, "the segment heads", |i| input::bits(seed ^ 0x5e9, i as u64).is_multiple_of(mean) as u8)?,
+            };
+            let data = memory::generate::<T>(op, seed, n)?;
+            let opts = SegmentedOptions::new(op).exclusive(args.exclusive);
+            Ok(Segmented { data, heads, rows_of: args.rows_of, mean, opts, buffers: None, temp: TempStorage::new() })
         };
-        let data = input::generate::<T>(args.scan.op.0, args.runs.seed, n);
-        let opts = SegmentedOptions::new(args.scan.op.0).exclusive(args.scan.exclusive);
-        let mut exp = Segmented { data, heads, rows_of: args.rows_of, mean: args.mean_length, opts, buffers: None, temp: TempStorage::new() };
-        experiment::run(global, args.runs.iters, &mut exp)
+        Ok(experiment::run(global, args.runs.iters, &needs, make)?.passed)
     })
 }
 
@@ -107,10 +123,6 @@ impl<T: Element> Experiment for Segmented<T> {
         };
         let kind = if self.opts.exclusive { "exclusive" } else { "inclusive" };
         format!("segmented: n={} {} {} {kind}, {what}", self.data.len(), T::TYPE.name(), self.opts.op.name())
-    }
-
-    fn device_bytes(&self) -> u64 {
-        self.data.len() as u64 * (2 * T::TYPE.size() as u64 + 1)
     }
 
     fn traffic(&self) -> (u64, u64) {
@@ -176,16 +188,35 @@ fn segment_check<T: Element>(
 }
 
 pub fn batched(args: &BatchedArgs, global: &Global) -> Result<bool> {
-    supported(args.ty.0, args.scan.op.0, "batched")?;
+    let (tuning, _) = global.resolve()?;
+    let (ty, op) = (args.ty.0, args.op.0);
     let n = args.rows.checked_mul(args.cols).ok_or_else(|| Error::invalid("ROWS x COLS overflows"))?;
-    let n = host_len(n, "ROWS x COLS")?;
-    let opts = BatchedOptions::new(args.axis.0, args.scan.op.0).exclusive(args.scan.exclusive).kernel(args.kernel.0);
+    let len = host_len(n, "ROWS x COLS")?;
+    let opts = BatchedOptions::new(args.axis.0, op).exclusive(args.exclusive).kernel(args.kernel.0);
     let matrix = Matrix::new(args.rows, args.cols);
-    global.resolve()?;
-    with_elem_type!(args.ty.0, T => {
-        let data = input::generate::<T>(opts.op, args.runs.seed, n);
-        let mut exp = Batched { data, matrix, opts, buffers: None, temp: TempStorage::new() };
-        experiment::run(global, args.runs.iters, &mut exp)
+    let request = BatchedRequest {
+        ty,
+        op,
+        exclusive: args.exclusive,
+        matrix,
+        axis: args.axis.0,
+        kernel: args.kernel.0,
+        aligned: true,
+    };
+    let (state, scratch) = gpu_scan::plan::batched::plan(&tuning, &request)?.temp_bytes();
+    let what = format!("a batched scan of {} x {} {}", args.rows, args.cols, ty.name());
+    let bytes = bytes_of(n, ty.size() as u64, &what)?;
+    // The input, the result read back and the CPU's; down the columns the check also transposes
+    // the input and the result.
+    let copies = if args.axis.0 == Axis::Columns { 5 } else { 3 };
+    let needs =
+        Needs { host: bytes_of(bytes, copies, &what)?, device: total(&[bytes, bytes, state, scratch], &what)?, what };
+    with_elem_type!(ty, T => {
+        let make = || -> Result<Batched<T>> {
+            let data = memory::generate::<T>(op, args.runs.seed, len)?;
+            Ok(Batched { data, matrix, opts, buffers: None, temp: TempStorage::new() })
+        };
+        Ok(experiment::run(global, args.runs.iters, &needs, make)?.passed)
     })
 }
 
@@ -202,10 +233,6 @@ impl<T: Element> Experiment for Batched<T> {
         let along = if self.opts.axis == Axis::Rows { "along each row" } else { "down each column" };
         let Matrix { rows, cols } = self.matrix;
         format!("batched: {rows} x {cols} {} {} {along}", T::TYPE.name(), self.opts.op.name())
-    }
-
-    fn device_bytes(&self) -> u64 {
-        2 * self.traffic().1
     }
 
     fn traffic(&self) -> (u64, u64) {

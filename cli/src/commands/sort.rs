@@ -1,14 +1,15 @@
 //! `sort` and `histogram`: the radix sort of random keys (or CUB's benchmark keys), and the
 //! histogram with its counting-sort permutation, both built on stable partitions by digit.
 
-use crate::args::{host_len, parse_count, Global, Runs, Type};
-use crate::experiment::{self, first_difference, Check, Experiment};
+use crate::args::{host_len, positive, Global, HistogramType, Runs, SortType};
+use crate::experiment::{self, first_difference, Check, Experiment, Needs};
+use crate::memory::{self, bytes_of, total};
 use crate::sweep::Baseline;
 use clap::{Args, ValueEnum};
 use gpu_scan::cudarc::driver::CudaSlice;
 use gpu_scan::reference::apps as reference;
 use gpu_scan::{input, with_elem_type, Element, Error, Gpu, HistogramOptions, Result, TempStorage};
-use scan_abi::kernel::WIDE_TYPES;
+use scan_abi::partition::Digit;
 use std::path::PathBuf;
 
 /// Which keys to sort.
@@ -22,57 +23,55 @@ pub enum Keys {
 
 #[derive(Args)]
 pub struct SortArgs {
-    /// Number of keys (2^28, 1e6, ...).
-    #[arg(value_parser = parse_count)]
+    /// Number of keys (fewer than 2^32 - 1: 2^28, 1e6, ...).
+    #[arg(value_parser = positive)]
     n: u64,
-    /// Key type (u32, i32, u64, i64, f32, f64).
-    #[arg(long = "type", default_value = "u32")]
-    ty: Type,
+    /// Key type.
+    #[arg(long = "type", value_name = "TYPE", default_value = "u32")]
+    ty: SortType,
     /// Carry u32 values (the keys' input positions) along.
     #[arg(long)]
     values: bool,
     /// Random bits per key, the rest zero (default: all): fewer make many equal digits.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
+    #[arg(long, value_parser = crate::args::count_in::<u32>(1, 64))]
     key_bits: Option<u32>,
+    /// Which keys to sort.
     #[arg(long, default_value = "random")]
     keys: Keys,
     #[command(flatten)]
     runs: Runs,
     /// CSV of the CUB baseline from the same run: adds CUB's radix sort of the same keys.
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     baseline: Option<PathBuf>,
 }
 
-/// An error unless the sort and histogram take keys of `ty`.
-fn check_key_type(ty: gpu_scan::ElemType) -> Result<()> {
-    if WIDE_TYPES.contains(&ty) {
-        return Ok(());
-    }
-    Err(Error::invalid(format!("{} keys are not supported: u32, i32, u64, i64, f32 or f64", ty.name())))
-}
-
 pub fn sort(args: &SortArgs, global: &Global) -> Result<bool> {
-    check_key_type(args.ty.0)?;
-    let width = 8 * args.ty.0.size() as u32;
+    let (tuning, _) = global.resolve()?;
+    let ty = args.ty.0;
+    let width = 8 * ty.size() as u32;
     if let Some(b) = args.key_bits.filter(|&b| b > width) {
-        return Err(Error::invalid(format!("--key-bits {b}: {} keys have {width} bits", args.ty.0.name())));
+        return Err(Error::invalid(format!("--key-bits {b}: {} keys have {width} bits", ty.name())));
     }
     if args.keys == Keys::Cub && args.key_bits.is_some() {
         return Err(Error::invalid("--key-bits sets random keys' bits; --keys cub has no random bits"));
     }
+    let plan = gpu_scan::plan::sort::plan(&tuning, ty, args.n, args.values)?;
     let cub = args.baseline.as_deref().map(Baseline::read).transpose()?;
-    with_elem_type!(args.ty.0, T => sort_typed::<T>(args, cub, global))
+    let what = format!("a sort of {} {} keys", args.n, ty.name());
+    let per = ty.size() as u64 + if args.values { 4 } else { 0 };
+    let pairs = bytes_of(args.n, per, &what)?;
+    let counts = plan.passes as u64 * gpu_scan::plan::sort::DIGITS * 4;
+    // Keys and values as made, as read back, and the CPU's sort with its order.
+    let needs = Needs {
+        host: total(&[pairs, pairs, pairs, bytes_of(args.n, 8, &what)?], &what)?,
+        device: total(&[pairs, pairs, pairs, counts, plan.state.bytes()], &what)?,
+        what,
+    };
+    with_elem_type!(ty, T => sort_typed::<T>(args, cub, global, &needs))
 }
 
-fn sort_typed<T: Element>(args: &SortArgs, cub: Option<Baseline>, global: &Global) -> Result<bool> {
+fn sort_typed<T: Element>(args: &SortArgs, cub: Option<Baseline>, global: &Global, needs: &Needs) -> Result<bool> {
     let n = host_len(args.n, "N")?;
-    let keys = match args.keys {
-        Keys::Cub => input::cub_pattern::<T>(n),
-        Keys::Random => {
-            let mask = args.key_bits.map_or(u64::MAX, |b| u64::MAX >> (64 - b));
-            (0..args.n).map(|i| T::from_bits(input::bits(args.runs.seed, i) & mask)).collect()
-        }
-    };
     // CUB's timings are of the same keys: the baseline's random keys are seed 42's, all bits.
     let label = match (args.keys, args.values) {
         (Keys::Cub, false) => Some("radix_sort_keys"),
@@ -82,9 +81,18 @@ fn sort_typed<T: Element>(args: &SortArgs, cub: Option<Baseline>, global: &Globa
         (Keys::Cub, true) => None,
     };
     let cub_ms = label.and_then(|l| cub.as_ref().and_then(|c| c.get(l, T::TYPE.name(), args.n)));
-    let values = args.values.then(|| (0..n as u32).collect());
-    let mut exp = Sort { keys, values, cub_ms, buffers: None, temp: TempStorage::new(), what: describe(args) };
-    experiment::run(global, args.runs.iters, &mut exp)
+    let make = || -> Result<Sort<T>> {
+        let keys = match args.keys {
+            Keys::Cub => memory::cub_pattern::<T>(n)?,
+            Keys::Random => {
+                let mask = args.key_bits.map_or(u64::MAX, |b| u64::MAX >> (64 - b));
+                memory::from_fn(n, "the keys", |i| T::from_bits(input::bits(args.runs.seed, i as u64) & mask))?
+            }
+        };
+        let values = if args.values { Some(memory::from_fn(n, "the values", |i| i as u32)?) } else { None };
+        Ok(Sort { keys, values, cub_ms, buffers: None, temp: TempStorage::new(), what: describe(args) })
+    };
+    Ok(experiment::run(global, args.runs.iters, needs, make)?.passed)
 }
 
 fn describe(args: &SortArgs) -> String {
@@ -115,11 +123,6 @@ struct Device<T> {
 impl<T: Element> Experiment for Sort<T> {
     fn title(&self) -> String {
         format!("sort: n={} {} keys{}", self.keys.len(), T::TYPE.name(), self.what)
-    }
-
-    fn device_bytes(&self) -> u64 {
-        let per = T::TYPE.size() as u64 + if self.values.is_some() { 4 } else { 0 };
-        3 * self.keys.len() as u64 * per
     }
 
     fn traffic(&self) -> (u64, u64) {
@@ -181,14 +184,14 @@ impl<T: Element> Experiment for Sort<T> {
 
 #[derive(Args)]
 pub struct HistogramArgs {
-    #[arg(value_parser = parse_count)]
+    /// Number of values (fewer than 2^32 - 1: 2^28, 1e6, ...).
+    #[arg(value_parser = positive)]
     n: u64,
-    /// Value type (u32, i32, u64, i64, f32, f64); the values are uniform floats over the range,
-    /// rounded down for integer types.
-    #[arg(long = "type", default_value = "f32")]
-    ty: Type,
+    /// Value type; the values are uniform floats over the range, rounded down for integer types.
+    #[arg(long = "type", value_name = "TYPE", default_value = "f32")]
+    ty: HistogramType,
     /// Number of bins (1 to 1024).
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = 256, value_parser = crate::args::count_in::<u32>(0, u32::MAX as u64))]
     bins: u32,
     /// Lower end of the binned range.
     #[arg(long, default_value_t = 0.0, allow_hyphen_values = true)]
@@ -201,26 +204,40 @@ pub struct HistogramArgs {
 }
 
 pub fn histogram(args: &HistogramArgs, global: &Global) -> Result<bool> {
-    check_key_type(args.ty.0)?;
+    let (tuning, _) = global.resolve()?;
+    let ty = args.ty.0;
     reference::check_bins(args.bins, args.lo, args.hi)?;
-    with_elem_type!(args.ty.0, T => histogram_typed::<T>(args, global))
+    gpu_scan::plan::sort::check_len(args.n)?;
+    let plan = gpu_scan::plan::partition::plan(&tuning, ty, args.n, &Digit::bins(args.bins, args.lo, args.hi))?;
+    let what = format!("a histogram of {} {}", args.n, ty.name());
+    let bytes = bytes_of(args.n, ty.size() as u64, &what)?;
+    let permutation = bytes_of(args.n, 4, &what)?;
+    let (state, scratch) = plan.scan.temp_bytes();
+    // The values, the permutation read back and the CPU's.
+    let needs = Needs {
+        host: total(&[bytes, permutation, permutation], &what)?,
+        device: total(&[bytes, bytes, permutation, bytes_of(plan.entries, 8, &what)?, state, scratch], &what)?,
+        what,
+    };
+    with_elem_type!(ty, T => histogram_typed::<T>(args, global, &needs))
 }
 
-fn histogram_typed<T: Element>(args: &HistogramArgs, global: &Global) -> Result<bool> {
+fn histogram_typed<T: Element>(args: &HistogramArgs, global: &Global, needs: &Needs) -> Result<bool> {
     let n = host_len(args.n, "N")?;
     let (lo, hi) = (args.lo, args.hi);
     let pad = 0.05 * (hi - lo);
-    let data: Vec<T> = input::uniform::<f64>(args.runs.seed, n, lo - pad, hi + pad)
-        .into_iter()
-        .map(|x| match T::TYPE.size() {
-            _ if !T::TYPE.is_float() => T::from_bits(x.floor() as i64 as u64),
-            4 => T::from_bits((x as f32).to_bits() as u64),
-            _ => T::from_bits(x.to_bits()),
-        })
-        .collect();
-    let opts = HistogramOptions::new(args.bins, lo, hi);
-    let mut exp = Histogram { data, opts, buffers: None, temp: TempStorage::new() };
-    experiment::run(global, args.runs.iters, &mut exp)
+    let make = || -> Result<Histogram<T>> {
+        let data = memory::from_fn(n, "the values", |i| {
+            let x = memory::uniform_value(args.runs.seed, i as u64, lo - pad, hi + pad);
+            match T::TYPE.size() {
+                _ if !T::TYPE.is_float() => T::from_bits(x.floor() as i64 as u64),
+                4 => T::from_bits((x as f32).to_bits() as u64),
+                _ => T::from_bits(x.to_bits()),
+            }
+        })?;
+        Ok(Histogram { data, opts: HistogramOptions::new(args.bins, lo, hi), buffers: None, temp: TempStorage::new() })
+    };
+    Ok(experiment::run(global, args.runs.iters, needs, make)?.passed)
 }
 
 struct Histogram<T> {
@@ -235,10 +252,6 @@ impl<T: Element> Experiment for Histogram<T> {
     fn title(&self) -> String {
         let o = &self.opts;
         format!("histogram: n={} {} in {} bins over [{}, {})", self.data.len(), T::TYPE.name(), o.bins, o.lo, o.hi)
-    }
-
-    fn device_bytes(&self) -> u64 {
-        self.data.len() as u64 * (2 * T::TYPE.size() as u64 + 12)
     }
 
     fn traffic(&self) -> (u64, u64) {

@@ -1,37 +1,61 @@
 //! `timeline`: the `u32` add single-pass scan with every tile's timestamps, summarized per phase
 //! (and, optionally, as a CSV and a PNG of 600 tiles).
 
-use crate::args::{host_len, parse_count, Global, Runs};
-use crate::experiment::{self, first_difference, Check, Experiment};
-use crate::plot;
+use crate::args::{host_len, positive, Global, Runs};
+use crate::experiment::{self, first_difference, Check, Experiment, Needs};
+use crate::memory::{self, bytes_of, total};
+use crate::out::outln;
+use crate::{io, plot};
 use clap::Args;
 use gpu_scan::cudarc::driver::CudaSlice;
 use gpu_scan::timeline::{summarize, TileRecord};
-use gpu_scan::{input, reference, Error, Gpu, Op, Result, TempStorage};
+use gpu_scan::{reference, Gpu, Op, Result, TempStorage};
 use scan_abi::timeline::TIMED;
 use std::path::PathBuf;
 
 #[derive(Args)]
 pub struct TimelineArgs {
     /// Number of u32 elements (2^28, 1e8, ...).
-    #[arg(value_parser = parse_count)]
+    #[arg(value_parser = positive)]
     n: u64,
-    /// Also write every tile's record (nanoseconds from the first tile's start) to this CSV.
-    #[arg(long)]
+    /// Also write every tile's record (nanoseconds from the first tile's start) to this CSV, in
+    /// an existing folder.
+    #[arg(long, value_name = "FILE")]
     csv: Option<PathBuf>,
-    /// Also draw 600 tiles from the middle of the array, phase by phase, into this PNG.
-    #[arg(long)]
+    /// Also draw 600 tiles from the middle of the array, phase by phase, into this PNG, in an
+    /// existing folder.
+    #[arg(long, value_name = "FILE")]
     png: Option<PathBuf>,
+    /// Replace an existing --csv or --png file.
+    #[arg(long)]
+    force: bool,
     #[command(flatten)]
     runs: Runs,
 }
 
 pub fn run(args: &TimelineArgs, global: &Global) -> Result<bool> {
+    let (tuning, _) = global.resolve()?;
     let n = host_len(args.n, "N")?;
-    global.resolve()?;
-    let data: Vec<u32> = input::generate(Op::Add, args.runs.seed, n);
-    let mut exp = Timeline { data, buffers: None, temp: TempStorage::new(), records: Vec::new() };
-    let passed = experiment::run(global, args.runs.iters, &mut exp)?;
+    for path in [&args.csv, &args.png].into_iter().flatten() {
+        io::check_writable(path, args.force)?;
+    }
+    let plan = gpu_scan::plan::scan::timeline(&tuning, args.n)?;
+    let what = format!("a timeline of {} u32", args.n);
+    let bytes = bytes_of(args.n, 4, &what)?;
+    let records = bytes_of(plan.state.slots, std::mem::size_of::<TileRecord>() as u64, &what)?;
+    // The input, the records, the result read back and the CPU's (and the CSV's text, about as
+    // large as the records).
+    let needs = Needs {
+        host: total(&[bytes, records, records, bytes, bytes], &what)?,
+        device: total(&[bytes, bytes, records, plan.state.bytes()], &what)?,
+        what,
+    };
+    let make = || -> Result<Timeline> {
+        let data = memory::generate::<u32>(Op::Add, args.runs.seed, n)?;
+        Ok(Timeline { data, buffers: None, temp: TempStorage::new(), records: Vec::new() })
+    };
+    let ran = experiment::run(global, args.runs.iters, &needs, make)?;
+    let exp = ran.exp;
     if let Some(path) = &args.csv {
         let first = exp.records.iter().map(|r| r.times[0]).min().unwrap_or(0);
         let mut text = String::from("tile,");
@@ -41,15 +65,16 @@ pub fn run(args: &TimelineArgs, global: &Global) -> Result<bool> {
             let times: Vec<String> = r.times.iter().map(|&t| (t as i64 - first as i64).to_string()).collect();
             text += &format!("{i},{},{},{}\n", times.join(","), r.polls, r.sm);
         }
-        std::fs::write(path, text).map_err(|e| Error::invalid(format!("{}: {e}", path.display())))?;
-        println!("wrote {}", path.display());
+        io::write_text(path, args.force, &text)?;
+        outln!("wrote {}", path.display());
     }
     if let Some(path) = &args.png {
         const DRAWN: usize = 600;
-        plot::timeline(path, &exp.records, (exp.records.len() / 2).saturating_sub(DRAWN / 2), DRAWN)?;
-        println!("wrote {}", path.display());
+        let from = (exp.records.len() / 2).saturating_sub(DRAWN / 2);
+        plot::write_timeline(path, args.force, &exp.records, from, DRAWN)?;
+        outln!("wrote {}", path.display());
     }
-    Ok(passed)
+    Ok(ran.passed)
 }
 
 struct Timeline {
@@ -62,11 +87,6 @@ struct Timeline {
 impl Experiment for Timeline {
     fn title(&self) -> String {
         format!("timeline: n={} u32 add inclusive, single-pass with per-tile timestamps", self.data.len())
-    }
-
-    fn device_bytes(&self) -> u64 {
-        let n = self.data.len() as u64;
-        8 * n + n / 128
     }
 
     fn traffic(&self) -> (u64, u64) {
