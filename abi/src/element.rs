@@ -64,8 +64,40 @@ impl ElemType {
     }
 }
 
-/// A value the kernels can scan. Implemented for the primitive types of [`ElemType`].
-pub trait Element: Copy + PartialEq + PartialOrd + Default + Send + Sync + 'static {
+mod sealed {
+    /// Implemented only here, for the types of [`super::ElemType`]: [`super::Element`] requires
+    /// it, so no other crate can implement [`super::Element`].
+    pub trait Sealed {}
+}
+
+/// A value the kernels can scan. Implemented for the primitive types of [`ElemType`], and sealed:
+/// [`Element::TYPE`] picks the kernel, which reads and writes `TYPE.size()` bytes an element, so
+/// an implementation for any other type would let kernels run past its buffers. A downstream
+/// implementation is refused:
+///
+/// ```compile_fail,E0277
+/// use scan_abi::{ElemType, Element};
+///
+/// #[derive(Clone, Copy, PartialEq, PartialOrd, Default)]
+/// struct Narrow(u32);
+///
+/// impl Element for Narrow {
+///     const TYPE: ElemType = ElemType::U64;
+///     fn add(a: Self, b: Self) -> Self { Narrow(a.0.wrapping_add(b.0)) }
+///     fn mul(a: Self, b: Self) -> Self { Narrow(a.0.wrapping_mul(b.0)) }
+///     fn min(a: Self, b: Self) -> Self { Narrow(a.0.min(b.0)) }
+///     fn max(a: Self, b: Self) -> Self { Narrow(a.0.max(b.0)) }
+///     fn zero() -> Self { Narrow(0) }
+///     fn one() -> Self { Narrow(1) }
+///     fn min_identity() -> Self { Narrow(u32::MAX) }
+///     fn max_identity() -> Self { Narrow(0) }
+///     fn to_bits(self) -> u64 { self.0 as u64 }
+///     fn from_bits(bits: u64) -> Self { Narrow(bits as u32) }
+///     fn as_f64(self) -> f64 { self.0 as f64 }
+///     fn order_key(self) -> u64 { self.0 as u64 }
+/// }
+/// ```
+pub trait Element: sealed::Sealed + Copy + PartialEq + PartialOrd + Default + Send + Sync + 'static {
     const TYPE: ElemType;
     /// Wrapping for integers.
     fn add(a: Self, b: Self) -> Self;
@@ -98,6 +130,7 @@ pub trait IntElement: Element + PrimInt {}
 
 macro_rules! int_element {
     ($($t:ty => $e:ident),*) => {$(
+        impl sealed::Sealed for $t {}
         impl Element for $t {
             const TYPE: ElemType = ElemType::$e;
             #[inline(always)] fn add(a: Self, b: Self) -> Self { WrappingAdd::wrapping_add(&a, &b) }
@@ -155,6 +188,7 @@ macro_rules! float_min_max {
 
 macro_rules! float_element {
     ($($t:ty => $e:ident, $bits:ty, $minmax:ident),*) => {$(
+        impl sealed::Sealed for $t {}
         impl Element for $t {
             const TYPE: ElemType = ElemType::$e;
             #[inline(always)] fn add(a: Self, b: Self) -> Self { a + b }

@@ -14,8 +14,66 @@ pub trait OpVisitor<T> {
     fn visit<O: ScanOp<T>>(self) -> Self::Output;
 }
 
-/// An element type with kernels.
-pub trait Element: scan_abi::Element + DeviceRepr + ValidAsZeroBits + Debug + Display + FromStr + Unpin {
+mod sealed {
+    /// Implemented only here, for the primitive types with kernels: [`super::Element`] requires it.
+    pub trait Sealed {}
+}
+
+/// An element type with kernels: the primitive types of [`ElemType`]. Sealed, as
+/// [`scan_abi::Element`] is: the type picks the kernel, so another type's buffers would be read
+/// and written as if they held these. A downstream implementation is refused:
+///
+/// ```compile_fail,E0277
+/// use gpu_scan::cudarc::driver::{DeviceRepr, ValidAsZeroBits};
+/// use gpu_scan::{ElemType, Element, Op, OpVisitor, Result};
+///
+/// #[derive(Clone, Copy, Debug, Default, PartialEq, PartialOrd)]
+/// struct Narrow(u32);
+///
+/// unsafe impl DeviceRepr for Narrow {}
+/// unsafe impl ValidAsZeroBits for Narrow {}
+///
+/// impl std::fmt::Display for Narrow {
+///     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+///         write!(f, "{}", self.0)
+///     }
+/// }
+///
+/// impl std::str::FromStr for Narrow {
+///     type Err = std::num::ParseIntError;
+///     fn from_str(s: &str) -> std::result::Result<Narrow, Self::Err> {
+///         s.parse().map(Narrow)
+///     }
+/// }
+///
+/// impl scan_abi::Element for Narrow {
+///     const TYPE: ElemType = ElemType::U64;
+///     fn add(a: Self, b: Self) -> Self { Narrow(a.0.wrapping_add(b.0)) }
+///     fn mul(a: Self, b: Self) -> Self { Narrow(a.0.wrapping_mul(b.0)) }
+///     fn min(a: Self, b: Self) -> Self { Narrow(a.0.min(b.0)) }
+///     fn max(a: Self, b: Self) -> Self { Narrow(a.0.max(b.0)) }
+///     fn zero() -> Self { Narrow(0) }
+///     fn one() -> Self { Narrow(1) }
+///     fn min_identity() -> Self { Narrow(u32::MAX) }
+///     fn max_identity() -> Self { Narrow(0) }
+///     fn to_bits(self) -> u64 { self.0 as u64 }
+///     fn from_bits(bits: u64) -> Self { Narrow(bits as u32) }
+///     fn as_f64(self) -> f64 { self.0 as f64 }
+///     fn order_key(self) -> u64 { self.0 as u64 }
+/// }
+///
+/// impl Element for Narrow {
+///     fn visit_op<V: OpVisitor<Self>>(op: Op, _: V) -> Result<V::Output> {
+///         Err(gpu_scan::element::unsupported(op, ElemType::U64))
+///     }
+///     fn to_f64(self) -> f64 {
+///         self.0 as f64
+///     }
+/// }
+/// ```
+pub trait Element:
+    sealed::Sealed + scan_abi::Element + DeviceRepr + ValidAsZeroBits + Debug + Display + FromStr + Unpin
+{
     /// Calls `v.visit::<O>()` with the operator type of `op`, or fails when `op` does not exist
     /// for this type (bitwise operators on floats, for instance).
     fn visit_op<V: OpVisitor<Self>>(op: Op, v: V) -> Result<V::Output>;
@@ -44,6 +102,7 @@ pub fn unsupported(op: Op, ty: ElemType) -> Error {
 
 macro_rules! element {
     ($t:ty, [$($op:ident),*]) => {
+        impl sealed::Sealed for $t {}
         impl Element for $t {
             fn to_f64(self) -> f64 {
                 self as f64

@@ -18,9 +18,41 @@ use cudarc::driver::{CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, ValidAsZer
 use scan_abi::op::AffineF32;
 use std::sync::Arc;
 
+mod sealed {
+    /// Implemented only for `f32` and `f64`: [`super::RecurrenceFloat`] requires it.
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for f64 {}
+}
+
 /// A float type the recurrence is built for, with how its maps travel: f32 pairs packed in a
-/// u64 (`AffineF32`), f64 pairs as `[a, b]` (`AffineF64`).
-pub trait RecurrenceFloat: Element + Into<f64> {
+/// u64 (`AffineF32`), f64 pairs as `[a, b]` (`AffineF64`). Sealed: the kernel is picked by the
+/// float type and reads maps of its layout, so no other crate can implement it:
+///
+/// ```compile_fail,E0277
+/// use gpu_scan::apps::recurrence::RecurrenceFloat;
+///
+/// // A wrapper of f32 that would take f64's kernel: it has every other supertrait, but
+/// // `Element` is sealed, and so is this trait.
+/// #[derive(Clone, Copy)]
+/// struct Wide(f32);
+///
+/// impl From<Wide> for f64 {
+///     fn from(w: Wide) -> f64 {
+///         w.0 as f64
+///     }
+/// }
+///
+/// impl RecurrenceFloat for Wide {
+///     type Map = [f64; 2];
+///     fn map(a: Wide, b: Wide) -> [f64; 2] { [a.0 as f64, b.0 as f64] }
+///     fn start(x0: Wide) -> [f64; 2] { [0.0, x0.0 as f64] }
+///     fn identity_map() -> [f64; 2] { [1.0, 0.0] }
+///     fn x(m: [f64; 2]) -> Wide { Wide(m[1] as f32) }
+///     fn from_f64(v: f64) -> Wide { Wide(v as f32) }
+/// }
+/// ```
+pub trait RecurrenceFloat: sealed::Sealed + Element + Into<f64> {
     type Map: DeviceRepr + ValidAsZeroBits + Copy + Unpin + Send + Sync;
     fn map(a: Self, b: Self) -> Self::Map;
     /// The constant map `x -> x0`, i.e. (0, x0), that starts the scan.
