@@ -43,7 +43,8 @@ pub const COUNTER_BYTES: usize = 128;
 /// kernel launched with `flags::INIT_FROM_TEMP`; the counter itself takes the first 4 bytes.
 pub const INIT_OFFSET: usize = 16;
 
-/// Temporary storage for `tiles` tiles of `elem_size`-byte elements.
+/// Temporary storage for `tiles` tiles of `elem_size`-byte elements; `u64::MAX` where that does
+/// not fit in 64 bits (no allocation can hold it).
 pub const fn temp_bytes(tiles: u64, elem_size: usize) -> u64 {
-    COUNTER_BYTES as u64 + tiles * word_bytes(elem_size) as u64
+    (COUNTER_BYTES as u64).saturating_add(tiles.saturating_mul(word_bytes(elem_size) as u64))
 }

@@ -111,7 +111,17 @@ pub fn supported(ty: ElemType, op: Op, what: &str) -> Result<()> {
 pub fn plan(t: &Tuning, req: &BatchedRequest) -> Result<BatchedPlan> {
     supported(req.ty, req.op, "batched")?;
     let Matrix { rows, cols } = req.matrix;
-    let n = rows.checked_mul(cols).ok_or_else(|| Error::invalid(format!("a {rows} x {cols} matrix overflows")))?;
+    let n = rows.checked_mul(cols).ok_or_else(|| {
+        Error::out_of_range(format!("the elements of a {rows} x {cols} matrix"), "beyond 2^64", "below 2^64")
+    })?;
+    // Every product of the matrix's sizes below is at most its bytes.
+    n.checked_mul(req.ty.size() as u64).ok_or_else(|| {
+        Error::out_of_range(
+            format!("the bytes of a {rows} x {cols} {} matrix", req.ty.name()),
+            "beyond 2^64",
+            "below 2^64",
+        )
+    })?;
     let single = match req.axis {
         Axis::Columns => cols == 1,
         Axis::Rows => rows == 1,
@@ -233,10 +243,8 @@ fn columns(t: &Tuning, req: &BatchedRequest) -> Result<BatchedPlan> {
     let count = chunks * cols.div_ceil(strip);
     // One status word per (row block, column); tiles that hold every row claim no tile index.
     let claims = if chunks == 1 { 0 } else { count };
-    let state = TileState { slots: chunks * cols, value_bytes: size, claims: Claims::Tiles(claims) };
+    let state = TileState { slots: chunks * cols, value_bytes: size, claims: Claims::Tiles(claims) }.checked()?;
     let launch = per_tile(kernel(family), count, threads, smem);
-    let state =
-        state.checked().map_err(|_| Error::invalid(format!("a {rows} x {cols} matrix is too many column tiles")))?;
     Ok(BatchedPlan::ColumnTiles { launch, arg, bulk: bulk_args, state, flags })
 }
 
@@ -285,9 +293,9 @@ fn rows_plan(t: &Tuning, req: &BatchedRequest) -> Result<BatchedPlan> {
         _ => {
             let tile = t.shapes.single_pass.at(size);
             let per_row = cols.div_ceil(tile.tile() as u64);
-            let too_many = || Error::invalid(format!("a {rows} x {cols} matrix is too many row tiles"));
-            let state = TileState::per_tile(rows * per_row, size).map_err(|_| too_many())?;
-            let tiles_per_row = u32::try_from(per_row).map_err(|_| too_many())?;
+            let state = TileState::per_tile(rows * per_row, size)?;
+            let tiles_per_row =
+                u32::try_from(per_row).map_err(|_| Error::out_of_range("the tiles of a row", per_row, "below 2^32"))?;
             let smem = smem::single_pass(&t.shapes, size);
             let launch = per_tile(kernel(Family::BatchedLongRows), rows * per_row, tile.threads, smem);
             Ok(BatchedPlan::RowChains { launch, tiles_per_row, state, flags })
@@ -321,10 +329,9 @@ pub struct VectorStrips {
 pub fn column_plan(t: &Tuning, rows: u64, cols: u64, elem_size: usize) -> ColumnStrips {
     let shape = t.shapes.columns.at(elem_size);
     let threads = shape.threads as u64;
-    let tuned = t.choices.column_strip.map(u64::from).filter(|w| (8..=threads).contains(w));
-    let tuned = tuned.unwrap_or_else(|| column_strip(t, cols));
+    let tuned = t.choices.column_strip.map_or_else(|| column_strip(t, cols), u64::from);
     let needed = rows.div_ceil(shape.items as u64).max(1);
-    let widest = (threads / needed).clamp(tuned, threads);
+    let widest = (threads / needed).max(tuned).min(threads);
     let strip = if cols <= widest { cols } else { cols.div_ceil(cols.div_ceil(widest)) } as u32;
     let groups = (shape.threads / strip.max(1)).min(t.shapes.column_groups);
     ColumnStrips { strip, groups, tile_rows: groups as u64 * shape.items as u64 }
@@ -388,24 +395,21 @@ pub fn column_bulk_tiles(t: &Tuning, rows: u64, cols: u64, elem_size: usize, ali
 /// for a matrix of `strips` strips.
 pub fn column_lookback_window(t: &Tuning, strips: u64, elem_size: usize) -> u32 {
     let c = &t.choices;
-    c.column_window.filter(|w| [1, 4].contains(w)).unwrap_or(if strips <= c.window4_max_strips.at(elem_size) {
-        4
-    } else {
-        1
-    })
+    c.column_window.unwrap_or(if strips <= c.window4_max_strips.at(elem_size) { 4 } else { 1 })
 }
 
 /// Whether rows of `cols` elements of `elem_size` bytes are what a pipelined column kernel scans:
 /// one or two 16-byte vectors.
 pub fn pipelined_column_rows(cols: u64, elem_size: usize) -> bool {
-    let bytes = cols * elem_size as u64;
+    let bytes = cols.saturating_mul(elem_size as u64);
     bytes == VECTOR_BYTES as u64 || bytes == 2 * VECTOR_BYTES as u64
 }
 
 /// Whether the scan down the columns runs as one pipelined scan of its 16- or 32-byte rows by
 /// default: from the tuning's size for that row width.
 pub fn uses_columns_pipelined(t: &Tuning, rows: u64, cols: u64, elem_size: usize) -> bool {
-    let (row_bytes, bytes) = (cols * elem_size as u64, rows * cols * elem_size as u64);
+    let row_bytes = cols.saturating_mul(elem_size as u64);
+    let bytes = rows.saturating_mul(row_bytes);
     let c = &t.choices;
     (row_bytes == 2 * VECTOR_BYTES as u64 && bytes >= c.columns_pipelined_min_bytes)
         || (row_bytes == VECTOR_BYTES as u64 && bytes >= c.columns16_pipelined_min_bytes)
@@ -420,7 +424,7 @@ pub fn uses_column_vectors(t: &Tuning, rows: u64) -> bool {
 /// Whether rows of `cols` elements, `rows` of them, go to the one-block-per-row kernel: each row
 /// at least a tile long, and enough rows to give every SM several blocks.
 pub fn uses_row_kernel(t: &Tuning, rows: u64, cols: u64, elem_size: usize) -> bool {
-    cols >= t.shapes.rows.at(elem_size).tile() as u64 && rows >= t.choices.row_kernel_min_rows.max(2)
+    cols >= t.shapes.rows.at(elem_size).tile() as u64 && rows >= t.choices.row_kernel_min_rows
 }
 
 /// Whether few long rows run as one pipelined launch by default: rows on 16-byte boundaries, each
@@ -428,9 +432,9 @@ pub fn uses_row_kernel(t: &Tuning, rows: u64, cols: u64, elem_size: usize) -> bo
 pub fn long_rows_pipelined(t: &Tuning, rows: u64, cols: u64, ty: ElemType, op: Op) -> bool {
     let size = ty.size() as u64;
     let row_tiles = cols.div_ceil(t.shapes.scan_pipeline_of(ty, op).tile() as u64);
-    (cols * size).is_multiple_of(VECTOR_BYTES as u64)
+    cols.saturating_mul(size).is_multiple_of(VECTOR_BYTES as u64)
         && row_tiles >= t.choices.long_rows_pipelined_min_tiles
-        && scan::pipelined_by_default(t, ty, op, rows * cols)
+        && scan::pipelined_by_default(t, ty, op, rows.saturating_mul(cols))
 }
 
 /// Rows per tile of the short-row kernel for rows of `cols` elements, or `None` when a row is

@@ -38,7 +38,9 @@ pub fn plan(t: &Tuning, ty: ElemType, n: u64, pred: u32, kernel: CompactKernel, 
         CompactKernel::Pipelined => true,
         CompactKernel::Auto => {
             // Flags are read twice, byte by byte, by the pipelined kernel: they keep the tiles.
-            wide && aligned && pred != predicate::FLAGS && n * size as u64 >= t.choices.compact_pipelined_min_bytes
+            wide && aligned
+                && pred != predicate::FLAGS
+                && n.saturating_mul(size as u64) >= t.choices.compact_pipelined_min_bytes
         }
         CompactKernel::Tiles => false,
     };

@@ -4,8 +4,12 @@
 
 pub mod batched;
 pub mod compact;
+#[cfg(test)]
+mod large;
 pub mod multi;
 pub mod partition;
+#[cfg(test)]
+mod properties;
 pub mod scan;
 pub mod segmented;
 pub mod sort;
@@ -67,16 +71,32 @@ impl TileState {
         status::temp_bytes(self.slots, self.value_bytes)
     }
 
-    /// The kernels index tiles and slots in 32 bits.
-    fn checked(self) -> Result<TileState> {
+    /// The kernels index tiles and slots in 32 bits, and claim tiles from a 32-bit counter that
+    /// also counts the persistent blocks' failed claims: fewer than [`MAX_TILES`] each.
+    pub fn checked(self) -> Result<TileState> {
         let claimed = match self.claims {
             Claims::Tiles(t) | Claims::TilesAndBlocks(t) => t,
         };
-        if self.slots.max(claimed) >= u32::MAX as u64 / 2 {
-            return Err(Error::invalid(format!("{} tiles are too many for one launch", self.slots.max(claimed))));
+        let most = self.slots.max(claimed);
+        if most >= MAX_TILES {
+            return Err(Error::out_of_range("the tiles of one launch", most, format!("fewer than {MAX_TILES}")));
         }
         Ok(self)
     }
+}
+
+/// Tiles (and status slots) one launch may have: the kernels index them in 32 bits.
+pub const MAX_TILES: u64 = u32::MAX as u64 / 2;
+
+/// Blocks of one grid: the most a launch may have.
+pub const MAX_BLOCKS: u64 = i32::MAX as u64;
+
+/// An [`Error::OutOfRange`] for `what` unless `blocks` blocks fit one grid.
+pub fn check_blocks(what: &str, blocks: u64) -> Result<()> {
+    if blocks > MAX_BLOCKS {
+        return Err(Error::out_of_range(what, blocks, format!("at most {MAX_BLOCKS} (blocks of one grid)")));
+    }
+    Ok(())
 }
 
 /// A launch of `tiles` blocks, one tile each.
@@ -113,7 +133,9 @@ mod tests {
         assert_eq!(s.bytes(), status::COUNTER_BYTES as u64 + 1000 * 8);
         assert_eq!(TileState::per_tile(10, 8).unwrap().bytes(), status::COUNTER_BYTES as u64 + 10 * 16);
         assert_eq!(TileState::per_tile(10, 16).unwrap().bytes(), status::COUNTER_BYTES as u64 + 10 * 32);
-        let e = TileState::persistent(u32::MAX as u64, 4).unwrap_err().to_string();
-        assert!(e.contains("too many"), "{e}");
+        assert!(TileState::persistent(MAX_TILES - 1, 4).is_ok());
+        let e = TileState::persistent(MAX_TILES, 4).unwrap_err();
+        assert!(matches!(e, Error::OutOfRange { .. }), "{e:?}");
+        assert_eq!(e.to_string(), "the tiles of one launch is 2147483647, but it must be fewer than 2147483647");
     }
 }

@@ -6,7 +6,7 @@
 //! `world` values cross between devices.
 
 use super::scan::{self, sums_bytes, Buf, HierStep, ScanPlan, ScanRequest, SinglePass};
-use super::{per_tile, Grid};
+use super::{check_blocks, per_tile, Grid};
 use crate::error::{Error, Result};
 use crate::options::Algorithm;
 use scan_abi::tuning::Tuning;
@@ -43,6 +43,7 @@ pub fn plan(t: &Tuning, req: &ScanRequest, world: usize) -> Result<RankPlan> {
     if world == 0 {
         return Err(Error::invalid("a group needs at least one rank"));
     }
+    check_blocks("the tiles of a shard's reduce", req.n.div_ceil(t.shapes.hierarchical.tile() as u64))?;
     let (reduce, reduce_scratch) = reduce(t, req, req.n);
     let carries = ScanRequest { exclusive: true, n: world as u64, ..ScanRequest::new(req.ty, req.op, 0) };
     let carries = scan::plan(t, &ScanRequest { has_init: req.has_init, ..carries })?;

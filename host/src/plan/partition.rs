@@ -3,9 +3,9 @@
 //! our scan, scatter. And COO <-> CSR, which are a count or a head marking followed by a scan.
 
 use super::scan::{self, ScanPlan, ScanRequest};
-use super::{per_tile, Launch};
-use crate::error::Result;
-use scan_abi::partition::Digit;
+use super::{check_blocks, per_tile, Launch};
+use crate::error::{Error, Result};
+use scan_abi::partition::{Digit, MAX_BINS, MODE_BINS, MODE_RADIX};
 use scan_abi::tuning::Tuning;
 use scan_abi::{smem, ElemType, Family, Kernel, Op};
 
@@ -19,11 +19,23 @@ pub struct PartitionPlan {
     pub tiles: u64,
 }
 
-/// Plans one partition pass of `n` elements of `ty` by `digit`.
+/// Plans one partition pass of `n` elements of `ty` by `digit`: a radix digit, or 1 to
+/// [`MAX_BINS`] bins.
 pub fn plan(t: &Tuning, ty: ElemType, n: u64, digit: &Digit) -> Result<PartitionPlan> {
+    match digit.mode {
+        MODE_RADIX => {}
+        MODE_BINS if (1..=MAX_BINS).contains(&digit.bins) => {}
+        MODE_BINS => {
+            return Err(Error::out_of_range("the bins of a histogram", digit.bins, format!("1 to {MAX_BINS}")))
+        }
+        mode => return Err(Error::out_of_range("a partition's digit mode", mode, "MODE_RADIX or MODE_BINS")),
+    }
     let tile = t.shapes.partition;
     let tiles = n.div_ceil(tile.tile() as u64);
-    let entries = tiles * digit.count() as u64;
+    check_blocks("the tiles of a partition pass", tiles)?;
+    let entries = tiles
+        .checked_mul(digit.count() as u64)
+        .ok_or_else(|| Error::out_of_range(format!("the digit counts of {n} elements"), "beyond 2^64", "below 2^64"))?;
     let count =
         per_tile(Kernel::typed(Family::PartitionCount, ty), tiles, tile.threads, smem::partition_count(digit.count()));
     let scatter_smem = smem::partition_scatter(&t.shapes, digit.count());

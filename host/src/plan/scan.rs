@@ -1,7 +1,7 @@
 //! Planning a device-wide scan: which single-pass kernel (tiles in registers or shared memory,
 //! fixed order, pipelined), the hierarchical strategy's levels, or the naive kernel.
 
-use super::{per_tile, scan_flags, Grid, Launch, TileState};
+use super::{check_blocks, per_tile, scan_flags, Grid, Launch, TileState};
 use crate::error::{Error, Result};
 use crate::options::{Algorithm, Propagation, ScanKernel, StatusOrdering, NAIVE_MAX_N};
 use scan_abi::block::BlockAlgo;
@@ -142,7 +142,7 @@ pub fn plan(t: &Tuning, req: &ScanRequest) -> Result<ScanPlan> {
     match req.algorithm {
         Algorithm::SinglePass => single_pass(t, req).map(ScanPlan::SinglePass),
         Algorithm::Hierarchical { block, propagation } => {
-            Ok(ScanPlan::Hierarchical(hierarchical(t, req, block, propagation)))
+            hierarchical(t, req, block, propagation).map(ScanPlan::Hierarchical)
         }
         Algorithm::Naive => naive(t, req),
     }
@@ -259,7 +259,7 @@ pub fn persistent_launch(
     flags: u32,
     backoff_ns: u32,
 ) -> Result<SinglePass> {
-    p.stages = t.choices.pipeline_stages.unwrap_or(p.stages).max(1);
+    p.stages = t.choices.pipeline_stages.unwrap_or(p.stages);
     let launch = Launch {
         kernel,
         grid: Grid::Persistent { tiles, per_sm: t.choices.pipeline_blocks_per_sm },
@@ -286,9 +286,10 @@ pub(crate) fn sums_bytes(tiles: u64, elem_size: usize) -> u64 {
     (tiles * elem_size as u64).next_multiple_of(256)
 }
 
-fn hierarchical(t: &Tuning, req: &ScanRequest, block: BlockAlgo, propagation: Propagation) -> Hierarchical {
+fn hierarchical(t: &Tuning, req: &ScanRequest, block: BlockAlgo, propagation: Propagation) -> Result<Hierarchical> {
     let (ty, op, size) = (req.ty, req.op, req.ty.size());
     let tile = t.shapes.hierarchical;
+    check_blocks("the tiles of the hierarchical scan's first level", req.n.div_ceil(tile.tile() as u64))?;
     let launch = |family, tiles, smem| per_tile(Kernel::new(family, ty, op), tiles, tile.threads, smem);
     let scan_smem = smem::tile_scan(block, tile.threads, tile.items, size as u32);
     let reduce_smem = smem::tile_reduce(tile.threads, tile.items, size as u32);
@@ -338,7 +339,7 @@ fn hierarchical(t: &Tuning, req: &ScanRequest, block: BlockAlgo, propagation: Pr
     }
     let scratch_bytes = levels(req.n, tile.tile() as u64).iter().map(|&l| sums_bytes(l, size)).sum();
     steps.extend(after.into_iter().rev());
-    Hierarchical { steps, scratch_bytes }
+    Ok(Hierarchical { steps, scratch_bytes })
 }
 
 fn naive(t: &Tuning, req: &ScanRequest) -> Result<ScanPlan> {
@@ -365,7 +366,7 @@ pub fn recurrence(t: &Tuning, ty: ElemType, n: u64, kernel: ScanKernel, aligned:
     let map = 2 * ty.size();
     let flags = scan_flags(false, true);
     let backoff = t.choices.lookback_backoff_ns;
-    let by_default = n * map as u64 >= t.choices.recurrence_pipelined_min_bytes;
+    let by_default = n.saturating_mul(map as u64) >= t.choices.recurrence_pipelined_min_bytes;
     let pipelined = match kernel {
         ScanKernel::Pipelined if !aligned => {
             return Err(Error::invalid("the pipelined recurrence needs maps on 16-byte boundaries"))

@@ -26,7 +26,11 @@ pub const DIGITS: u64 = 1 << RADIX_BITS;
 /// An error unless `n` elements fit the 32-bit positions of sorts and permutations.
 pub fn check_len(n: u64) -> Result<()> {
     if n >= u32::MAX as u64 {
-        return Err(Error::invalid(format!("{n} elements: sorting and histogram permutations handle fewer than 2^32")));
+        return Err(Error::out_of_range(
+            "the elements of a sort or histogram permutation",
+            n,
+            "fewer than 2^32 - 1 (their positions are 32-bit)",
+        ));
     }
     Ok(())
 }

@@ -107,7 +107,9 @@ impl Gpu {
     }
 
     /// This GPU with `tuning` in force: its choices and launch bounds apply to every later call.
-    /// Tile shapes are compiled into the kernels, so `tuning.shapes` must be the kernels' own.
+    /// Tile shapes are compiled into the kernels, so `tuning.shapes` must be the kernels' own
+    /// ([`Error::InvalidArgument`] otherwise), and every choice must be in its range
+    /// ([`Tuning::validate`]; [`Error::Tuning`] names the first that is not).
     pub fn with_tuning(mut self, tuning: Tuning) -> Result<Gpu> {
         let compiled = scan_abi::tuning::for_arch(self.info.kernel_arch);
         if tuning.shapes != compiled.shapes {
@@ -116,6 +118,7 @@ impl Gpu {
                  only the choices and launch bounds of a tuning can change at run time",
             ));
         }
+        tuning.validate()?;
         self.bounds = ptx::bounds(&tuning);
         self.tuning = tuning;
         self.forget_modules();
