@@ -7,12 +7,14 @@
 //! the kernels were compiled with), the shared-memory layouts and the tile-status words.
 //!
 //! Modules depend on each other in one direction: `element` <- `op` <- `kernel` <- `shape`,
-//! `tuning` <- `smem`, `bounds`; `block`, `status`, `partition` and `timeline` are leaves.
+//! `tuning` <- `smem`, `bounds`, `fingerprint`; `block`, `status`, `partition` and `timeline` are
+//! leaves.
 #![no_std]
 
 pub mod block;
 pub mod bounds;
 pub mod element;
+pub mod fingerprint;
 pub mod kernel;
 pub mod op;
 pub mod partition;

@@ -98,7 +98,8 @@ fn open(global: &Global, ordinals: &[usize]) -> Result<Group> {
     for &o in ordinals {
         let mut gpu = Gpu::new(o)?.with_tuning(tuning)?;
         if let Some(ptx) = &ptx {
-            gpu = gpu.with_ptx(ptx)?;
+            // SAFETY: as in `experiment::open`: `--ptx` names a module built from these sources.
+            gpu = unsafe { gpu.with_ptx(ptx) }?;
         }
         outln!("rank {}: device {o}: {} ({} SMs)", gpus.len(), gpu.info().name, gpu.info().multiprocessors);
         gpus.push(Arc::new(gpu));

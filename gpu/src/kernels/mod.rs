@@ -21,6 +21,11 @@ pub mod trace;
 /// The tile shapes the kernels are compiled with; the host plans from the same table.
 pub const SHAPES: scan_abi::tuning::Shapes = scan_abi::tuning::for_arch(scan_abi::tuning::DEFAULT_ARCH).shapes;
 
+/// The fingerprint of [`SHAPES`] and the abi's sources (`scan_abi::fingerprint`), which the host
+/// compares with its own before it takes a module built elsewhere.
+#[no_mangle]
+pub static SCAN_ABI_FINGERPRINT: u64 = scan_abi::fingerprint::of(&SHAPES);
+
 /// Calls `$m!(type, [operators])` for every element type with the operators it supports
 /// (`scan_abi::Op::supports`).
 macro_rules! for_each_type {

@@ -9,9 +9,28 @@ use cudarc::driver::sys::{CUdevice_attribute, CUevent_flags, CUresult};
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, ValidAsZeroBits};
 use cudarc::nvrtc::Ptx;
 use ptx::{Bounds, PtxModule};
+use scan_abi::tuning::Shapes;
 use scan_abi::{Kernel, Tuning};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+
+/// An error unless the PTX module `text` carries the fingerprint of this crate's abi with
+/// `shapes` ([`scan_abi::fingerprint`]).
+fn check_fingerprint(text: &str, shapes: &Shapes) -> Result<()> {
+    let expected = scan_abi::fingerprint::of(shapes);
+    let rebuild = "rebuild it from this checkout with `cargo xtask build-ptx`";
+    match scan_abi::fingerprint::find(text) {
+        Some(f) if f == expected => Ok(()),
+        Some(f) => Err(Error::invalid(format!(
+            "the PTX module was built against another scan-abi or other tile shapes \
+             (fingerprint {f:#018x}, this library's {expected:#018x}): {rebuild}"
+        ))),
+        None => Err(Error::invalid(format!(
+            "the PTX module carries no {} global, so it was not built from these sources: {rebuild}",
+            scan_abi::fingerprint::SYMBOL
+        ))),
+    }
+}
 
 /// What the caller may want to know about the device.
 #[derive(Clone, Debug)]
@@ -127,11 +146,25 @@ impl Gpu {
 
     /// This GPU with the kernels of the PTX module `text` instead of the embedded ones (for
     /// kernel development: `cargo xtask build-ptx` writes one).
-    pub fn with_ptx(mut self, text: &str) -> Result<Gpu> {
+    ///
+    /// The module must carry the fingerprint ([`scan_abi::fingerprint`]) of this library's
+    /// `scan-abi` sources and of the tile shapes it plans with, else it is refused
+    /// ([`Error::InvalidArgument`]). That catches a module built from another version of the
+    /// abi, or for shapes other than the embedded kernels'; it cannot see the kernels' own code.
+    ///
+    /// # Safety
+    /// `text` must be a PTX module built by this crate's PTX builder from the `gpu/` sources of
+    /// this very version of the crate, against the same `scan-abi`. Every launch passes the
+    /// arguments those sources declare and sizes shared memory, temporary storage and the
+    /// buffers the kernels index as those sources use them; kernels with other argument lists,
+    /// other tile shapes or other status-word layouts read and write past the memory they are
+    /// given.
+    pub unsafe fn with_ptx(mut self, text: &str) -> Result<Gpu> {
         let ptx = PtxModule::parse(text);
         if ptx.kernel_names().next().is_none() {
             return Err(Error::invalid("the PTX module holds no kernels"));
         }
+        check_fingerprint(text, &self.tuning.shapes)?;
         self.ptx = ptx;
         self.forget_modules();
         Ok(self)
@@ -282,5 +315,32 @@ impl Gpu {
         end.record(stream)?;
         end.synchronize()?;
         Ok(start.elapsed_ms(&end)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use scan_abi::fingerprint::SYMBOL;
+
+    #[test]
+    fn the_embedded_module_carries_the_fingerprint_of_the_shapes_planned_with() {
+        let text = ptx::embedded();
+        let shapes = scan_abi::tuning::for_arch(PtxModule::parse(&text).arch().unwrap()).shapes;
+        assert!(check_fingerprint(&text, &shapes).is_ok());
+        let mut other = shapes;
+        other.prefetch_tiles += 1;
+        let e = check_fingerprint(&text, &other).unwrap_err().to_string();
+        assert!(e.contains("another scan-abi or other tile shapes"), "{e}");
+    }
+
+    #[test]
+    fn a_module_without_the_fingerprint_is_refused() {
+        let text = ptx::embedded();
+        let shapes = scan_abi::tuning::for_arch(scan_abi::tuning::DEFAULT_ARCH).shapes;
+        let stripped: String = text.lines().filter(|l| !l.contains(SYMBOL)).map(|l| format!("{l}\n")).collect();
+        assert!(PtxModule::parse(&stripped).kernel_names().next().is_some());
+        let e = check_fingerprint(&stripped, &shapes).unwrap_err().to_string();
+        assert!(e.contains("carries no SCAN_ABI_FINGERPRINT global"), "{e}");
     }
 }
