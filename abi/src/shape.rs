@@ -56,7 +56,8 @@ impl<T: Copy> BySize<T> {
 /// A persistent block of warp roles (`gpu::kernels::pipelined`): `warps` warps reduce each tile
 /// as soon as the bulk-copy engine has brought it in, `warps * split` scan and store it, one warp
 /// claims tiles and starts their copies, one looks back. A tile is `warps * 32 * items` elements;
-/// `stages` tiles are in flight per block (a launch argument, so a [`Choices`] may change it).
+/// `stages` tiles are in flight per block (a launch argument, so a
+/// [`Choices`](crate::tuning::Choices) may change it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Pipeline {
     pub warps: u32,
