@@ -71,9 +71,8 @@ impl TileState {
         status::temp_bytes(self.slots, self.value_bytes)
     }
 
-    /// The kernels index tiles and slots in 32 bits, and claim tiles from a 32-bit counter that
-    /// also counts the persistent blocks' failed claims: fewer than [`MAX_TILES`] each.
-    pub fn checked(self) -> Result<TileState> {
+    /// An [`Error::OutOfRange`] unless the slots and the claims are fewer than [`MAX_TILES`].
+    fn checked(self) -> Result<TileState> {
         let claimed = match self.claims {
             Claims::Tiles(t) | Claims::TilesAndBlocks(t) => t,
         };
@@ -85,7 +84,9 @@ impl TileState {
     }
 }
 
-/// Tiles (and status slots) one launch may have: the kernels index them in 32 bits.
+/// The tiles (and status slots) of one launch are fewer than this: the kernels index them in 32
+/// bits, and claim them from a 32-bit counter that also counts the persistent blocks' failed
+/// claims.
 pub const MAX_TILES: u64 = u32::MAX as u64 / 2;
 
 /// Blocks of one grid: the most a launch may have.
