@@ -7,6 +7,7 @@
 //! so they run from any folder, on any machine.
 
 pub mod checks;
+pub mod exact;
 
 use gpu_scan::Gpu;
 pub use libtest_mimic::{Failed, Trial};
