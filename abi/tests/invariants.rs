@@ -3,7 +3,7 @@
 
 use scan_abi::block::BlockAlgo;
 use scan_abi::bounds::{self, block_threads, bounded_kernels};
-use scan_abi::kernel::{group_of, Family, Kernel, ARITHMETIC_OPS};
+use scan_abi::kernel::{group_of, Family, Kernel};
 use scan_abi::shape::{vector_elems, Pipeline, Tile};
 use scan_abi::tuning::{for_arch, Tuning, DEFAULT_ARCH, TABLES};
 use scan_abi::{smem, status, ElemType, Op};
@@ -51,10 +51,8 @@ fn every_family_is_built_for_some_type_and_only_for_operators_its_types_support(
 }
 
 #[test]
-fn for_arch_picks_the_newest_table_not_newer_than_the_gpu() {
+fn the_default_architecture_has_a_table_of_its_own() {
     assert_eq!(for_arch(DEFAULT_ARCH).arch, DEFAULT_ARCH);
-    assert_eq!(for_arch(100).arch, DEFAULT_ARCH);
-    assert_eq!(for_arch(80).arch, TABLES[0].arch, "older GPUs get the oldest table");
 }
 
 #[test]
@@ -161,7 +159,6 @@ fn choices_cover_every_matrix_and_size() {
         for size in [1, 2, 4, 8, 16] {
             assert!(c.pipelined_min_bytes.at(size) > 0);
         }
-        assert!(ARITHMETIC_OPS.iter().all(|o| Op::ALL.contains(o)));
     }
 }
 

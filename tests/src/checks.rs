@@ -1,7 +1,8 @@
 //! Checking scans on the GPU against the CPU reference, case by case, and collecting failures.
 
+use crate::exact;
 use gpu_scan::cudarc::driver::CudaStream;
-use gpu_scan::reference::verify;
+use gpu_scan::reference::{self, verify};
 use gpu_scan::{input, Algorithm, Element, Gpu, Op, ScanKernel, ScanOptions, TempStorage};
 use std::sync::Arc;
 
@@ -16,6 +17,7 @@ pub struct Case {
     pub n: usize,
     pub seed: u64,
     pub kernel: ScanKernel,
+    pub deterministic: bool,
 }
 
 impl Case {
@@ -29,6 +31,7 @@ impl Case {
             n,
             seed: 0x5eed ^ n as u64,
             kernel: ScanKernel::Auto,
+            deterministic: false,
         }
     }
 }
@@ -56,26 +59,8 @@ pub fn check_on<T: Element>(
         }
     };
     let init = case.with_init.then(|| input::value::<T>(case.op, case.seed ^ 0xabc, u64::MAX));
-    let opts =
-        ScanOptions::new(case.op).exclusive(case.exclusive).init(init).algorithm(case.algorithm).kernel(case.kernel);
-    let mut run = || -> gpu_scan::Result<Vec<T>> {
-        let d_in = gpu.upload(stream, "input", data)?;
-        if case.in_place {
-            let mut d = d_in;
-            gpu.scan_in_place(stream, &mut d, &opts, temp)?;
-            stream.synchronize()?;
-            gpu.download(stream, &d)
-        } else {
-            // Poison the output so unwritten elements cannot pass by accident.
-            let poison = vec![input::value::<T>(Op::Xor, 99, 0); data.len()];
-            let mut d_out = gpu.upload(stream, "output", &poison)?;
-            gpu.scan(stream, &d_in, &mut d_out, &opts, temp)?;
-            stream.synchronize()?;
-            gpu.download(stream, &d_out)
-        }
-    };
     let what = format!("{} {} {:?}", T::TYPE.name(), case.op.name(), case);
-    match run() {
+    match run(gpu, stream, temp, case, data, init) {
         Err(e) => Some(format!("{what}: error: {e}")),
         Ok(got) => match verify::verify(case.op, case.algorithm, data, case.exclusive, init, &got) {
             Err(e) => Some(format!("{what}: verify error: {e}")),
@@ -85,6 +70,62 @@ pub fn check_on<T: Element>(
                 Some(format!("{what}: {} wrong, first at {}: expected {}, got {}", v.wrong, f.index, f.expected, f.got))
             }
         },
+    }
+}
+
+/// Runs `case` on integer-valued float inputs ([`exact::floats`], an initial value from
+/// [`exact::init`]), exact in any combine order, and compares the result with the sequential
+/// scan bit for bit: a description of the failure, if any.
+pub fn check_exact<T: Element>(gpu: &Gpu, temp: &mut TempStorage, case: Case) -> Option<String> {
+    let data = exact::floats::<T>(case.op, case.seed, case.n);
+    check_exact_data(gpu, temp, case, &data)
+}
+
+/// [`check_exact`] of the given `data` (exact in any order, as [`exact::floats`] makes it).
+pub fn check_exact_data<T: Element>(gpu: &Gpu, temp: &mut TempStorage, case: Case, data: &[T]) -> Option<String> {
+    let init = case.with_init.then(|| exact::init::<T>(case.op, case.seed));
+    let what = format!("{} {} integer-valued {:?} init={init:?}", T::TYPE.name(), case.op.name(), case);
+    let want = match reference::scan(case.op, data, case.exclusive, init) {
+        Ok(w) => w,
+        Err(e) => return Some(format!("{what}: reference: {e}")),
+    };
+    match run(gpu, gpu.stream(), temp, case, data, init) {
+        Err(e) => Some(format!("{what}: error: {e}")),
+        Ok(got) => exact::first_difference(&got, &want).map(|i| {
+            let show = |v: &[T]| v.get(i).map_or("nothing".to_string(), |x| x.to_string());
+            format!("{what}: first difference at {i}: expected {}, got {}", show(&want), show(&got))
+        }),
+    }
+}
+
+/// The result of `case` on `data` from `init` on the GPU.
+fn run<T: Element>(
+    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
+    temp: &mut TempStorage,
+    case: Case,
+    data: &[T],
+    init: Option<T>,
+) -> gpu_scan::Result<Vec<T>> {
+    let opts = ScanOptions::new(case.op)
+        .exclusive(case.exclusive)
+        .init(init)
+        .algorithm(case.algorithm)
+        .kernel(case.kernel)
+        .deterministic(case.deterministic);
+    let d_in = gpu.upload(stream, "input", data)?;
+    if case.in_place {
+        let mut d = d_in;
+        gpu.scan_in_place(stream, &mut d, &opts, temp)?;
+        stream.synchronize()?;
+        gpu.download(stream, &d)
+    } else {
+        // Poison the output so unwritten elements cannot pass by accident.
+        let poison = vec![input::value::<T>(Op::Xor, 99, 0); data.len()];
+        let mut d_out = gpu.upload(stream, "output", &poison)?;
+        gpu.scan(stream, &d_in, &mut d_out, &opts, temp)?;
+        stream.synchronize()?;
+        gpu.download(stream, &d_out)
     }
 }
 

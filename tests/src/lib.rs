@@ -8,6 +8,7 @@
 
 pub mod calls;
 pub mod checks;
+pub mod exact;
 
 use gpu_scan::Gpu;
 pub use libtest_mimic::{Failed, Trial};

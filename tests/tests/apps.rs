@@ -5,6 +5,7 @@ use gpu_scan::reference::apps as reference;
 use gpu_scan::{input, CompactKernel, CompactOptions, Element, Gpu, HistogramOptions, Keep, Op, TempStorage};
 use std::process::ExitCode;
 use workspace_tests::checks::assert_none_failed;
+use workspace_tests::exact as exact_floats;
 use workspace_tests::{calls, gpu_test, test, vectors};
 
 fn main() -> ExitCode {
@@ -20,6 +21,10 @@ fn main() -> ExitCode {
         gpu_test("segmented_scans_match_the_cpu", segmented_scans_match_the_cpu),
         gpu_test("segmented_mistakes_are_errors", segmented_mistakes_are_errors),
         gpu_test("linear_recurrence_matches_the_loop", linear_recurrence_matches_the_loop),
+        gpu_test(
+            "linear_recurrence_is_exact_on_integer_valued_inputs",
+            linear_recurrence_is_exact_on_integer_valued_inputs,
+        ),
         gpu_test("batched_scans_along_either_axis", batched_scans_along_either_axis),
         test("batched_shapes_take_every_default_kernel", batched_shapes_take_every_default_kernel),
         gpu_test("every_batched_kernel_chosen_by_its_options", every_batched_kernel_chosen_by_its_options),
@@ -31,8 +36,12 @@ fn main() -> ExitCode {
     ])
 }
 
+fn tuning() -> &'static scan_abi::tuning::Tuning {
+    scan_abi::tuning::for_arch(scan_abi::tuning::DEFAULT_ARCH)
+}
+
 fn shapes() -> &'static scan_abi::tuning::Shapes {
-    &scan_abi::tuning::for_arch(scan_abi::tuning::DEFAULT_ARCH).shapes
+    &tuning().shapes
 }
 
 /// The compaction's tile (the single-pass tile for 4- and 8-byte elements).
@@ -338,13 +347,24 @@ fn same_bits<T: Element>(got: &[T], want: &[T]) -> bool {
     got.len() == want.len() && got.iter().zip(want).all(|(g, w)| g.to_bits() == w.to_bits())
 }
 
-/// Exact operators only for floats: their sums and products round differently in another order.
-fn exact<T: Element>(op: Op) -> bool {
+/// Whether `op` gives the same bits on `T` in any combine order on any input (float sums and
+/// products do only on integer-valued inputs: `workspace_tests::exact`).
+fn order_free<T: Element>(op: Op) -> bool {
     !op.order_sensitive(T::TYPE)
 }
 
-/// Segmented scans against the per-segment CPU scan: heads at random (sparse and dense), from
-/// offsets, and fixed-length rows; every operator; inclusive and exclusive.
+/// `n` elements for a scan with `op`: random, or integer-valued floats for a float sum or product.
+fn scan_data<T: Element>(op: Op, seed: u64, n: usize) -> Vec<T> {
+    if order_free::<T>(op) {
+        input::generate::<T>(op, seed, n)
+    } else {
+        exact_floats::floats::<T>(op, seed, n)
+    }
+}
+
+/// Segmented scans against the per-segment CPU scan, bit for bit: heads at random (sparse and
+/// dense), from offsets, and fixed-length rows; every operator (float sums and products of
+/// integer-valued inputs); inclusive and exclusive.
 fn segmented_scans_match_the_cpu(gpu: &Gpu) {
     use gpu_scan::{Axis, BatchedOptions, Matrix, SegmentedOptions};
     use scan_abi::kernel::ARITHMETIC_OPS;
@@ -357,8 +377,8 @@ fn segmented_scans_match_the_cpu(gpu: &Gpu) {
                 for mean in [1u64, 3, 50, 5000, 1 << 40] {
                     let heads: Vec<u8> = (0..n as u64).map(|i| (input::bits(mean, i) % mean == 0) as u8).collect();
                     let d_heads = gpu.upload(&stream, "heads", &heads).unwrap();
-                    for op in ARITHMETIC_OPS.into_iter().filter(|&op| exact::<$t>(op)) {
-                        let data: Vec<$t> = input::generate::<$t>(op, n as u64 ^ mean, n);
+                    for op in ARITHMETIC_OPS {
+                        let data: Vec<$t> = scan_data::<$t>(op, n as u64 ^ mean, n);
                         let d_in = gpu.upload(&stream, "in", &data).unwrap();
                         for exclusive in [false, true] {
                             let mut d_out = gpu.alloc_zeros::<$t>(&stream, "out", n).unwrap();
@@ -496,8 +516,40 @@ fn linear_recurrence_matches_the_loop(gpu: &Gpu) {
     assert!(e.to_string().contains("1 factors but 0 offsets"), "{e}");
 }
 
+/// The linear recurrence on integer-valued inputs (factors in {-1, 0, 1}, small integer
+/// offsets: [`exact_floats::recurrence`]), exact in any combine order: bit for bit against the
+/// sequential loop, with every kernel, over tile edges and sizes where zero factors restart it.
+fn linear_recurrence_is_exact_on_integer_valued_inputs(gpu: &Gpu) {
+    use gpu_scan::apps::recurrence::RecurrenceFloat;
+    use gpu_scan::{RecurrenceOptions, ScanKernel};
+    fn check<F: RecurrenceFloat>(gpu: &Gpu, n: usize, x0: F, kernel: ScanKernel) -> Option<String> {
+        let what = format!("{} {kernel:?} n={n} x0={x0} integer-valued", F::TYPE.name());
+        let (a, b) = exact_floats::recurrence::<F>(n as u64, n);
+        let got = match gpu.recurrence_host(&a, &b, &RecurrenceOptions::new(x0).kernel(kernel)) {
+            Ok(got) => got,
+            Err(e) => return Some(format!("{what}: {e}")),
+        };
+        let want: Vec<F> = reference::recurrence(&a, &b, x0).0.into_iter().map(F::from_f64).collect();
+        let t = exact_floats::first_difference(&got, &want)?;
+        let show = |v: &[F]| v.get(t).map_or("nothing".to_string(), |x| x.to_string());
+        Some(format!("{what}: x[{t}] = {}, the loop gives {}", show(&got), show(&want)))
+    }
+    let mut failures = Vec::new();
+    let tile = tile::<u64>();
+    let kernels = [ScanKernel::Auto, ScanKernel::Tiles, ScanKernel::Staged, ScanKernel::Pipelined];
+    for n in [0usize, 1, 33, tile - 1, tile, tile + 1, 100_003, 3_000_017, 1 << 24] {
+        for kernel in kernels {
+            failures.extend(check::<f32>(gpu, n, 3.0, kernel));
+            failures.extend(check::<f64>(gpu, n, -2.0, kernel));
+        }
+    }
+    assert_none_failed(&failures);
+}
+
 /// Scans a matrix down its columns and along its rows as `kernel` on `axis` (either axis when
 /// `Auto`) and checks it against per-row and per-column CPU scans, bit for bit: the failures.
+/// Float sums and products scan integer-valued inputs ([`exact_floats::matrix`]), exact in any
+/// order.
 fn check_batched<T: Element>(
     gpu: &Gpu,
     temp: &mut TempStorage,
@@ -508,10 +560,15 @@ fn check_batched<T: Element>(
 ) -> Vec<String> {
     use gpu_scan::{Axis, BatchedOptions, Matrix};
     let stream = gpu.stream().clone();
-    let data: Vec<T> = input::generate::<T>(op, (rows * cols) as u64, rows * cols);
-    let d_in = gpu.upload(&stream, "matrix", &data).unwrap();
+    let seed = (rows * cols) as u64;
     let mut failures = Vec::new();
     for &axis in axes {
+        let data: Vec<T> = if order_free::<T>(op) {
+            input::generate::<T>(op, seed, rows * cols)
+        } else {
+            exact_floats::matrix::<T>(op, seed, rows, cols, axis == Axis::Rows)
+        };
+        let d_in = gpu.upload(&stream, "matrix", &data).unwrap();
         for exclusive in [false, true] {
             let what =
                 format!("{} {} {rows}x{cols} {axis:?} {kernel:?} exclusive={exclusive}", T::TYPE.name(), op.name());
@@ -624,8 +681,8 @@ fn batched_shapes_take_every_default_kernel() {
 }
 
 /// Batched scans of a row-major matrix along either axis with the default kernels, against
-/// per-row and per-column CPU scans (exact operators, so bit for bit): every type and operator
-/// over [`BATCHED_SHAPES`].
+/// per-row and per-column CPU scans, bit for bit (float sums and products of integer-valued
+/// inputs): every type and operator over [`BATCHED_SHAPES`].
 fn batched_scans_along_either_axis(gpu: &Gpu) {
     use gpu_scan::{Axis, BatchedKernel, BatchedOptions, Matrix};
     use scan_abi::kernel::ARITHMETIC_OPS;
@@ -634,7 +691,7 @@ fn batched_scans_along_either_axis(gpu: &Gpu) {
     macro_rules! each {
         ($($t:ty),*) => {$(
             for (rows, cols) in BATCHED_SHAPES {
-                for op in ARITHMETIC_OPS.into_iter().filter(|&op| exact::<$t>(op)) {
+                for op in ARITHMETIC_OPS {
                     failures.extend(check_batched::<$t>(gpu, &mut temp, (rows, cols), op, &Axis::ALL, BatchedKernel::Auto));
                 }
             }
@@ -656,12 +713,32 @@ fn batched_scans_along_either_axis(gpu: &Gpu) {
 }
 
 /// Every batched kernel chosen through `BatchedOptions::kernel` on shapes it takes (and on some
-/// it takes only when chosen), for every type and exact operator, inclusive and exclusive.
+/// it takes only when chosen), for every type and operator (float sums and products of
+/// integer-valued inputs), inclusive and exclusive, bit for bit. The column tiles also take
+/// the shapes about their edges: scalar tiles of odd and even widths over one to several row
+/// blocks; vector tiles of one vector a row to hundreds; tiles in shared memory one row past one and
+/// two tiles, and partial tiles after several, for 1 to 32 vectors a row.
 fn every_batched_kernel_chosen_by_its_options(gpu: &Gpu) {
     use gpu_scan::{Axis, BatchedKernel::*};
     use scan_abi::kernel::ARITHMETIC_OPS;
     let mut temp = TempStorage::new();
     let mut failures = Vec::new();
+    let scalar = [(1, 2), (7, 3), (1025, 8), (300, 65), (129, 200), (5, 1000), (2000, 2)];
+    let vector = [(1, 4), (7, 4), (9, 12), (1025, 8), (300, 64), (129, 200), (5, 1000), (3000, 4), (600, 52)];
+    let bulk = scan_abi::shape::Tile::new(shapes().columns_bulk_threads, tuning().choices.bulk_rows);
+    let t = |tpr: u32| bulk.tile_rows(tpr) as usize;
+    // (rows, 16-byte vectors a row)
+    let bulk_shapes = [
+        (t(1) + 1, 1),
+        (2 * t(1) + 1, 1),
+        (t(2) + 1, 2),
+        (2 * t(2) + 160, 2),
+        (t(8) + 1, 8),
+        (4 * t(16) + 40, 16),
+        (t(32) + 1, 32),
+        (16 * t(32) + 80, 32),
+    ];
+    let edges = scalar.map(|shape| (ColumnTiles, shape)).into_iter().chain(vector.map(|shape| (VectorTiles, shape)));
     let cases = [
         (ColumnTiles, Axis::Columns, (3000, 64)),
         (ColumnTiles, Axis::Columns, (100, 5)),
@@ -680,11 +757,13 @@ fn every_batched_kernel_chosen_by_its_options(gpu: &Gpu) {
     ];
     macro_rules! each {
         ($($t:ty),*) => {$(
-            for (kernel, axis, (rows, cols)) in cases {
-                let size = std::mem::size_of::<$t>();
+            let size = std::mem::size_of::<$t>();
+            let edge_cases = edges.clone().map(|(kernel, shape)| (kernel, Axis::Columns, shape));
+            let bulk_cases = bulk_shapes.map(|(rows, vectors)| (BulkTiles, Axis::Columns, (rows, vectors * 16 / size)));
+            for (kernel, axis, (rows, cols)) in cases.into_iter().chain(edge_cases).chain(bulk_cases) {
                 // Rows of 16 or 32 bytes: 8 and 4 columns of 4 bytes, 4 and 2 of 8.
                 let cols = if kernel == Pipelined && axis == Axis::Columns { cols * 4 / size } else { cols };
-                for op in ARITHMETIC_OPS.into_iter().filter(|&op| exact::<$t>(op)) {
+                for op in ARITHMETIC_OPS {
                     failures.extend(check_batched::<$t>(gpu, &mut temp, (rows, cols), op, &[axis], kernel));
                 }
             }
@@ -696,7 +775,8 @@ fn every_batched_kernel_chosen_by_its_options(gpu: &Gpu) {
 
 /// Matrices of 16- and 32-byte rows (4 or 8 columns of 4 bytes, 2 or 4 of 8) large enough for
 /// the pipelined kernels are scanned down their columns as one pipelined scan of the rows by
-/// default: every type and exact operator, inclusive and exclusive, with a partial last tile.
+/// default: every type and operator (float sums and products of integer-valued inputs),
+/// inclusive and exclusive, with a partial last tile.
 fn narrow_columns_scan_as_one_pipelined_scan_of_rows(gpu: &Gpu) {
     use gpu_scan::plan::batched::BatchedPlan;
     use gpu_scan::{Axis, BatchedKernel, BatchedOptions, Matrix};
@@ -708,7 +788,7 @@ fn narrow_columns_scan_as_one_pipelined_scan_of_rows(gpu: &Gpu) {
             let size = std::mem::size_of::<$t>();
             for row_bytes in [16, 32] {
                 let (cols, rows) = (row_bytes / size, (64 << 20) / row_bytes + 3);
-                for op in ARITHMETIC_OPS.into_iter().filter(|&op| exact::<$t>(op)) {
+                for op in ARITHMETIC_OPS {
                     let plan = gpu.batched_plan::<$t>(Matrix::new(rows as u64, cols as u64), &BatchedOptions::new(Axis::Columns, op), true);
                     assert!(matches!(plan, Ok(BatchedPlan::ColumnsPipelined(_))), "{rows} x {cols}: {plan:?}");
                     failures.extend(check_batched::<$t>(gpu, &mut temp, (rows, cols), op, &[Axis::Columns], BatchedKernel::Auto));
@@ -723,7 +803,8 @@ fn narrow_columns_scan_as_one_pipelined_scan_of_rows(gpu: &Gpu) {
 /// Few long rows of a large enough matrix run as one launch of the pipelined kernel by default,
 /// each row a chain of its own tiles (rows on 16-byte boundaries, the last tile of each row
 /// partial), or as chains of one-tile-per-block tiles (a row length that breaks 16-byte
-/// alignment); both against the CPU, inclusive and exclusive, with a sum that wraps and a max.
+/// alignment); both against the CPU, inclusive and exclusive, with a sum that wraps and a max,
+/// and float sums and products of integer-valued inputs.
 fn few_long_rows_scan_each_row_whole(gpu: &Gpu) {
     use gpu_scan::plan::batched::BatchedPlan;
     use gpu_scan::{Axis, BatchedKernel, BatchedOptions, Matrix};
@@ -736,12 +817,14 @@ fn few_long_rows_scan_each_row_whole(gpu: &Gpu) {
             for (cols, pipelined) in [(long, true), (long + 1, false)] {
                 let plan = gpu.batched_plan::<$t>(Matrix::new(rows as u64, cols as u64), &BatchedOptions::new(Axis::Rows, Op::Add), true).unwrap();
                 assert_eq!(matches!(plan, BatchedPlan::RowsPipelined(_)), pipelined, "{rows} x {cols}");
-                for op in [Op::Add, Op::Max] {
+                // A sum that wraps and a max; for floats also the product.
+                let product = (!order_free::<$t>(Op::Mul)).then_some(Op::Mul);
+                for op in [Op::Add, Op::Max].into_iter().chain(product) {
                     failures.extend(check_batched::<$t>(gpu, &mut temp, (rows, cols), op, &[Axis::Rows], BatchedKernel::Auto));
                 }
             }
         )*};
     }
-    each!(u32, u64);
+    each!(u32, u64, f32, f64);
     assert_none_failed(&failures);
 }

@@ -12,13 +12,16 @@ use gpu_scan::{
 use std::process::ExitCode;
 use std::sync::{Arc, OnceLock};
 use workspace_tests::checks::assert_none_failed;
-use workspace_tests::{gpu_test, gpu_test_needing};
+use workspace_tests::{exact, gpu_test, gpu_test_needing};
 
 fn main() -> ExitCode {
     let nccl = || (!gpu_scan::multi::nccl_present()).then(|| "NCCL is not loadable here (libnccl.so)".to_string());
     workspace_tests::main(vec![
         gpu_test("simulated_ranks_every_type_operator_and_mode", |_| simulated_ranks_every_type_operator_and_mode()),
         gpu_test("simulated_ranks_uneven_and_empty_shards_every_kernel", |_| uneven_and_empty_shards_every_kernel()),
+        gpu_test("simulated_ranks_float_sums_and_products_are_exact_on_integer_valued_floats", |_| {
+            simulated_ranks_exact_floats()
+        }),
         gpu_test("compaction_across_simulated_ranks", |_| compaction_across_simulated_ranks()),
         gpu_test("mistakes_fail_before_any_rank_runs", |_| mistakes_fail_before_any_rank_runs()),
         gpu_test_needing("one_rank_over_nccl_from_devices", nccl(), |_| one_rank_over_nccl_from_devices()),
@@ -38,41 +41,15 @@ fn splits(n: usize, p: usize, seed: u64) -> Vec<Vec<usize>> {
     let mut random: Vec<usize> = (1..p).map(|r| (input::bits(seed, r as u64) % (n as u64 + 1)) as usize).collect();
     random.sort_unstable();
     let random = [vec![0], random, vec![n]].concat();
-    // Everything on the last rank but one, the rest empty.
-    let lopsided: Vec<usize> = (0..=p).map(|r| if r + 1 < p { 0 } else { n }).collect();
+    // Everything on the last rank but one (the only one, for one rank), the rest empty.
+    let lopsided: Vec<usize> = (0..=p).map(|r| if r == 0 || r + 1 < p { 0 } else { n }).collect();
     vec![even, random, lopsided]
 }
 
 /// Runs `opts` over `data` split at `bounds` on `group`, and checks against the CPU reference.
 fn check_split<T: Element>(group: &mut Group, data: &[T], bounds: &[usize], opts: &ScanOptions<T>) -> Option<String> {
-    let g = gpu();
-    let stream = g.stream().clone();
-    let what = format!(
-        "{} {} p={} bounds {bounds:?} exclusive={} init={:?} kernel={:?}",
-        T::TYPE.name(),
-        opts.op.name(),
-        group.world(),
-        opts.exclusive,
-        opts.init,
-        opts.kernel
-    );
-    let mut run = || -> gpu_scan::Result<Vec<T>> {
-        let whole = g.upload(&stream, "input", data)?;
-        let shards: Vec<_> = bounds.windows(2).map(|w| whole.slice(w[0]..w[1])).collect();
-        let poison = input::value::<T>(Op::Xor, 99, 0);
-        let mut outs = bounds
-            .windows(2)
-            .map(|w| g.upload(&stream, "output", &vec![poison; w[1] - w[0]]))
-            .collect::<gpu_scan::Result<Vec<CudaSlice<T>>>>()?;
-        group.scan(&shards, &mut outs, opts)?;
-        group.synchronize()?;
-        let mut got = Vec::with_capacity(data.len());
-        for o in &outs {
-            got.extend(g.download(&stream, o)?);
-        }
-        Ok(got)
-    };
-    match run() {
+    let what = describe(group, bounds, opts);
+    match run_split(group, data, bounds, opts) {
         Err(e) => Some(format!("{what}: {e}")),
         Ok(got) => match verify::verify(opts.op, Algorithm::SinglePass, data, opts.exclusive, opts.init, &got) {
             Ok(v) if v.passed() => None,
@@ -83,6 +60,61 @@ fn check_split<T: Element>(group: &mut Group, data: &[T], bounds: &[usize], opts
             Err(e) => Some(format!("{what}: {e}")),
         },
     }
+}
+
+/// [`check_split`] for data exact in any combine order: bit for bit against the sequential scan.
+fn check_split_exact<T: Element>(
+    group: &mut Group,
+    data: &[T],
+    bounds: &[usize],
+    opts: &ScanOptions<T>,
+) -> Option<String> {
+    let what = describe(group, bounds, opts);
+    let want = gpu_scan::reference::scan(opts.op, data, opts.exclusive, opts.init).expect("a supported operator");
+    match run_split(group, data, bounds, opts) {
+        Err(e) => Some(format!("{what}: {e}")),
+        Ok(got) => exact::first_difference(&got, &want).map(|i| {
+            let show = |v: &[T]| v.get(i).map_or("nothing".to_string(), |x| x.to_string());
+            format!("{what}: integer-valued, first difference at {i}: expected {}, got {}", show(&want), show(&got))
+        }),
+    }
+}
+
+fn describe<T: Element>(group: &Group, bounds: &[usize], opts: &ScanOptions<T>) -> String {
+    format!(
+        "{} {} p={} bounds {bounds:?} exclusive={} init={:?} kernel={:?}",
+        T::TYPE.name(),
+        opts.op.name(),
+        group.world(),
+        opts.exclusive,
+        opts.init,
+        opts.kernel
+    )
+}
+
+/// The whole result of `opts` over `data` split at `bounds` on `group`.
+fn run_split<T: Element>(
+    group: &mut Group,
+    data: &[T],
+    bounds: &[usize],
+    opts: &ScanOptions<T>,
+) -> gpu_scan::Result<Vec<T>> {
+    let g = gpu();
+    let stream = g.stream().clone();
+    let whole = g.upload(&stream, "input", data)?;
+    let shards: Vec<_> = bounds.windows(2).map(|w| whole.slice(w[0]..w[1])).collect();
+    let poison = input::value::<T>(Op::Xor, 99, 0);
+    let mut outs = bounds
+        .windows(2)
+        .map(|w| g.upload(&stream, "output", &vec![poison; w[1] - w[0]]))
+        .collect::<gpu_scan::Result<Vec<CudaSlice<T>>>>()?;
+    group.scan(&shards, &mut outs, opts)?;
+    group.synchronize()?;
+    let mut got = Vec::with_capacity(data.len());
+    for o in &outs {
+        got.extend(g.download(&stream, o)?);
+    }
+    Ok(got)
 }
 
 /// Every type and operator, inclusive and exclusive, with and without an initial value, over
@@ -148,6 +180,46 @@ fn uneven_and_empty_shards_every_kernel() {
             }
         }
     }
+    assert_none_failed(&failures);
+}
+
+/// Float sums and products of integer-valued inputs (`workspace_tests::exact`) across p = 1 to
+/// 8 simulated ranks, bit for bit: even, random and lopsided shards, every single-pass kernel
+/// (the pipelined one on shards at multiples of four elements), inclusive and exclusive, with and
+/// without an initial value; one large array whose carries cross five ranks.
+fn simulated_ranks_exact_floats() {
+    fn each<T: Element>(group: &mut Group, n: usize, kernels: &[ScanKernel], failures: &mut Vec<String>) {
+        let p = group.world();
+        for op in [Op::Add, Op::Mul] {
+            let data = exact::floats::<T>(op, 31 + n as u64, n);
+            for (s, bounds) in splits(n, p, 3 + n as u64).into_iter().enumerate() {
+                for &kernel in kernels {
+                    let bounds: Vec<usize> = match kernel {
+                        ScanKernel::Pipelined => bounds.iter().map(|&b| if b == n { n } else { b / 4 * 4 }).collect(),
+                        _ => bounds.clone(),
+                    };
+                    let (exclusive, with_init) = (s % 2 == 1, (s + p).is_multiple_of(2));
+                    let init = with_init.then(|| exact::init::<T>(op, s as u64));
+                    let opts = ScanOptions::new(op).exclusive(exclusive).init(init).kernel(kernel);
+                    failures.extend(check_split_exact(group, &data, &bounds, &opts));
+                }
+            }
+        }
+    }
+    let mut failures = Vec::new();
+    for p in 1..=8 {
+        let mut group = Group::simulated(gpu(), p).unwrap();
+        let sizes: &[usize] =
+            if p % 4 == 3 { &[0, 1, 33, 4097, 100_003, 1_000_003] } else { &[0, 1, 33, 4097, 100_003] };
+        for &n in sizes {
+            each::<f32>(&mut group, n, &ScanKernel::ALL, &mut failures);
+            each::<f64>(&mut group, n, &ScanKernel::ALL, &mut failures);
+        }
+    }
+    let mut group = Group::simulated(gpu(), 5).unwrap();
+    let kernels = [ScanKernel::Auto, ScanKernel::Pipelined];
+    each::<f32>(&mut group, 30_000_001, &kernels, &mut failures);
+    each::<f64>(&mut group, 30_000_001, &kernels, &mut failures);
     assert_none_failed(&failures);
 }
 

@@ -421,7 +421,6 @@ pub fn aligned(ptr: u64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use scan_abi::status;
     use scan_abi::tuning::for_arch;
 
     const SM90: &Tuning = for_arch(90);
@@ -471,21 +470,30 @@ mod tests {
         assert!(e(det).contains("fixed-order"));
         assert!(e(ScanRequest { kernel: ScanKernel::Staged, ..request(ElemType::U16, Op::Add, 9) })
             .contains("4- and 8-byte"));
-        assert!(e(request(ElemType::F32, Op::Xor, 9)).contains("not defined for f32"));
+        assert!(matches!(
+            plan(SM90, &request(ElemType::F32, Op::Xor, 9)),
+            Err(Error::UnsupportedOp { op: Op::Xor, ty: ElemType::F32, .. })
+        ));
     }
 
+    /// The numbers follow from the SM90 table by hand: u32 tiles of 256 threads x 32 items
+    /// (8192 elements); f64 pipelines striped over 4 warps of 128-byte lanes (16 items, 2048
+    /// elements a tile), 2 scanning warps' worth of threads plus a loader and a look-back warp,
+    /// 6 stages.
     #[test]
     fn tiles_state_and_shared_memory_follow_the_tuning() {
         let ScanPlan::SinglePass(s) = plan(SM90, &request(ElemType::U32, Op::Add, 100_000)).unwrap() else { panic!() };
-        let tile = SM90.shapes.single_pass.at(4);
-        assert_eq!(s.launch.grid, Grid::Blocks(100_000u64.div_ceil(tile.tile() as u64)));
-        assert_eq!((s.launch.threads, s.launch.smem), (tile.threads, smem::single_pass(&SM90.shapes, 4)));
-        assert_eq!(s.state.bytes(), status::temp_bytes(100_000u64.div_ceil(tile.tile() as u64), 4));
+        assert_eq!(s.launch.grid, Grid::Blocks(13), "100,000 elements in tiles of 8192");
+        assert_eq!(s.launch.threads, 256);
+        // The tile index (16 bytes), two windows of 8 warp values (32 each), and the
+        // deterministic look-back's 9 windows of 32 values (1152).
+        assert_eq!(s.launch.smem, 1232);
+        assert_eq!(s.state.bytes(), 128 + 13 * 8, "the counter's line, then one 8-byte word a tile");
         assert_eq!(s.stages, None);
         let ScanPlan::SinglePass(p) = plan(SM90, &request(ElemType::F64, Op::Max, 1 << 26)).unwrap() else { panic!() };
-        let shape = SM90.shapes.scan_pipeline_of(ElemType::F64, Op::Max);
-        assert_eq!(p.launch.grid, Grid::Persistent { tiles: (1u64 << 26).div_ceil(shape.tile() as u64), per_sm: None });
-        assert_eq!((p.launch.threads, p.stages), (shape.threads(), Some(shape.stages)));
+        assert_eq!(p.launch.grid, Grid::Persistent { tiles: 32768, per_sm: None }, "2^26 elements in tiles of 2048");
+        assert_eq!((p.launch.threads, p.stages), (320, Some(6)));
+        assert_eq!(p.state.bytes(), 128 + 32768 * 16, "one 16-byte word a tile");
     }
 
     #[test]
@@ -494,10 +502,10 @@ mod tests {
         t.choices.pipeline_stages = Some(4);
         t.choices.pipeline_blocks_per_sm = Some(1);
         let ScanPlan::SinglePass(p) = plan(&t, &request(ElemType::U32, Op::Add, 1 << 28)).unwrap() else { panic!() };
-        let mut shape = SM90.shapes.scan_pipeline_of(ElemType::U32, Op::Add);
-        shape.stages = 4;
         assert_eq!(p.stages, Some(4));
-        assert_eq!(p.launch.smem, smem::pipelined(shape, 4, 4));
+        // 4 stages: their barrier words (128 bytes), tile indices (16), the 16 scanning shares'
+        // totals (64), aggregates and prefixes (2 x 16), and 4 tiles of 4096 u32 (65536).
+        assert_eq!(p.launch.smem, 128 + 16 + 64 + 32 + 65536);
         assert!(matches!(p.launch.grid, Grid::Persistent { per_sm: Some(1), .. }));
         t.choices.pipelined_min_bytes = scan_abi::shape::BySize::split(u64::MAX, u64::MAX);
         assert_eq!(family(&plan(&t, &request(ElemType::U32, Op::Add, 1 << 28)).unwrap()), Family::SinglePass);

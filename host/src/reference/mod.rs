@@ -10,6 +10,8 @@
 //! applications' references.
 
 pub mod apps;
+#[cfg(test)]
+mod bound_tests;
 pub mod replica;
 pub mod verify;
 

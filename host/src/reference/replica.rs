@@ -124,17 +124,39 @@ fn local_tile<T: Copy, O: ScanOp<T>>(s: &Shape, elems: &[T]) -> LocalTile<T> {
 /// The deterministic single-pass scan of `input` with `O`, computed on the CPU in the GPU's
 /// order (see the module documentation).
 pub fn single_pass_with<T: Copy + Send + Sync, O: ScanOp<T>>(input: &[T], exclusive: bool, init: Option<T>) -> Vec<T> {
-    let s = Shape::of::<T>();
-    let totals: Vec<T> = input.par_chunks(s.tile()).map(|c| local_tile::<T, O>(&s, c).total).collect();
-    let mut prefixes = Vec::with_capacity(totals.len());
+    let mut prefixes = Vec::new();
     let mut inclusive = init;
-    for &a in &totals {
+    for a in tile_aggregates::<T, O>(input) {
         prefixes.push(inclusive);
         inclusive = Some(after::<T, O>(inclusive, a));
     }
+    with_tile_prefixes::<T, O>(input, &prefixes, exclusive)
+}
+
+/// The tile aggregates `a(t)` of the single-pass order (steps 1 to 3).
+pub(crate) fn tile_aggregates<T: Copy + Send + Sync, O: ScanOp<T>>(input: &[T]) -> Vec<T> {
+    let s = Shape::of::<T>();
+    input.par_chunks(s.tile()).map(|c| local_tile::<T, O>(&s, c).total).collect()
+}
+
+/// Elements per tile of the single-pass order for `T`.
+#[cfg(test)]
+pub(crate) fn tile_elems<T>() -> usize {
+    Shape::of::<T>().tile()
+}
+
+/// The scan given each tile's exclusive prefix (`None`: nothing before the tile), combined into
+/// the tile's elements as the kernel does (step 5). With the prefixes of step 4 this is the
+/// deterministic scan; other prefixes stand for other look-back orders.
+pub(crate) fn with_tile_prefixes<T: Copy + Send + Sync, O: ScanOp<T>>(
+    input: &[T],
+    prefixes: &[Option<T>],
+    exclusive: bool,
+) -> Vec<T> {
+    let s = Shape::of::<T>();
     let mut out = vec![O::identity(); input.len()];
     out.par_chunks_mut(s.tile()).zip(input.par_chunks(s.tile())).zip(prefixes).for_each(
-        |((out, elems), tile_prefix)| {
+        |((out, elems), &tile_prefix)| {
             let t = local_tile::<T, O>(&s, elems);
             for (i, o) in out.iter_mut().enumerate() {
                 let (w, _, _) = s.place(i);
