@@ -116,16 +116,24 @@ pub(crate) fn gather_rows(stream: &Arc<CudaStream>, dst: u64, src: u64, width: u
     if rows == 0 {
         return Ok(());
     }
-    // SAFETY: an all-zero CUDA_MEMCPY2D is a valid (empty) descriptor; every field used is set.
-    let mut p: CUDA_MEMCPY2D = unsafe { std::mem::zeroed() };
-    p.srcMemoryType = CUmemorytype::CU_MEMORYTYPE_DEVICE;
-    p.srcDevice = src;
-    p.srcPitch = pitch as usize;
-    p.dstMemoryType = CUmemorytype::CU_MEMORYTYPE_DEVICE;
-    p.dstDevice = dst;
-    p.dstPitch = width as usize;
-    p.WidthInBytes = width as usize;
-    p.Height = rows as usize;
+    let p = CUDA_MEMCPY2D {
+        srcXInBytes: 0,
+        srcY: 0,
+        srcMemoryType: CUmemorytype::CU_MEMORYTYPE_DEVICE,
+        srcHost: std::ptr::null(),
+        srcDevice: src,
+        srcArray: std::ptr::null_mut(),
+        srcPitch: pitch as usize,
+        dstXInBytes: 0,
+        dstY: 0,
+        dstMemoryType: CUmemorytype::CU_MEMORYTYPE_DEVICE,
+        dstHost: std::ptr::null_mut(),
+        dstDevice: dst,
+        dstArray: std::ptr::null_mut(),
+        dstPitch: width as usize,
+        WidthInBytes: width as usize,
+        Height: rows as usize,
+    };
     // SAFETY: the callers pass a source of `rows` rows of `pitch` bytes and a destination of
     // `rows * width` bytes.
     unsafe { cudarc::driver::sys::cuMemcpy2DAsync_v2(&p, stream.cu_stream()) }.result()?;
