@@ -513,7 +513,7 @@ fn linear_recurrence_matches_the_loop(gpu: &Gpu) {
     }
     assert_none_failed(&failures);
     let e = gpu.recurrence_host(&[1.0f32], &[], &RecurrenceOptions::new(0.0)).unwrap_err();
-    assert!(e.to_string().contains("1 factors but 0 offsets"), "{e}");
+    assert!(e.to_string().contains("the offsets b holds 0 values, but 1 are needed"), "{e}");
 }
 
 /// The linear recurrence on integer-valued inputs (factors in {-1, 0, 1}, small integer
