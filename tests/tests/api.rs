@@ -20,6 +20,7 @@ fn main() -> ExitCode {
         gpu_test("reduce_matches_the_cpu", reduce_matches_the_cpu),
         gpu_test("partition_is_stable_and_counts_the_first_part", partition_matches_the_cpu),
         gpu_test("temp_bytes_cover_what_calls_take", temp_bytes_cover_what_calls_take),
+        gpu_test("argsort_is_the_stable_cpu_argsort", argsort_is_the_stable_cpu_argsort),
     ])
 }
 
@@ -180,4 +181,35 @@ fn temp_bytes_cover_what_calls_take(gpu: &Gpu) {
     gpu.reduce(&stream, &d, &mut one, &ReduceOptions::new(Op::Add), &mut t).unwrap();
     within("reduce", &t, gpu.reduce_temp_bytes::<u32>(n as u64, &ReduceOptions::new(Op::Add)).unwrap());
     stream.synchronize().unwrap();
+}
+
+fn argsort_case<T: Element>(gpu: &Gpu, temp: &mut TempStorage, n: usize, distinct: u64) -> Option<String> {
+    let stream = gpu.stream().clone();
+    let keys: Vec<T> = (0..n as u64).map(|i| T::from_bits(input::bits(n as u64 ^ distinct, i) % distinct)).collect();
+    let mut d_keys = gpu.upload(&stream, "keys", &keys).unwrap();
+    let mut d_positions = gpu.alloc_zeros::<u32>(&stream, "positions", n).unwrap();
+    gpu.argsort(&stream, &mut d_keys, &mut d_positions, &SortOptions::new(), temp).unwrap();
+    let mut want: Vec<u32> = (0..n as u32).collect();
+    want.sort_by(|&a, &b| keys[a as usize].order_key().cmp(&keys[b as usize].order_key()));
+    let got = gpu.download(&stream, &d_positions).unwrap();
+    let sorted: Vec<u64> = want.iter().map(|&i| keys[i as usize].to_bits()).collect();
+    let what = format!("argsort {} n={n} distinct={distinct}", T::TYPE.name());
+    if got != want {
+        return Some(format!("{what}: positions differ"));
+    }
+    (gpu.download(&stream, &d_keys).unwrap().iter().map(|k| k.to_bits()).ne(sorted)).then(|| format!("{what}: keys"))
+}
+
+/// Equal keys keep their input order (few distinct keys make that visible).
+fn argsort_is_the_stable_cpu_argsort(gpu: &Gpu) {
+    let mut temp = TempStorage::new();
+    let mut failures = Vec::new();
+    for n in [0usize, 1, 31, 33, 4097, 1_000_003] {
+        for distinct in [3u64, 1 << 40] {
+            failures.extend(argsort_case::<u32>(gpu, &mut temp, n, distinct));
+            failures.extend(argsort_case::<i64>(gpu, &mut temp, n, distinct));
+            failures.extend(argsort_case::<f32>(gpu, &mut temp, n, distinct));
+        }
+    }
+    assert_none_failed(&failures);
 }

@@ -9,13 +9,16 @@
 
 use crate::element::Element;
 use crate::error::{exactly, Result};
+use crate::launch::scan::{run, Operands as ScanOperands};
 use crate::launch::sort::{self as launch, Operands};
-use crate::launch::zero;
+use crate::launch::{fill_u32, zero};
 use crate::options::SortOptions;
+use crate::plan::scan::ScanRequest;
 use crate::plan::sort::{plan, SortPlan, DIGITS};
 use crate::runtime::Gpu;
 use crate::temp::{bytes_of, carve, TempStorage};
 use cudarc::driver::{CudaStream, DevicePtrMut};
+use scan_abi::{ElemType, Op};
 use std::sync::Arc;
 
 /// Scratch parts of a sort of `n` keys of `size` bytes: spare keys, spare values, digit counts.
@@ -53,6 +56,33 @@ impl Gpu {
         let (k, _wk) = keys.device_ptr_mut(stream);
         let (v, _wv) = values.device_ptr_mut(stream);
         self.sort_ptrs::<T>(stream, (k, Some(v)), n, opts, temp)
+    }
+
+    /// Sorts `keys` in place, stable, and writes to `positions[k]` the input index of the key
+    /// that lands at `k` (the stable argsort). Asynchronous. Requires
+    /// `positions.len() == keys.len()`; takes the temporary storage of a sort with values
+    /// ([`Gpu::sort_temp_bytes`]).
+    pub fn argsort<T: Element>(
+        &self,
+        stream: &Arc<CudaStream>,
+        keys: &mut impl DevicePtrMut<T>,
+        positions: &mut impl DevicePtrMut<u32>,
+        opts: &SortOptions,
+        temp: &mut TempStorage,
+    ) -> Result<()> {
+        let n = keys.len() as u64;
+        exactly("the positions", positions.len() as u64, n, "values")?;
+        plan(self.tuning(), T::TYPE, n, true)?;
+        let (k, _wk) = keys.device_ptr_mut(stream);
+        let (p, _wp) = positions.device_ptr_mut(stream);
+        // 0, 1, 2, ...: the exclusive sum of ones, in place.
+        fill_u32(stream, p, 1, n)?;
+        let iota = crate::plan::scan::plan(
+            self.tuning(),
+            &ScanRequest { exclusive: true, in_place: true, ..ScanRequest::new(ElemType::U32, Op::Add, n) },
+        )?;
+        run(self, stream, &iota, ScanOperands { input: p, output: p, n, init: 0u32, identity: 0u32 }, temp)?;
+        self.sort_ptrs::<T>(stream, (k, Some(p)), n, opts, temp)
     }
 
     /// Bytes of temporary storage a sort of `n` keys of `T` (with values when `values`) needs.

@@ -99,6 +99,16 @@ pub(crate) fn zero(stream: &Arc<CudaStream>, ptr: u64, bytes: u64) -> Result<()>
     Ok(())
 }
 
+/// Enqueues the filling of `n` 32-bit words at device address `ptr` with `value`.
+pub(crate) fn fill_u32(stream: &Arc<CudaStream>, ptr: u64, value: u32, n: u64) -> Result<()> {
+    if n == 0 {
+        return Ok(());
+    }
+    // SAFETY: the callers pass memory of at least `n` words that they hold for this stream.
+    unsafe { cudarc::driver::sys::cuMemsetD32Async(ptr, value, n as usize, stream.cu_stream()) }.result()?;
+    Ok(())
+}
+
 /// Enqueues a copy of `bytes` bytes from device address `src` to `dst` on `stream`.
 pub(crate) fn copy(stream: &Arc<CudaStream>, dst: u64, src: u64, bytes: u64) -> Result<()> {
     if bytes == 0 {
