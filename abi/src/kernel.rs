@@ -82,6 +82,8 @@ families! {
     CsrHeads,
     Segmented,
     SegmentedHeads,
+    /// Segment heads where an integer key changes (scan by key); the type names the key.
+    SegmentedKeyHeads,
     /// The linear recurrence, a scan of affine maps (the type names the float).
     Recurrence,
     RecurrenceStaged,
@@ -136,6 +138,7 @@ impl Family {
                 | CsrCount
                 | CsrHeads
                 | SegmentedHeads
+                | SegmentedKeyHeads
                 | Recurrence
                 | RecurrenceStaged
                 | RecurrencePipelined
@@ -157,6 +160,7 @@ impl Family {
             PartitionCount | PartitionScatter | SortCounts | SortPass | SortPassValues => wide && op.is_none(),
             CsrCount | CsrHeads => ty == ElemType::U32 && op.is_none(),
             SegmentedHeads => ty == ElemType::U64 && op.is_none(),
+            SegmentedKeyHeads => !ty.is_float() && op.is_none(),
             Recurrence | RecurrenceStaged | RecurrencePipelined => ty.is_float() && op.is_none(),
             Segmented
             | BatchedColumns
@@ -202,6 +206,7 @@ impl fmt::Display for Prefix {
             CsrHeads => "csr_heads",
             Segmented => "segmented",
             SegmentedHeads => "segmented_heads",
+            SegmentedKeyHeads => "segmented_key_heads",
             Recurrence => "recurrence",
             RecurrenceStaged => "recurrence_staged",
             RecurrencePipelined => "recurrence_pipe",

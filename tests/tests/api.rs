@@ -4,9 +4,10 @@
 
 use gpu_scan::cudarc::driver::{CudaSlice, DevicePtr};
 use gpu_scan::reference as cpu;
+use gpu_scan::reference::apps::segmented as segmented_reference;
 use gpu_scan::{
     input, CompactOptions, Element, ForeignSlice, Gpu, Keep, Op, PartitionOptions, ReduceOptions, ScanOptions,
-    SortOptions, TempStorage,
+    SegmentedOptions, SortOptions, TempStorage,
 };
 use std::process::ExitCode;
 use workspace_tests::checks::assert_none_failed;
@@ -21,6 +22,7 @@ fn main() -> ExitCode {
         gpu_test("partition_is_stable_and_counts_the_first_part", partition_matches_the_cpu),
         gpu_test("temp_bytes_cover_what_calls_take", temp_bytes_cover_what_calls_take),
         gpu_test("argsort_is_the_stable_cpu_argsort", argsort_is_the_stable_cpu_argsort),
+        gpu_test("scan_by_key_scans_every_run_of_equal_keys", scan_by_key_matches_the_cpu),
     ])
 }
 
@@ -211,5 +213,53 @@ fn argsort_is_the_stable_cpu_argsort(gpu: &Gpu) {
             failures.extend(argsort_case::<f32>(gpu, &mut temp, n, distinct));
         }
     }
+    assert_none_failed(&failures);
+}
+
+fn scan_by_key_case<K: Element, T: Element>(
+    gpu: &Gpu,
+    temp: &mut TempStorage,
+    n: usize,
+    run: u64,
+    op: Op,
+    exclusive: bool,
+) -> Option<String> {
+    let stream = gpu.stream().clone();
+    // Runs of about `run` equal keys; a key may come back after another (a new segment).
+    let keys: Vec<K> = (0..n as u64).map(|i| K::from_bits((i / run + input::bits(run, i / run) % 2) % 3)).collect();
+    let data: Vec<T> = input::generate(op, n as u64, n);
+    let d_keys = gpu.upload(&stream, "keys", &keys).unwrap();
+    let d_in = gpu.upload(&stream, "in", &data).unwrap();
+    let mut d_out = gpu.alloc_zeros::<T>(&stream, "out", n).unwrap();
+    let opts = SegmentedOptions::new(op).exclusive(exclusive);
+    gpu.scan_by_key(&stream, &d_keys, &d_in, &mut d_out, &opts, temp).unwrap();
+    let want = segmented_reference(op, &data, |i| i == 0 || keys[i] != keys[i - 1], exclusive).unwrap();
+    let got = gpu.download(&stream, &d_out).unwrap();
+    (got.iter().map(|x| x.to_bits()).ne(want.iter().map(|x| x.to_bits()))).then(|| {
+        format!("scan_by_key {} keys {} n={n} run={run} {op:?} exclusive={exclusive}", K::TYPE.name(), T::TYPE.name())
+    })
+}
+
+fn scan_by_key_matches_the_cpu(gpu: &Gpu) {
+    let mut temp = TempStorage::new();
+    let mut failures = Vec::new();
+    for n in [0, 1, 31, 33, 4097, 1_000_003] {
+        for run in [1u64, 16, 1024] {
+            for exclusive in [false, true] {
+                failures.extend(scan_by_key_case::<u32, u32>(gpu, &mut temp, n, run, Op::Add, exclusive));
+                failures.extend(scan_by_key_case::<u8, i64>(gpu, &mut temp, n, run, Op::Max, exclusive));
+                failures.extend(scan_by_key_case::<i64, u64>(gpu, &mut temp, n, run, Op::Min, exclusive));
+            }
+        }
+    }
+    let e = gpu.scan_by_key(
+        gpu.stream(),
+        &gpu.upload(gpu.stream(), "keys", &[1.0f32, 2.0]).unwrap(),
+        &gpu.upload(gpu.stream(), "in", &[1u32, 2]).unwrap(),
+        &mut gpu.alloc_zeros::<u32>(gpu.stream(), "out", 2).unwrap(),
+        &SegmentedOptions::new(Op::Add),
+        &mut temp,
+    );
+    assert!(e.unwrap_err().to_string().contains("not available for f32"));
     assert_none_failed(&failures);
 }

@@ -295,3 +295,21 @@ pub unsafe extern "ptx-kernel" fn segmented_heads_u64(offsets: *const u64, count
         }
     }
 }
+
+/// `heads[i] = 1` where key `i` differs from key `i - 1` (and at 0), else 0: the segments of a
+/// scan by key.
+macro_rules! key_heads_kernels {
+    ($($t:ident),*) => {$(
+        paste::paste! {
+            #[no_mangle]
+            pub unsafe extern "ptx-kernel" fn [<segmented_key_heads_ $t>](keys: *const $t, n: u64, heads: *mut u8) {
+                let i = crate::arch::block_idx() as u64 * crate::arch::block_dim() as u64 + crate::arch::thread_idx() as u64;
+                if i < n {
+                    let head = i == 0 || *keys.add(i as usize) != *keys.add(i as usize - 1);
+                    *heads.add(i as usize) = head as u8;
+                }
+            }
+        }
+    )*};
+}
+key_heads_kernels!(u8, u16, u32, i32, u64, i64);

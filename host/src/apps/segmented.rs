@@ -7,7 +7,7 @@ use crate::error::{exactly, Error, Result};
 use crate::launch::{segmented as launch, zero};
 use crate::options::SegmentedOptions;
 use crate::plan::check_output;
-use crate::plan::segmented::{heads, plan};
+use crate::plan::segmented::{heads, key_heads, plan};
 use crate::runtime::Gpu;
 use crate::temp::TempStorage;
 use cudarc::driver::{CudaStream, DevicePtr, DevicePtrMut};
@@ -67,6 +67,41 @@ impl Gpu {
             return Err(Error::out_of_range("the segment length", 0, "at least 1"));
         }
         self.segmented(stream, input, (0, segment_len), output, opts, temp)
+    }
+
+    /// Scans every run of equal keys of `input` on its own into `output`, as `opts` says (a
+    /// segment starts wherever `keys[i] != keys[i - 1]`, as CUB's scan by key and NumPy-style
+    /// group-wise cumulative sums take them). Keys of any integer type. Asynchronous. Requires
+    /// `keys.len() == input.len()` and `output.len() >= input.len()`; the head flags take
+    /// `input.len()` bytes of the temporary storage's scratch.
+    pub fn scan_by_key<K: Element, T: Element>(
+        &self,
+        stream: &Arc<CudaStream>,
+        keys: &impl DevicePtr<K>,
+        input: &impl DevicePtr<T>,
+        output: &mut impl DevicePtrMut<T>,
+        opts: &SegmentedOptions,
+        temp: &mut TempStorage,
+    ) -> Result<()> {
+        let n = input.len() as u64;
+        exactly("the keys", keys.len() as u64, n, "keys")?;
+        check_output(output.len(), n, "elements")?;
+        let launch = key_heads(self.tuning(), K::TYPE, n)?;
+        let seg = plan(self.tuning(), T::TYPE, opts.op, n, opts.exclusive)?;
+        if n == 0 {
+            return Ok(());
+        }
+        let heads = temp.scratch(self, stream, n)?;
+        let (k, _rk) = keys.device_ptr(stream);
+        launch::key_heads(self, stream, &launch, k, n, heads)?;
+        let (i, _r) = input.device_ptr(stream);
+        let (o, _w) = output.device_ptr_mut(stream);
+        launch::run(self, stream, &seg, (i, o, n), (heads, 0), temp)
+    }
+
+    /// Bytes of temporary storage [`Gpu::scan_by_key`] of `n` elements needs.
+    pub fn scan_by_key_temp_bytes<T: Element>(&self, n: u64, opts: &SegmentedOptions) -> Result<u64> {
+        Ok(self.segmented_temp_bytes::<T>(n, opts)? + n)
     }
 
     /// Bytes of temporary storage a segmented scan of `n` elements of `T` with `opts` needs.

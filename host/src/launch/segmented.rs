@@ -45,3 +45,20 @@ pub(crate) fn heads(
     // SAFETY: matches segmented_heads_u64 in gpu/; heads holds n bytes, offsets count entries.
     unsafe { go(&mut b, &r) }
 }
+
+/// Marks `heads[i] = 1` where key `i` differs from key `i - 1` (and at 0), 0 elsewhere.
+pub(crate) fn key_heads(
+    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
+    launch: &Launch,
+    keys: u64,
+    n: u64,
+    heads: u64,
+) -> Result<()> {
+    let r = ready(gpu, launch)?;
+    let mut b = stream.launch_builder(&r.f);
+    b.arg(&keys).arg(&n).arg(&heads);
+    // SAFETY: matches segmented_key_heads_* in gpu/; keys hold n keys of the kernel's type, heads
+    // n bytes.
+    unsafe { go(&mut b, &r) }
+}

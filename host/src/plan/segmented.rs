@@ -3,7 +3,7 @@
 
 use super::batched::supported;
 use super::{per_tile, scan_flags, Launch, TileState};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use scan_abi::tuning::Tuning;
 use scan_abi::{smem, ElemType, Family, Kernel, Op};
 
@@ -29,6 +29,20 @@ pub fn plan(t: &Tuning, ty: ElemType, op: Op, n: u64, exclusive: bool) -> Result
 pub fn heads(t: &Tuning, offsets: u64) -> Launch {
     let threads = t.shapes.helper_threads;
     per_tile(Kernel::typed(Family::SegmentedHeads, ElemType::U64), offsets.div_ceil(threads as u64), threads, 0)
+}
+
+/// The helper that marks where an integer key of `ty` changes: one thread per element.
+pub fn key_heads(t: &Tuning, ty: ElemType, n: u64) -> Result<Launch> {
+    let family = Family::SegmentedKeyHeads;
+    if !family.built_for(ty, None) {
+        return Err(Error::UnsupportedType {
+            function: "scan_by_key's keys",
+            ty,
+            supported: "u8, u16, u32, i32, u64, i64".into(),
+        });
+    }
+    let threads = t.shapes.helper_threads;
+    Ok(per_tile(Kernel::typed(family, ty), n.div_ceil(threads as u64), threads, 0))
 }
 
 #[cfg(test)]
