@@ -25,7 +25,7 @@ fn main() -> ExitCode {
         test("requests_too_large_for_memory_are_refused_before_anything_is_allocated", too_large_is_refused),
         needs("without_a_gpu_a_scan_says_so_in_one_line", driver.clone(), without_a_gpu_a_scan_says_so_in_one_line),
         needs("without_a_gpu_a_large_scan_says_so_at_once", driver.clone(), without_a_gpu_a_large_scan_says_so_at_once),
-        needs("without_a_gpu_every_command_exits_3", driver, without_a_gpu_every_command_exits_3),
+        needs("without_a_gpu_every_command_exits_3", driver.clone(), without_a_gpu_every_command_exits_3),
         test("plot_redraws_a_bench_csv_without_a_gpu", plot_redraws_a_bench_csv_without_a_gpu),
         test("plot_makes_its_folder_and_never_overwrites", plot_makes_its_folder_and_never_overwrites),
         test("plot_and_report_refuse_csvs_without_rows", plot_and_report_refuse_csvs_without_rows),
@@ -34,6 +34,9 @@ fn main() -> ExitCode {
         test("bench_refuses_rows_that_cannot_run", bench_refuses_rows_that_cannot_run),
         test("file_mistakes_are_one_line_errors_before_any_gpu_work", file_mistakes_are_one_line_errors),
         test("tuning_mistakes_are_one_line_errors", tuning_mistakes_are_one_line_errors),
+        test("compact_file_mistakes_are_one_line_errors", compact_file_mistakes),
+        test("inputs_too_large_for_memory_are_refused_before_they_are_read", too_large_files_are_refused),
+        needs("without_a_gpu_empty_files_are_valid_input", driver.clone(), empty_files_are_valid_input),
         test("tune_help_lists_the_keys", tune_help_lists_the_keys),
         gpu_test("scan_passes_on_a_gpu", |_| scan_passes_on_a_gpu()),
         gpu_test("npy_in_npy_out_on_a_gpu", |_| npy_in_npy_out_on_a_gpu()),
@@ -473,10 +476,7 @@ fn file_mistakes_are_one_line_errors() {
     assert_usage_error(&["scan", "--input", &path("bad.npy")], "not a valid .npy file");
     assert_usage_error(&["scan", "--input", &path("five.bin")], "raw binary input needs --type");
     assert_usage_error(&["scan", "--input", &path("five.bin"), "--type", "u32"], "5 bytes is not a whole number");
-    assert_usage_error(
-        &["scan", "--input", &path("f32.npy"), "--op", "xor"],
-        "operator `xor` is not defined for f32",
-    );
+    assert_usage_error(&["scan", "--input", &path("f32.npy"), "--op", "xor"], "operator `xor` is not defined for f32");
     assert_usage_error(&["scan", "--input", &path("u32.npy"), "--type", "f64"], "holds u32, but --type f64 was given");
     assert_usage_error(&["scan", "3", "--input", &path("u32.npy")], "N is 3 but --input has 2 values");
     assert_usage_error(&["scan", "10", "--output", &path("taken.npy")], "exists; pass --force");
@@ -487,6 +487,116 @@ fn file_mistakes_are_one_line_errors() {
     write_npy::<u32>(&d.path().join("empty.npy"), &[]);
     assert_usage_error(&["scan", "--input", &path("empty.npy")], "--input holds no values");
     assert_eq!(std::fs::read(d.path().join("taken.npy")).unwrap(), b"keep me");
+}
+
+/// Writes `data` as a .npy file of `shape`.
+fn write_npy_shaped<T: npyz::AutoSerialize + npyz::Serialize + Copy>(path: &Path, data: &[T], shape: &[u64]) {
+    use npyz::WriterBuilder;
+    let mut out = Vec::new();
+    let mut w = npyz::WriteOptions::new().default_dtype().shape(shape).writer(&mut out).begin_nd().unwrap();
+    w.extend(data.iter().copied()).unwrap();
+    w.finish().unwrap();
+    std::fs::write(path, out).unwrap();
+}
+
+/// A .npy header of `dtype` and `shape` (NumPy's version 1.0), followed by `data`.
+fn npy_bytes(dtype: &str, shape: &str, data: &[u8]) -> Vec<u8> {
+    let mut header = format!("{{'descr': '{dtype}', 'fortran_order': False, 'shape': {shape}, }}");
+    while (10 + header.len() + 1) % 64 != 0 {
+        header.push(' ');
+    }
+    header.push('\n');
+    let mut v = b"\x93NUMPY\x01\x00".to_vec();
+    v.extend((header.len() as u16).to_le_bytes());
+    v.extend(header.as_bytes());
+    v.extend(data);
+    v
+}
+
+/// A folder of inputs for the file tests: `x.npy` (u32 0..10), `f.npy` (ten u8 ones), `f9.npy`
+/// (nine), `m.npy` (a 2 x 5 u32 matrix), `c.npy` (three u32 2-D cubes), `d.npy` (ten f64),
+/// `h.npy` (ten float16), `e.npy` (no u32), and its path for each name.
+fn inputs() -> (tempfile::TempDir, impl Fn(&str) -> String) {
+    let d = temp_dir();
+    let dir = d.path().to_path_buf();
+    write_npy::<u32>(&dir.join("x.npy"), &(0..10).collect::<Vec<_>>());
+    write_npy::<u8>(&dir.join("f.npy"), &[1; 10]);
+    write_npy::<u8>(&dir.join("f9.npy"), &[1; 9]);
+    write_npy_shaped::<u32>(&dir.join("m.npy"), &[0; 10], &[2, 5]);
+    write_npy_shaped::<u32>(&dir.join("c.npy"), &[0; 8], &[2, 2, 2]);
+    write_npy::<f64>(&dir.join("d.npy"), &[0.5; 10]);
+    std::fs::write(dir.join("h.npy"), npy_bytes("<f2", "(10,)", &[0; 20])).unwrap();
+    write_npy::<u32>(&dir.join("e.npy"), &[]);
+    (d, move |name: &str| dir.join(name).to_str().unwrap().to_string())
+}
+
+/// Each case is a one-line usage error containing its needle, and leaves no `out.npy`.
+fn assert_bad_inputs(p: &impl Fn(&str) -> String, cases: &[(&[&str], &str)]) {
+    for (args, needle) in cases {
+        let out = p("out.npy");
+        let args: Vec<&str> = args.iter().copied().chain(["--output", &out]).collect();
+        assert_usage_error(&args, needle);
+        assert!(!Path::new(&out).exists(), "{args:?} wrote {out}");
+    }
+}
+
+fn compact_file_mistakes() {
+    let (_d, p) = inputs();
+    let (x, f, f9, m, h) = (p("x.npy"), p("f.npy"), p("f9.npy"), p("m.npy"), p("h.npy"));
+    assert_bad_inputs(
+        &p,
+        &[
+            (&["compact", "--input", &m], "m.npy: shape [2, 5] is not one-dimensional"),
+            (&["compact", "--input", &h], "h.npy: dtype <f2 is not supported"),
+            (&["compact", "--input", &x, "--type", "i32"], "x.npy: holds u32, but --type i32 was given"),
+            (&["compact", "3", "--input", &x], "N is 3 but --input has 10 values"),
+            (
+                &["compact", "--input", &x, "--keep", "flags", "--flags", &f9],
+                "f9.npy: --flags holds 9 values, but the input has 10",
+            ),
+            (&["compact", "--input", &x, "--keep", "flags", "--flags", &x], "x.npy: holds u32, but --flags takes u8"),
+            (
+                &["compact", "--input", &x, "--keep", "flags", "--flags", &m],
+                "m.npy: shape [2, 5] is not one-dimensional",
+            ),
+            (&["compact", "--input", &x, "--keep", "flags"], "--keep flags with --input needs --flags FILE"),
+            (&["compact", "--input", &x, "--flags", &f], "--flags goes with --keep flags"),
+            (&["compact", "--input", &x, "--keep", "gt:-1"], "`-1` is not a valid u32 value"),
+            (&["compact", "--input", &p("none.npy")], "none.npy: cannot open"),
+        ],
+    );
+    assert_usage_error(&["compact", "--flags", &f], "--input");
+    std::fs::write(p("taken.npy"), b"keep me").unwrap();
+    assert_usage_error(&["compact", "--input", &x, "--output", &p("taken.npy")], "taken.npy: exists; pass --force");
+    assert_eq!(std::fs::read(p("taken.npy")).unwrap(), b"keep me");
+}
+
+/// A sparse raw file of 2^40 bytes (no disk used): the memory check refuses it unread.
+fn too_large_files_are_refused() {
+    let d = temp_dir();
+    let big = d.path().join("big.bin");
+    std::fs::File::create(&big).unwrap().set_len(1 << 40).unwrap();
+    let big = big.to_str().unwrap();
+    let out = d.path().join("out.npy");
+    let cases: [&[&str]; 1] = [&["compact", "--input", big, "--type", "u32"]];
+    for args in cases {
+        let args: Vec<&str> = args.iter().copied().chain(["--output", out.to_str().unwrap()]).collect();
+        assert_usage_error(&args, "of host memory, but");
+    }
+    assert!(!out.exists());
+}
+
+/// Empty arrays from files are valid: without a GPU they get as far as opening it.
+fn empty_files_are_valid_input() {
+    let (_d, p) = inputs();
+    let e = p("e.npy");
+    let cases: [&[&str]; 1] = [&["compact", "--input", &e]];
+    for args in cases {
+        let out = p("out.npy");
+        let args: Vec<&str> = args.iter().copied().chain(["--output", &out]).collect();
+        assert_output_is_error(&args, &host(&args), 3, "no CUDA driver found");
+        assert!(!Path::new(&out).exists());
+    }
 }
 
 fn npy_in_npy_out_on_a_gpu() {

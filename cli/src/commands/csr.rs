@@ -53,7 +53,8 @@ pub fn run(args: &CsrArgs, global: &Global) -> Result<bool> {
         device: total(&[indices, 2 * offsets, to_csr.0, to_csr.1, 2 * indices, to_coo.0, to_coo.1], &what)?,
         what,
     };
-    let make = || Ok(Csr { rows: sparse_rows(args.runs.seed, nnz, nrows)?, nrows, buffers: None, temp: TempStorage::new() });
+    let make =
+        || Ok(Csr { rows: sparse_rows(args.runs.seed, nnz, nrows)?, nrows, buffers: None, temp: TempStorage::new() });
     Ok(experiment::run(global, args.runs.iters, &needs, make)?.passed)
 }
 
