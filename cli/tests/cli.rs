@@ -35,6 +35,7 @@ fn main() -> ExitCode {
         test("file_mistakes_are_one_line_errors_before_any_gpu_work", file_mistakes_are_one_line_errors),
         test("tuning_mistakes_are_one_line_errors", tuning_mistakes_are_one_line_errors),
         test("compact_file_mistakes_are_one_line_errors", compact_file_mistakes),
+        test("histogram_file_mistakes_are_one_line_errors", histogram_file_mistakes),
         test("inputs_too_large_for_memory_are_refused_before_they_are_read", too_large_files_are_refused),
         needs("without_a_gpu_empty_files_are_valid_input", driver.clone(), empty_files_are_valid_input),
         test("tune_help_lists_the_keys", tune_help_lists_the_keys),
@@ -571,6 +572,27 @@ fn compact_file_mistakes() {
     assert_eq!(std::fs::read(p("taken.npy")).unwrap(), b"keep me");
 }
 
+fn histogram_file_mistakes() {
+    let (_d, p) = inputs();
+    let (d, m, h) = (p("d.npy"), p("m.npy"), p("h.npy"));
+    let out = p("out.npy");
+    assert_bad_inputs(
+        &p,
+        &[
+            (&["histogram", "--input", &m], "m.npy: shape [2, 5] is not one-dimensional"),
+            (&["histogram", "--input", &h], "h.npy: dtype <f2 is not supported"),
+            (&["histogram", "--input", &d, "--bins", "0"], "0 bins: between 1 and"),
+            (&["histogram", "--input", &d, "--bins", "1e6"], "1000000 bins: between 1 and"),
+            (&["histogram", "--input", &d, "--lo", "1", "--hi", "1"], "the range [1, 1) is empty"),
+            (&["histogram", "--input", &d, "--lo", "2", "--hi", "-2"], "the range [2, -2) is empty"),
+            (&["histogram", "--input", &d, "--starts", &out], "--starts and --output name the same file"),
+            (&["histogram", "--input", &d, "--permutation", &p("no/p.npy")], "does not exist"),
+            (&["histogram", "--input", &p("f9.npy"), "--type", "f32"], "holds u8, but --type f32 was given"),
+            (&["histogram", "--input", &p("f9.npy")], "f9.npy: holds u8, but histogram takes u32 i32 u64 i64 f32 f64"),
+        ],
+    );
+}
+
 /// A sparse raw file of 2^40 bytes (no disk used): the memory check refuses it unread.
 fn too_large_files_are_refused() {
     let d = temp_dir();
@@ -578,10 +600,13 @@ fn too_large_files_are_refused() {
     std::fs::File::create(&big).unwrap().set_len(1 << 40).unwrap();
     let big = big.to_str().unwrap();
     let out = d.path().join("out.npy");
-    let cases: [&[&str]; 1] = [&["compact", "--input", big, "--type", "u32"]];
-    for args in cases {
+    let cases: [(&[&str], &str); 2] = [
+        (&["compact", "--input", big, "--type", "u32"], "of host memory, but"),
+        (&["histogram", "--input", big, "--type", "u32"], "fewer than 2^32 - 1"),
+    ];
+    for (args, needle) in cases {
         let args: Vec<&str> = args.iter().copied().chain(["--output", out.to_str().unwrap()]).collect();
-        assert_usage_error(&args, "of host memory, but");
+        assert_usage_error(&args, needle);
     }
     assert!(!out.exists());
 }
@@ -590,7 +615,7 @@ fn too_large_files_are_refused() {
 fn empty_files_are_valid_input() {
     let (_d, p) = inputs();
     let e = p("e.npy");
-    let cases: [&[&str]; 1] = [&["compact", "--input", &e]];
+    let cases: [&[&str]; 2] = [&["compact", "--input", &e], &["histogram", "--input", &e]];
     for args in cases {
         let out = p("out.npy");
         let args: Vec<&str> = args.iter().copied().chain(["--output", &out]).collect();
