@@ -36,6 +36,7 @@ fn main() -> ExitCode {
         test("tuning_mistakes_are_one_line_errors", tuning_mistakes_are_one_line_errors),
         test("compact_file_mistakes_are_one_line_errors", compact_file_mistakes),
         test("histogram_file_mistakes_are_one_line_errors", histogram_file_mistakes),
+        test("recurrence_file_mistakes_are_one_line_errors", recurrence_file_mistakes),
         test("inputs_too_large_for_memory_are_refused_before_they_are_read", too_large_files_are_refused),
         needs("without_a_gpu_empty_files_are_valid_input", driver.clone(), empty_files_are_valid_input),
         test("tune_help_lists_the_keys", tune_help_lists_the_keys),
@@ -515,8 +516,9 @@ fn npy_bytes(dtype: &str, shape: &str, data: &[u8]) -> Vec<u8> {
 }
 
 /// A folder of inputs for the file tests: `x.npy` (u32 0..10), `f.npy` (ten u8 ones), `f9.npy`
-/// (nine), `m.npy` (a 2 x 5 u32 matrix), `c.npy` (three u32 2-D cubes), `d.npy` (ten f64),
-/// `h.npy` (ten float16), `e.npy` (no u32), and its path for each name.
+/// (nine), `m.npy` (a 2 x 5 u32 matrix), `c.npy` (a 2 x 2 x 2 u32 array), `d.npy` (ten f64),
+/// `d9.npy` (nine), `s.npy` (ten f32), `h.npy` (ten float16), `e.npy` (no u32), `ed.npy` (no
+/// f64), and its path for each name.
 fn inputs() -> (tempfile::TempDir, impl Fn(&str) -> String) {
     let d = temp_dir();
     let dir = d.path().to_path_buf();
@@ -528,6 +530,9 @@ fn inputs() -> (tempfile::TempDir, impl Fn(&str) -> String) {
     write_npy::<f64>(&dir.join("d.npy"), &[0.5; 10]);
     std::fs::write(dir.join("h.npy"), npy_bytes("<f2", "(10,)", &[0; 20])).unwrap();
     write_npy::<u32>(&dir.join("e.npy"), &[]);
+    write_npy::<f64>(&dir.join("d9.npy"), &[0.5; 9]);
+    write_npy::<f32>(&dir.join("s.npy"), &[0.5; 10]);
+    write_npy::<f64>(&dir.join("ed.npy"), &[]);
     (d, move |name: &str| dir.join(name).to_str().unwrap().to_string())
 }
 
@@ -593,6 +598,28 @@ fn histogram_file_mistakes() {
     );
 }
 
+fn recurrence_file_mistakes() {
+    let (_d, p) = inputs();
+    let (d, d9, s, x, m) = (p("d.npy"), p("d9.npy"), p("s.npy"), p("x.npy"), p("m.npy"));
+    assert_bad_inputs(
+        &p,
+        &[
+            (&["recurrence", "--a", &d, "--b", &d9], "d9.npy: --b holds 9 values, but the input has 10"),
+            (&["recurrence", "--a", &x, "--b", &x], "x.npy: holds u32, but the recurrence takes f32 f64"),
+            (&["recurrence", "--a", &d, "--b", &s], "s.npy: holds f32, but --b takes f64"),
+            (&["recurrence", "--a", &d, "--b", &m], "m.npy: shape [2, 5] is not one-dimensional"),
+            (&["recurrence", "--a", &m, "--b", &d], "m.npy: shape [2, 5] is not one-dimensional"),
+            (&["recurrence", "--a", &d, "--b", &d, "--type", "f32"], "d.npy: holds f64, but --type f32 was given"),
+            (&["recurrence", "4", "--a", &d, "--b", &d], "N is 4 but --a has 10 values"),
+            (&["recurrence", "--a", &p("raw.bin"), "--b", &d], "raw.bin: cannot open"),
+            (&["recurrence"], "give N, the number of steps, or --a and --b"),
+        ],
+    );
+    assert_usage_error(&["recurrence", "--a", &d], "--b");
+    std::fs::write(p("raw.bin"), [0u8; 80]).unwrap();
+    assert_usage_error(&["recurrence", "--a", &p("raw.bin"), "--b", &d], "raw.bin: raw binary input needs --type");
+}
+
 /// A sparse raw file of 2^40 bytes (no disk used): the memory check refuses it unread.
 fn too_large_files_are_refused() {
     let d = temp_dir();
@@ -600,7 +627,8 @@ fn too_large_files_are_refused() {
     std::fs::File::create(&big).unwrap().set_len(1 << 40).unwrap();
     let big = big.to_str().unwrap();
     let out = d.path().join("out.npy");
-    let cases: [(&[&str], &str); 2] = [
+    let cases: [(&[&str], &str); 3] = [
+        (&["recurrence", "--a", big, "--b", big, "--type", "f32"], "of host memory, but"),
         (&["compact", "--input", big, "--type", "u32"], "of host memory, but"),
         (&["histogram", "--input", big, "--type", "u32"], "fewer than 2^32 - 1"),
     ];
@@ -615,7 +643,9 @@ fn too_large_files_are_refused() {
 fn empty_files_are_valid_input() {
     let (_d, p) = inputs();
     let e = p("e.npy");
-    let cases: [&[&str]; 2] = [&["compact", "--input", &e], &["histogram", "--input", &e]];
+    let ed = p("ed.npy");
+    let cases: [&[&str]; 3] =
+        [&["compact", "--input", &e], &["histogram", "--input", &e], &["recurrence", "--a", &ed, "--b", &ed]];
     for args in cases {
         let out = p("out.npy");
         let args: Vec<&str> = args.iter().copied().chain(["--output", &out]).collect();
