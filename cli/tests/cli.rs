@@ -37,6 +37,7 @@ fn main() -> ExitCode {
         test("compact_file_mistakes_are_one_line_errors", compact_file_mistakes),
         test("histogram_file_mistakes_are_one_line_errors", histogram_file_mistakes),
         test("recurrence_file_mistakes_are_one_line_errors", recurrence_file_mistakes),
+        test("csr_file_mistakes_are_one_line_errors", csr_file_mistakes),
         test("inputs_too_large_for_memory_are_refused_before_they_are_read", too_large_files_are_refused),
         needs("without_a_gpu_empty_files_are_valid_input", driver.clone(), empty_files_are_valid_input),
         test("tune_help_lists_the_keys", tune_help_lists_the_keys),
@@ -620,6 +621,39 @@ fn recurrence_file_mistakes() {
     assert_usage_error(&["recurrence", "--a", &p("raw.bin"), "--b", &d], "raw.bin: raw binary input needs --type");
 }
 
+fn csr_file_mistakes() {
+    let (_d, p) = inputs();
+    write_npy::<u32>(&Path::new(&p("rows.npy")), &[0, 1, 1, 4]);
+    write_npy::<u32>(&Path::new(&p("unsorted.npy")), &[0, 2, 1]);
+    write_npy::<u32>(&Path::new(&p("from1.npy")), &[1, 2]);
+    write_npy::<u32>(&Path::new(&p("down.npy")), &[0, 3, 2]);
+    let (rows, x, d, m) = (p("rows.npy"), p("x.npy"), p("d.npy"), p("m.npy"));
+    assert_bad_inputs(
+        &p,
+        &[
+            (&["csr", "--input", &rows, "--rows", "4"], "rows.npy: row index 4 at position 3 is not below --rows 4"),
+            (
+                &["csr", "--input", &p("unsorted.npy"), "--rows", "3"],
+                "unsorted.npy: row indices are not sorted: 1 at position 2 follows 2",
+            ),
+            (&["csr", "--input", &rows], "--input needs --rows R"),
+            (&["csr", "--input", &d, "--rows", "4"], "d.npy: holds f64, but csr takes u32"),
+            (&["csr", "--input", &m, "--rows", "4"], "m.npy: shape [2, 5] is not one-dimensional"),
+            (&["csr", "3", "--input", &x, "--rows", "10"], "N is 3 but --input has 10 values"),
+            (&["csr", "--to-coo", "--input", &p("from1.npy")], "from1.npy: row offsets start at 1, not 0"),
+            (
+                &["csr", "--to-coo", "--input", &p("down.npy")],
+                "down.npy: row offsets decrease: 2 at position 2 follows 3",
+            ),
+            (&["csr", "--to-coo", "--input", &p("e.npy")], "e.npy: holds no offsets"),
+            (&["csr", "--to-coo", "--input", &d], "d.npy: holds f64, but csr takes u32"),
+            (&["csr", "5", "--to-coo", "--input", &x], "NNZ is 5 but the offsets of"),
+        ],
+    );
+    assert_usage_error(&["csr", "--to-coo", "10"], "--input");
+    assert_usage_error(&["csr", "--to-coo", "--input", &x, "--rows", "3"], "cannot be used with");
+}
+
 /// A sparse raw file of 2^40 bytes (no disk used): the memory check refuses it unread.
 fn too_large_files_are_refused() {
     let d = temp_dir();
@@ -627,7 +661,9 @@ fn too_large_files_are_refused() {
     std::fs::File::create(&big).unwrap().set_len(1 << 40).unwrap();
     let big = big.to_str().unwrap();
     let out = d.path().join("out.npy");
-    let cases: [(&[&str], &str); 3] = [
+    let cases: [(&[&str], &str); 5] = [
+        (&["csr", "--input", big, "--rows", "4"], "32-bit offsets hold fewer than 2^32"),
+        (&["csr", "--to-coo", "--input", big], "of host memory, but"),
         (&["recurrence", "--a", big, "--b", big, "--type", "f32"], "of host memory, but"),
         (&["compact", "--input", big, "--type", "u32"], "of host memory, but"),
         (&["histogram", "--input", big, "--type", "u32"], "fewer than 2^32 - 1"),
@@ -644,8 +680,15 @@ fn empty_files_are_valid_input() {
     let (_d, p) = inputs();
     let e = p("e.npy");
     let ed = p("ed.npy");
-    let cases: [&[&str]; 3] =
-        [&["compact", "--input", &e], &["histogram", "--input", &e], &["recurrence", "--a", &ed, "--b", &ed]];
+    write_npy::<u32>(&Path::new(&p("zero.npy")), &[0]);
+    let zero = p("zero.npy");
+    let cases: [&[&str]; 5] = [
+        &["compact", "--input", &e],
+        &["histogram", "--input", &e],
+        &["recurrence", "--a", &ed, "--b", &ed],
+        &["csr", "--input", &e, "--rows", "3"],
+        &["csr", "--to-coo", "--input", &zero],
+    ];
     for args in cases {
         let out = p("out.npy");
         let args: Vec<&str> = args.iter().copied().chain(["--output", &out]).collect();
