@@ -380,11 +380,11 @@ pub fn check_same_len(path: &Path, flag: &str, ty: ElemType, len: u64) -> Result
     Ok(())
 }
 
+/// An output file of a run, and how to write it to the (temporary) path it is given.
+pub type Output<'a> = (&'a Path, Box<dyn FnOnce(&Path) -> Result<()> + 'a>);
+
 /// Writes every output of a run once it passed, saying so; a failed run writes none.
-pub fn write_outputs<'a>(
-    passed: bool,
-    outputs: Vec<(&'a Path, Box<dyn FnOnce(&Path) -> Result<()> + 'a>)>,
-) -> Result<()> {
+pub fn write_outputs<'a>(passed: bool, outputs: Vec<Output<'a>>) -> Result<()> {
     for (path, write) in outputs {
         if passed {
             write(path)?;

@@ -623,10 +623,10 @@ fn recurrence_file_mistakes() {
 
 fn csr_file_mistakes() {
     let (_d, p) = inputs();
-    write_npy::<u32>(&Path::new(&p("rows.npy")), &[0, 1, 1, 4]);
-    write_npy::<u32>(&Path::new(&p("unsorted.npy")), &[0, 2, 1]);
-    write_npy::<u32>(&Path::new(&p("from1.npy")), &[1, 2]);
-    write_npy::<u32>(&Path::new(&p("down.npy")), &[0, 3, 2]);
+    write_npy::<u32>(Path::new(&p("rows.npy")), &[0, 1, 1, 4]);
+    write_npy::<u32>(Path::new(&p("unsorted.npy")), &[0, 2, 1]);
+    write_npy::<u32>(Path::new(&p("from1.npy")), &[1, 2]);
+    write_npy::<u32>(Path::new(&p("down.npy")), &[0, 3, 2]);
     let (rows, x, d, m) = (p("rows.npy"), p("x.npy"), p("d.npy"), p("m.npy"));
     assert_bad_inputs(
         &p,
@@ -680,7 +680,7 @@ fn empty_files_are_valid_input() {
     let (_d, p) = inputs();
     let e = p("e.npy");
     let ed = p("ed.npy");
-    write_npy::<u32>(&Path::new(&p("zero.npy")), &[0]);
+    write_npy::<u32>(Path::new(&p("zero.npy")), &[0]);
     let zero = p("zero.npy");
     let cases: [&[&str]; 5] = [
         &["compact", "--input", &e],

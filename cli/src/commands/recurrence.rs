@@ -132,7 +132,7 @@ fn first_wrong(got: &[f64], want: &[f64], bound: impl Fn(usize) -> f64) -> Optio
     (0..got.len()).find(|&t| {
         let (g, w) = (got[t], want[t]);
         if w.is_finite() {
-            !g.is_finite() || !((g - w).abs() <= bound(t))
+            !g.is_finite() || (g - w).abs().partial_cmp(&bound(t)).is_none_or(|o| o.is_gt())
         } else {
             !(g == w || (g.is_nan() && w.is_nan()))
         }

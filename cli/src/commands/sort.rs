@@ -269,7 +269,7 @@ fn histogram_typed<T: io::FileElement>(args: &HistogramArgs, global: &Global, n:
     };
     let ran = experiment::run(global, args.runs.iters, needs, make)?;
     let force = args.files.force;
-    let mut outputs: Vec<(&std::path::Path, Box<dyn FnOnce(&std::path::Path) -> Result<()>>)> = Vec::new();
+    let mut outputs: Vec<io::Output> = Vec::new();
     if let Some(h) = &ran.exp.result {
         if let Some(p) = &args.files.output {
             outputs.push((p, Box::new(move |p: &std::path::Path| io::write(p, &h.counts, force))));
