@@ -371,6 +371,71 @@ pub fn tune_keys() -> String {
     format!("--tune takes key=value (repeatable); the keys:\n{}", keys.concat())
 }
 
+/// The named input and output of a command that reads and writes files.
+#[derive(Args, Clone, Debug)]
+pub struct Files {
+    /// The input: a .npy file (its dtype is the element type) or raw little-endian binary (with
+    /// --type). Without it the input is generated from --seed.
+    #[arg(long, value_name = "FILE")]
+    pub input: Option<PathBuf>,
+    /// Write the result here (.npy, or raw binary for any other extension) once it is checked
+    /// against the CPU: atomically, never a partial file.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Replace existing output files.
+    #[arg(long)]
+    pub force: bool,
+}
+
+impl Files {
+    /// The element type: `--input`'s (one that `command` is built for), else `requested` or
+    /// `default`.
+    pub fn elem_type(
+        &self,
+        requested: Option<ElemType>,
+        default: ElemType,
+        allowed: &[ElemType],
+        command: &str,
+    ) -> Result<ElemType, Error> {
+        match &self.input {
+            Some(path) => crate::io::input_of(path, requested, allowed, command, 1),
+            None => Ok(requested.unwrap_or(default)),
+        }
+    }
+
+    /// The number of elements: `--input`'s, which must agree with `n` when given; else `n`.
+    pub fn len(&self, ty: ElemType, n: Option<u64>) -> Result<u64, Error> {
+        match (&self.input, n) {
+            (Some(path), n) => {
+                let len = crate::io::input_len(path, ty)?;
+                match n {
+                    Some(n) if n != len => Err(Error::invalid(format!("N is {n} but --input has {len} values"))),
+                    _ => Ok(len),
+                }
+            }
+            (None, Some(n)) => Ok(n),
+            (None, None) => Err(Error::invalid("give N, the number of elements, or --input")),
+        }
+    }
+
+    /// An error unless `--output` and every one of `more` (flag, path) may be written, each to a
+    /// different file.
+    pub fn check_outputs(&self, more: &[(&str, Option<&std::path::Path>)]) -> Result<(), Error> {
+        let all: Vec<(&str, &std::path::Path)> = [("--output", self.output.as_deref())]
+            .iter()
+            .chain(more)
+            .filter_map(|&(flag, p)| p.map(|p| (flag, p)))
+            .collect();
+        for (i, &(flag, path)) in all.iter().enumerate() {
+            crate::io::check_writable(path, self.force)?;
+            if let Some(&(other, _)) = all[..i].iter().find(|(_, p)| *p == path) {
+                return Err(Error::invalid(format!("{flag} and {other} name the same file {}", path.display())));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// How a subcommand runs its experiment: the seed of generated inputs and the timed runs.
 #[derive(Args, Clone, Copy, Debug)]
 pub struct Runs {

@@ -62,30 +62,28 @@ fn bad(path: &Path, what: impl std::fmt::Display) -> Error {
     Error::invalid(format!("{}: {what}", path.display()))
 }
 
-/// The element type stored in the `.npy` file at `path`, from its header alone.
-pub fn npy_type(path: &Path) -> Result<ElemType> {
+/// The header of the `.npy` file at `path`.
+fn header_of(path: &Path) -> Result<npyz::NpyHeader> {
     let file = std::fs::File::open(path).map_err(|e| bad(path, format!("cannot open: {e}")))?;
-    let header = npyz::NpyHeader::from_reader(BufReader::new(file))
-        .map_err(|e| bad(path, format!("not a valid .npy file: {e}")))?;
-    check_header(path, &header)
+    npyz::NpyHeader::from_reader(BufReader::new(file)).map_err(|e| bad(path, format!("not a valid .npy file: {e}")))
 }
 
-fn check_header(path: &Path, header: &npyz::NpyHeader) -> Result<ElemType> {
+/// The element type of a C-ordered array of `ndim` dimensions (1 or 2) that `header` describes.
+fn check_header(path: &Path, header: &npyz::NpyHeader, ndim: usize) -> Result<ElemType> {
     let dtype = match header.dtype() {
         npyz::DType::Plain(t) => t.to_string(),
-        other => {
-            return Err(bad(path, format!("structured dtype {other:?} is not supported; store a plain 1-D array")))
-        }
+        other => return Err(bad(path, format!("structured dtype {other:?} is not supported; store a plain array"))),
     };
     let ty = elem_type_of(&dtype).ok_or_else(|| {
         let supported: Vec<&str> = ElemType::ALL.iter().map(|t| npy_dtype(*t)).collect();
         bad(path, format!("dtype {dtype} is not supported; supported: {}", supported.join(" ")))
     })?;
-    if header.shape().len() != 1 {
-        return Err(bad(
-            path,
-            format!("shape {:?} is not one-dimensional; flatten it first (numpy: a.ravel())", header.shape()),
-        ));
+    if header.shape().len() != ndim {
+        let why = match ndim {
+            1 => "is not one-dimensional; flatten it first (numpy: a.ravel())",
+            _ => "is not two-dimensional; give a (rows, columns) matrix (numpy: a.reshape(rows, -1))",
+        };
+        return Err(bad(path, format!("shape {:?} {why}", header.shape())));
     }
     if header.order() == npyz::Order::Fortran {
         return Err(bad(path, "Fortran order is not supported; save a C-ordered array (numpy: np.ascontiguousarray)"));
@@ -96,23 +94,30 @@ fn check_header(path: &Path, header: &npyz::NpyHeader) -> Result<ElemType> {
 /// The number of `ty` elements in `path` (a `.npy` file's header, or a raw file's size), without
 /// reading the data: what a run is planned and checked with before anything is allocated.
 pub fn input_len(path: &Path, ty: ElemType) -> Result<u64> {
+    Ok(input_shape(path, ty, 1)?[0])
+}
+
+/// The shape of the `ndim`-dimensional array of `ty` in `path`, from a `.npy` file's header (a
+/// raw file is one-dimensional, its length from its size), the data's presence checked.
+pub fn input_shape(path: &Path, ty: ElemType, ndim: usize) -> Result<Vec<u64>> {
     let file_len = file_len(path)?;
     let size = ty.size() as u64;
     match Format::of(path) {
         Format::Npy => {
-            let file = std::fs::File::open(path).map_err(|e| bad(path, format!("cannot open: {e}")))?;
-            let header = npyz::NpyHeader::from_reader(BufReader::new(file))
-                .map_err(|e| bad(path, format!("not a valid .npy file: {e}")))?;
-            check_header(path, &header)?;
-            let n = header.shape()[0];
-            if n.checked_mul(size).is_none_or(|b| b > file_len) {
+            let header = header_of(path)?;
+            check_header(path, &header, ndim)?;
+            let shape = header.shape().to_vec();
+            let n = shape.iter().try_fold(1u64, |a, &d| a.checked_mul(d));
+            if n.and_then(|n| n.checked_mul(size)).is_none_or(|b| b > file_len) {
+                let n = n.map_or_else(|| format!("{shape:?}"), |n| n.to_string());
                 return Err(bad(
                     path,
                     format!("truncated: the header promises {n} elements, the file holds {file_len} bytes"),
                 ));
             }
-            Ok(n)
+            Ok(shape)
         }
+        Format::Raw if ndim != 1 => Err(bad(path, "a raw file has no shape; give a .npy file")),
         Format::Raw => {
             if file_len % size != 0 {
                 return Err(bad(
@@ -120,7 +125,7 @@ pub fn input_len(path: &Path, ty: ElemType) -> Result<u64> {
                     format!("{file_len} bytes is not a whole number of {size}-byte {} elements", ty.name()),
                 ));
             }
-            Ok(file_len / size)
+            Ok(vec![file_len / size])
         }
     }
 }
@@ -137,7 +142,13 @@ fn file_len(path: &Path) -> Result<u64> {
 /// Reads the elements of `path` as `T`: a `.npy` file must hold `T`'s dtype; a raw file must be
 /// a whole number of elements. The memory is allocated fallibly, once.
 pub fn read<T: FileElement>(path: &Path) -> Result<Vec<T>> {
-    let n = input_len(path, T::TYPE)?;
+    read_shaped(path, 1)
+}
+
+/// Reads the elements of the `ndim`-dimensional array of `T` in `path`, in C order.
+pub fn read_shaped<T: FileElement>(path: &Path, ndim: usize) -> Result<Vec<T>> {
+    let shape = input_shape(path, T::TYPE, ndim)?;
+    let n: u64 = shape.iter().product();
     let len = usize::try_from(n).map_err(|_| bad(path, "holds more elements than this machine can address"))?;
     let mut v = crate::memory::with_capacity::<T>(len, &path.display().to_string())?;
     match Format::of(path) {
@@ -145,7 +156,7 @@ pub fn read<T: FileElement>(path: &Path) -> Result<Vec<T>> {
             let file = std::fs::File::open(path).map_err(|e| bad(path, format!("cannot open: {e}")))?;
             let npy = npyz::NpyFile::new(BufReader::new(file))
                 .map_err(|e| bad(path, format!("not a valid .npy file: {e}")))?;
-            let ty = check_header(path, npy.header())?;
+            let ty = check_header(path, npy.header(), ndim)?;
             if ty != T::TYPE {
                 return Err(bad(path, format!("holds {}, not {}", ty.name(), T::TYPE.name())));
             }
@@ -279,18 +290,20 @@ pub fn write_text(path: &Path, force: bool, text: &str) -> Result<()> {
 /// Writes `data` to `path` (format from the extension) as [`write_file`] does, into an existing
 /// folder.
 pub fn write<T: FileElement>(path: &Path, data: &[T], force: bool) -> Result<()> {
+    write_shaped(path, data, &[data.len() as u64], force)
+}
+
+/// Writes `data`, an array of `shape` in C order, as [`write`] does (a raw file keeps only the
+/// elements).
+pub fn write_shaped<T: FileElement>(path: &Path, data: &[T], shape: &[u64], force: bool) -> Result<()> {
     check_writable(path, force)?;
     write_file(path, force, |tmp| {
         let io = |e: std::io::Error| bad(path, format!("cannot write: {e}"));
         let mut w = std::io::BufWriter::new(std::fs::File::create(tmp).map_err(io)?);
         match Format::of(path) {
             Format::Npy => {
-                let mut npy = npyz::WriteOptions::new()
-                    .default_dtype()
-                    .shape(&[data.len() as u64])
-                    .writer(&mut w)
-                    .begin_nd()
-                    .map_err(io)?;
+                let mut npy =
+                    npyz::WriteOptions::new().default_dtype().shape(shape).writer(&mut w).begin_nd().map_err(io)?;
                 npy.extend(data.iter().copied()).map_err(io)?;
                 npy.finish().map_err(io)?;
             }
@@ -308,10 +321,15 @@ pub fn write<T: FileElement>(path: &Path, data: &[T], force: bool) -> Result<()>
 /// The element type to scan `path` as: a `.npy` file's own, which must agree with `requested`
 /// when given; a raw file needs `requested`.
 pub fn input_type(path: &Path, requested: Option<ElemType>) -> Result<ElemType> {
+    input_type_nd(path, requested, 1)
+}
+
+/// [`input_type`] of an `ndim`-dimensional array.
+pub fn input_type_nd(path: &Path, requested: Option<ElemType>, ndim: usize) -> Result<ElemType> {
     file_len(path)?;
     match Format::of(path) {
         Format::Npy => {
-            let ty = npy_type(path)?;
+            let ty = check_header(path, &header_of(path)?, ndim)?;
             match requested {
                 Some(r) if r != ty => Err(bad(path, format!("holds {}, but --type {} was given", ty.name(), r.name()))),
                 _ => Ok(ty),
@@ -319,6 +337,63 @@ pub fn input_type(path: &Path, requested: Option<ElemType>) -> Result<ElemType> 
         }
         Format::Raw => requested.ok_or_else(|| bad(path, "raw binary input needs --type (or use a .npy file)")),
     }
+}
+
+/// The element type of the `ndim`-dimensional input `path` of `command`, which must be one of
+/// `allowed`: a `.npy` file's own (agreeing with `requested` when given), a raw file's
+/// `requested`.
+pub fn input_of(
+    path: &Path,
+    requested: Option<ElemType>,
+    allowed: &[ElemType],
+    command: &str,
+    ndim: usize,
+) -> Result<ElemType> {
+    let ty = input_type_nd(path, requested, ndim)?;
+    if !allowed.contains(&ty) {
+        let names: Vec<&str> = allowed.iter().map(|t| t.name()).collect();
+        return Err(bad(path, format!("holds {}, but {command} takes {}", ty.name(), names.join(" "))));
+    }
+    Ok(ty)
+}
+
+/// The element type of a second input of `flag` (flags, heads, offsets): a `.npy` file's own,
+/// one of `allowed`; a raw file is read as `allowed[0]`.
+pub fn side_type(path: &Path, flag: &str, allowed: &[ElemType]) -> Result<ElemType> {
+    let names: Vec<&str> = allowed.iter().map(|t| t.name()).collect();
+    let ty = match Format::of(path) {
+        Format::Npy => input_type(path, None)?,
+        Format::Raw => input_type(path, Some(allowed[0]))?,
+    };
+    if !allowed.contains(&ty) {
+        return Err(bad(path, format!("holds {}, but {flag} takes {}", ty.name(), names.join(" "))));
+    }
+    Ok(ty)
+}
+
+/// An error unless the input `path` of `flag` holds `len` elements of `ty`, as the input does.
+pub fn check_same_len(path: &Path, flag: &str, ty: ElemType, len: u64) -> Result<()> {
+    let n = input_len(path, ty)?;
+    if n != len {
+        return Err(bad(path, format!("{flag} holds {n} values, but the input has {len}")));
+    }
+    Ok(())
+}
+
+/// An output file of a run, and how to write it to the (temporary) path it is given.
+pub type Output<'a> = (&'a Path, Box<dyn FnOnce(&Path) -> Result<()> + 'a>);
+
+/// Writes every output of a run once it passed, saying so; a failed run writes none.
+pub fn write_outputs<'a>(passed: bool, outputs: Vec<Output<'a>>) -> Result<()> {
+    for (path, write) in outputs {
+        if passed {
+            write(path)?;
+            crate::out::outln!("wrote {}", path.display());
+        } else {
+            crate::out::outln!("{} not written: the result failed its check", path.display());
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -25,7 +25,7 @@ fn main() -> ExitCode {
         test("requests_too_large_for_memory_are_refused_before_anything_is_allocated", too_large_is_refused),
         needs("without_a_gpu_a_scan_says_so_in_one_line", driver.clone(), without_a_gpu_a_scan_says_so_in_one_line),
         needs("without_a_gpu_a_large_scan_says_so_at_once", driver.clone(), without_a_gpu_a_large_scan_says_so_at_once),
-        needs("without_a_gpu_every_command_exits_3", driver, without_a_gpu_every_command_exits_3),
+        needs("without_a_gpu_every_command_exits_3", driver.clone(), without_a_gpu_every_command_exits_3),
         test("plot_redraws_a_bench_csv_without_a_gpu", plot_redraws_a_bench_csv_without_a_gpu),
         test("plot_makes_its_folder_and_never_overwrites", plot_makes_its_folder_and_never_overwrites),
         test("plot_and_report_refuse_csvs_without_rows", plot_and_report_refuse_csvs_without_rows),
@@ -34,6 +34,12 @@ fn main() -> ExitCode {
         test("bench_refuses_rows_that_cannot_run", bench_refuses_rows_that_cannot_run),
         test("file_mistakes_are_one_line_errors_before_any_gpu_work", file_mistakes_are_one_line_errors),
         test("tuning_mistakes_are_one_line_errors", tuning_mistakes_are_one_line_errors),
+        test("compact_file_mistakes_are_one_line_errors", compact_file_mistakes),
+        test("histogram_file_mistakes_are_one_line_errors", histogram_file_mistakes),
+        test("recurrence_file_mistakes_are_one_line_errors", recurrence_file_mistakes),
+        test("csr_file_mistakes_are_one_line_errors", csr_file_mistakes),
+        test("inputs_too_large_for_memory_are_refused_before_they_are_read", too_large_files_are_refused),
+        needs("without_a_gpu_empty_files_are_valid_input", driver.clone(), empty_files_are_valid_input),
         test("tune_help_lists_the_keys", tune_help_lists_the_keys),
         gpu_test("scan_passes_on_a_gpu", |_| scan_passes_on_a_gpu()),
         gpu_test("npy_in_npy_out_on_a_gpu", |_| npy_in_npy_out_on_a_gpu()),
@@ -473,10 +479,7 @@ fn file_mistakes_are_one_line_errors() {
     assert_usage_error(&["scan", "--input", &path("bad.npy")], "not a valid .npy file");
     assert_usage_error(&["scan", "--input", &path("five.bin")], "raw binary input needs --type");
     assert_usage_error(&["scan", "--input", &path("five.bin"), "--type", "u32"], "5 bytes is not a whole number");
-    assert_usage_error(
-        &["scan", "--input", &path("f32.npy"), "--op", "xor"],
-        "operator `xor` is not defined for f32",
-    );
+    assert_usage_error(&["scan", "--input", &path("f32.npy"), "--op", "xor"], "operator `xor` is not defined for f32");
     assert_usage_error(&["scan", "--input", &path("u32.npy"), "--type", "f64"], "holds u32, but --type f64 was given");
     assert_usage_error(&["scan", "3", "--input", &path("u32.npy")], "N is 3 but --input has 2 values");
     assert_usage_error(&["scan", "10", "--output", &path("taken.npy")], "exists; pass --force");
@@ -487,6 +490,211 @@ fn file_mistakes_are_one_line_errors() {
     write_npy::<u32>(&d.path().join("empty.npy"), &[]);
     assert_usage_error(&["scan", "--input", &path("empty.npy")], "--input holds no values");
     assert_eq!(std::fs::read(d.path().join("taken.npy")).unwrap(), b"keep me");
+}
+
+/// Writes `data` as a .npy file of `shape`.
+fn write_npy_shaped<T: npyz::AutoSerialize + npyz::Serialize + Copy>(path: &Path, data: &[T], shape: &[u64]) {
+    use npyz::WriterBuilder;
+    let mut out = Vec::new();
+    let mut w = npyz::WriteOptions::new().default_dtype().shape(shape).writer(&mut out).begin_nd().unwrap();
+    w.extend(data.iter().copied()).unwrap();
+    w.finish().unwrap();
+    std::fs::write(path, out).unwrap();
+}
+
+/// A .npy header of `dtype` and `shape` (NumPy's version 1.0), followed by `data`.
+fn npy_bytes(dtype: &str, shape: &str, data: &[u8]) -> Vec<u8> {
+    let mut header = format!("{{'descr': '{dtype}', 'fortran_order': False, 'shape': {shape}, }}");
+    while (10 + header.len() + 1) % 64 != 0 {
+        header.push(' ');
+    }
+    header.push('\n');
+    let mut v = b"\x93NUMPY\x01\x00".to_vec();
+    v.extend((header.len() as u16).to_le_bytes());
+    v.extend(header.as_bytes());
+    v.extend(data);
+    v
+}
+
+/// A folder of inputs for the file tests: `x.npy` (u32 0..10), `f.npy` (ten u8 ones), `f9.npy`
+/// (nine), `m.npy` (a 2 x 5 u32 matrix), `c.npy` (a 2 x 2 x 2 u32 array), `d.npy` (ten f64),
+/// `d9.npy` (nine), `s.npy` (ten f32), `h.npy` (ten float16), `e.npy` (no u32), `ed.npy` (no
+/// f64), and its path for each name.
+fn inputs() -> (tempfile::TempDir, impl Fn(&str) -> String) {
+    let d = temp_dir();
+    let dir = d.path().to_path_buf();
+    write_npy::<u32>(&dir.join("x.npy"), &(0..10).collect::<Vec<_>>());
+    write_npy::<u8>(&dir.join("f.npy"), &[1; 10]);
+    write_npy::<u8>(&dir.join("f9.npy"), &[1; 9]);
+    write_npy_shaped::<u32>(&dir.join("m.npy"), &[0; 10], &[2, 5]);
+    write_npy_shaped::<u32>(&dir.join("c.npy"), &[0; 8], &[2, 2, 2]);
+    write_npy::<f64>(&dir.join("d.npy"), &[0.5; 10]);
+    std::fs::write(dir.join("h.npy"), npy_bytes("<f2", "(10,)", &[0; 20])).unwrap();
+    write_npy::<u32>(&dir.join("e.npy"), &[]);
+    write_npy::<f64>(&dir.join("d9.npy"), &[0.5; 9]);
+    write_npy::<f32>(&dir.join("s.npy"), &[0.5; 10]);
+    write_npy::<f64>(&dir.join("ed.npy"), &[]);
+    (d, move |name: &str| dir.join(name).to_str().unwrap().to_string())
+}
+
+/// Each case is a one-line usage error containing its needle, and leaves no `out.npy`.
+fn assert_bad_inputs(p: &impl Fn(&str) -> String, cases: &[(&[&str], &str)]) {
+    for (args, needle) in cases {
+        let out = p("out.npy");
+        let args: Vec<&str> = args.iter().copied().chain(["--output", &out]).collect();
+        assert_usage_error(&args, needle);
+        assert!(!Path::new(&out).exists(), "{args:?} wrote {out}");
+    }
+}
+
+fn compact_file_mistakes() {
+    let (_d, p) = inputs();
+    let (x, f, f9, m, h) = (p("x.npy"), p("f.npy"), p("f9.npy"), p("m.npy"), p("h.npy"));
+    assert_bad_inputs(
+        &p,
+        &[
+            (&["compact", "--input", &m], "m.npy: shape [2, 5] is not one-dimensional"),
+            (&["compact", "--input", &h], "h.npy: dtype <f2 is not supported"),
+            (&["compact", "--input", &x, "--type", "i32"], "x.npy: holds u32, but --type i32 was given"),
+            (&["compact", "3", "--input", &x], "N is 3 but --input has 10 values"),
+            (
+                &["compact", "--input", &x, "--keep", "flags", "--flags", &f9],
+                "f9.npy: --flags holds 9 values, but the input has 10",
+            ),
+            (&["compact", "--input", &x, "--keep", "flags", "--flags", &x], "x.npy: holds u32, but --flags takes u8"),
+            (
+                &["compact", "--input", &x, "--keep", "flags", "--flags", &m],
+                "m.npy: shape [2, 5] is not one-dimensional",
+            ),
+            (&["compact", "--input", &x, "--keep", "flags"], "--keep flags with --input needs --flags FILE"),
+            (&["compact", "--input", &x, "--flags", &f], "--flags goes with --keep flags"),
+            (&["compact", "--input", &x, "--keep", "gt:-1"], "`-1` is not a valid u32 value"),
+            (&["compact", "--input", &p("none.npy")], "none.npy: cannot open"),
+        ],
+    );
+    assert_usage_error(&["compact", "--flags", &f], "--input");
+    std::fs::write(p("taken.npy"), b"keep me").unwrap();
+    assert_usage_error(&["compact", "--input", &x, "--output", &p("taken.npy")], "taken.npy: exists; pass --force");
+    assert_eq!(std::fs::read(p("taken.npy")).unwrap(), b"keep me");
+}
+
+fn histogram_file_mistakes() {
+    let (_d, p) = inputs();
+    let (d, m, h) = (p("d.npy"), p("m.npy"), p("h.npy"));
+    let out = p("out.npy");
+    assert_bad_inputs(
+        &p,
+        &[
+            (&["histogram", "--input", &m], "m.npy: shape [2, 5] is not one-dimensional"),
+            (&["histogram", "--input", &h], "h.npy: dtype <f2 is not supported"),
+            (&["histogram", "--input", &d, "--bins", "0"], "0 bins: between 1 and"),
+            (&["histogram", "--input", &d, "--bins", "1e6"], "1000000 bins: between 1 and"),
+            (&["histogram", "--input", &d, "--lo", "1", "--hi", "1"], "the range [1, 1) is empty"),
+            (&["histogram", "--input", &d, "--lo", "2", "--hi", "-2"], "the range [2, -2) is empty"),
+            (&["histogram", "--input", &d, "--starts", &out], "--starts and --output name the same file"),
+            (&["histogram", "--input", &d, "--permutation", &p("no/p.npy")], "does not exist"),
+            (&["histogram", "--input", &p("f9.npy"), "--type", "f32"], "holds u8, but --type f32 was given"),
+            (&["histogram", "--input", &p("f9.npy")], "f9.npy: holds u8, but histogram takes u32 i32 u64 i64 f32 f64"),
+        ],
+    );
+}
+
+fn recurrence_file_mistakes() {
+    let (_d, p) = inputs();
+    let (d, d9, s, x, m) = (p("d.npy"), p("d9.npy"), p("s.npy"), p("x.npy"), p("m.npy"));
+    assert_bad_inputs(
+        &p,
+        &[
+            (&["recurrence", "--a", &d, "--b", &d9], "d9.npy: --b holds 9 values, but the input has 10"),
+            (&["recurrence", "--a", &x, "--b", &x], "x.npy: holds u32, but the recurrence takes f32 f64"),
+            (&["recurrence", "--a", &d, "--b", &s], "s.npy: holds f32, but --b takes f64"),
+            (&["recurrence", "--a", &d, "--b", &m], "m.npy: shape [2, 5] is not one-dimensional"),
+            (&["recurrence", "--a", &m, "--b", &d], "m.npy: shape [2, 5] is not one-dimensional"),
+            (&["recurrence", "--a", &d, "--b", &d, "--type", "f32"], "d.npy: holds f64, but --type f32 was given"),
+            (&["recurrence", "4", "--a", &d, "--b", &d], "N is 4 but --a has 10 values"),
+            (&["recurrence", "--a", &p("raw.bin"), "--b", &d], "raw.bin: cannot open"),
+            (&["recurrence"], "give N, the number of steps, or --a and --b"),
+        ],
+    );
+    assert_usage_error(&["recurrence", "--a", &d], "--b");
+    std::fs::write(p("raw.bin"), [0u8; 80]).unwrap();
+    assert_usage_error(&["recurrence", "--a", &p("raw.bin"), "--b", &d], "raw.bin: raw binary input needs --type");
+}
+
+fn csr_file_mistakes() {
+    let (_d, p) = inputs();
+    write_npy::<u32>(Path::new(&p("rows.npy")), &[0, 1, 1, 4]);
+    write_npy::<u32>(Path::new(&p("unsorted.npy")), &[0, 2, 1]);
+    write_npy::<u32>(Path::new(&p("from1.npy")), &[1, 2]);
+    write_npy::<u32>(Path::new(&p("down.npy")), &[0, 3, 2]);
+    let (rows, x, d, m) = (p("rows.npy"), p("x.npy"), p("d.npy"), p("m.npy"));
+    assert_bad_inputs(
+        &p,
+        &[
+            (&["csr", "--input", &rows, "--rows", "4"], "rows.npy: row index 4 at position 3 is not below --rows 4"),
+            (
+                &["csr", "--input", &p("unsorted.npy"), "--rows", "3"],
+                "unsorted.npy: row indices are not sorted: 1 at position 2 follows 2",
+            ),
+            (&["csr", "--input", &rows], "--input needs --rows R"),
+            (&["csr", "--input", &d, "--rows", "4"], "d.npy: holds f64, but csr takes u32"),
+            (&["csr", "--input", &m, "--rows", "4"], "m.npy: shape [2, 5] is not one-dimensional"),
+            (&["csr", "3", "--input", &x, "--rows", "10"], "N is 3 but --input has 10 values"),
+            (&["csr", "--to-coo", "--input", &p("from1.npy")], "from1.npy: row offsets start at 1, not 0"),
+            (
+                &["csr", "--to-coo", "--input", &p("down.npy")],
+                "down.npy: row offsets decrease: 2 at position 2 follows 3",
+            ),
+            (&["csr", "--to-coo", "--input", &p("e.npy")], "e.npy: holds no offsets"),
+            (&["csr", "--to-coo", "--input", &d], "d.npy: holds f64, but csr takes u32"),
+            (&["csr", "5", "--to-coo", "--input", &x], "NNZ is 5 but the offsets of"),
+        ],
+    );
+    assert_usage_error(&["csr", "--to-coo", "10"], "--input");
+    assert_usage_error(&["csr", "--to-coo", "--input", &x, "--rows", "3"], "cannot be used with");
+}
+
+/// A sparse raw file of 2^40 bytes (no disk used): the memory check refuses it unread.
+fn too_large_files_are_refused() {
+    let d = temp_dir();
+    let big = d.path().join("big.bin");
+    std::fs::File::create(&big).unwrap().set_len(1 << 40).unwrap();
+    let big = big.to_str().unwrap();
+    let out = d.path().join("out.npy");
+    let cases: [(&[&str], &str); 5] = [
+        (&["csr", "--input", big, "--rows", "4"], "32-bit offsets hold fewer than 2^32"),
+        (&["csr", "--to-coo", "--input", big], "of host memory, but"),
+        (&["recurrence", "--a", big, "--b", big, "--type", "f32"], "of host memory, but"),
+        (&["compact", "--input", big, "--type", "u32"], "of host memory, but"),
+        (&["histogram", "--input", big, "--type", "u32"], "fewer than 2^32 - 1"),
+    ];
+    for (args, needle) in cases {
+        let args: Vec<&str> = args.iter().copied().chain(["--output", out.to_str().unwrap()]).collect();
+        assert_usage_error(&args, needle);
+    }
+    assert!(!out.exists());
+}
+
+/// Empty arrays from files are valid: without a GPU they get as far as opening it.
+fn empty_files_are_valid_input() {
+    let (_d, p) = inputs();
+    let e = p("e.npy");
+    let ed = p("ed.npy");
+    write_npy::<u32>(Path::new(&p("zero.npy")), &[0]);
+    let zero = p("zero.npy");
+    let cases: [&[&str]; 5] = [
+        &["compact", "--input", &e],
+        &["histogram", "--input", &e],
+        &["recurrence", "--a", &ed, "--b", &ed],
+        &["csr", "--input", &e, "--rows", "3"],
+        &["csr", "--to-coo", "--input", &zero],
+    ];
+    for args in cases {
+        let out = p("out.npy");
+        let args: Vec<&str> = args.iter().copied().chain(["--output", &out]).collect();
+        assert_output_is_error(&args, &host(&args), 3, "no CUDA driver found");
+        assert!(!Path::new(&out).exists());
+    }
 }
 
 fn npy_in_npy_out_on_a_gpu() {

@@ -1,8 +1,9 @@
-//! `compact`: stream compaction of CUB's benchmark values, checked and timed (against CUB's
-//! DeviceSelect::If with a same-run baseline).
+//! `compact`: stream compaction of a file's values or CUB's benchmark values, checked and timed
+//! (against CUB's DeviceSelect::If with a same-run baseline).
 
-use crate::args::{host_len, positive, CompactKernelArg, CompactType, Global, Runs};
+use crate::args::{host_len, positive, types_of, CompactKernelArg, CompactType, Files, Global, Runs};
 use crate::experiment::{self, first_difference, Check, Experiment, Needs};
+use crate::io;
 use crate::memory::{self, bytes_of, total};
 use crate::sweep::Baseline;
 use clap::Args;
@@ -14,15 +15,22 @@ use std::path::PathBuf;
 
 #[derive(Args)]
 pub struct CompactArgs {
-    /// Number of elements (100000000, 1e8, 2^28). Values follow CUB's benchmark: (i * 2654435761) mod 7.
+    /// Number of elements (100000000, 1e8, 2^28; optional with --input). Generated values follow
+    /// CUB's benchmark: (i * 2654435761) mod 7.
     #[arg(value_parser = positive)]
-    n: u64,
-    /// Element type.
-    #[arg(long = "type", value_name = "TYPE", default_value = "u32")]
-    ty: CompactType,
-    /// What to keep: `gt:<threshold>`, `nonzero`, or `flags` (a random byte array, half set).
+    n: Option<u64>,
+    /// Element type (default u32; a .npy input brings its own).
+    #[arg(long = "type", value_name = "TYPE")]
+    ty: Option<CompactType>,
+    /// What to keep: `gt:<threshold>`, `nonzero`, or `flags` (the --flags file's non-zero bytes,
+    /// or a random byte array, half set).
     #[arg(long, default_value = "gt:3", allow_hyphen_values = true)]
     keep: String,
+    /// With --keep flags and --input: a u8 file as long as the input, keeping where non-zero.
+    #[arg(long, value_name = "FILE", requires = "input")]
+    flags: Option<PathBuf>,
+    #[command(flatten)]
+    files: Files,
     /// The kernel (auto picks by size, type and what is kept).
     #[arg(long, default_value = "auto")]
     kernel: CompactKernelArg,
@@ -50,17 +58,30 @@ fn parse_keep<T: Element>(s: &str) -> Result<Keep<T>> {
 }
 
 pub fn run(args: &CompactArgs, global: &Global) -> Result<bool> {
-    with_elem_type!(args.ty.0, T => typed::<T>(args, global))
+    let allowed = types_of(scan_abi::Family::Compact);
+    let ty = args.files.elem_type(args.ty.map(|t| t.0), gpu_scan::ElemType::U32, &allowed, "compact")?;
+    with_elem_type!(ty, T => typed::<T>(args, global))
 }
 
-fn typed<T: Element>(args: &CompactArgs, global: &Global) -> Result<bool> {
+fn typed<T: io::FileElement>(args: &CompactArgs, global: &Global) -> Result<bool> {
     let (tuning, _) = global.resolve()?;
     let keep = parse_keep::<T>(&args.keep)?;
-    let n = host_len(args.n, "N")?;
+    let count = args.files.len(T::TYPE, args.n)?;
+    let n = host_len(count, "N")?;
+    match (args.flags.is_some(), keep == Keep::Flags, args.files.input.is_some()) {
+        (true, false, _) => return Err(Error::invalid("--flags goes with --keep flags")),
+        (false, true, true) => return Err(Error::invalid("--keep flags with --input needs --flags FILE")),
+        _ => {}
+    }
+    if let Some(f) = &args.flags {
+        io::side_type(f, "--flags", &[gpu_scan::ElemType::U8])?;
+        io::check_same_len(f, "--flags", gpu_scan::ElemType::U8, count)?;
+    }
+    args.files.check_outputs(&[])?;
     let cub = args.baseline.as_deref().map(Baseline::read).transpose()?;
     let cub_ms = match keep {
-        Keep::Greater(t) if "3".parse::<T>().ok() == Some(t) => {
-            cub.as_ref().and_then(|c| c.get("select_if_gt3", T::TYPE.name(), args.n))
+        Keep::Greater(t) if "3".parse::<T>().ok() == Some(t) && args.files.input.is_none() => {
+            cub.as_ref().and_then(|c| c.get("select_if_gt3", T::TYPE.name(), count))
         }
         _ => None,
     };
@@ -70,10 +91,10 @@ fn typed<T: Element>(args: &CompactArgs, global: &Global) -> Result<bool> {
         Keep::Flags => predicate::FLAGS,
         other => return Err(Error::invalid(format!("the compaction keeping {other:?} has no command-line form"))),
     };
-    let plan = gpu_scan::plan::compact::plan(&tuning, T::TYPE, args.n, pred, args.kernel.0, true)?;
-    let what = format!("a compaction of {} {}", args.n, T::TYPE.name());
-    let bytes = bytes_of(args.n, T::TYPE.size() as u64, &what)?;
-    let flags = if keep == Keep::Flags { args.n } else { 0 };
+    let plan = gpu_scan::plan::compact::plan(&tuning, T::TYPE, count, pred, args.kernel.0, true)?;
+    let what = format!("a compaction of {count} {}", T::TYPE.name());
+    let bytes = bytes_of(count, T::TYPE.size() as u64, &what)?;
+    let flags = if keep == Keep::Flags { count } else { 0 };
     // The input, the flags, the result read back and the CPU's.
     let needs = Needs {
         host: total(&[bytes, flags, bytes, bytes], &what)?,
@@ -81,23 +102,47 @@ fn typed<T: Element>(args: &CompactArgs, global: &Global) -> Result<bool> {
         what,
     };
     let seed = args.runs.seed;
+    // A file is read before the GPU opens; generated values are made after.
+    let given = match &args.files.input {
+        Some(path) => {
+            memory::check(&needs.what, needs.host)?;
+            Some((io::read::<T>(path)?, args.flags.as_deref().map(io::read::<u8>).transpose()?))
+        }
+        None => None,
+    };
     let make = || -> Result<Compact<T>> {
-        let flags = match keep {
-            Keep::Flags => Some(memory::from_fn(n, "the flags", |i| (input::bits(seed, i as u64) & 1) as u8)?),
-            _ => None,
+        let (data, flags) = match given {
+            Some(given) => given,
+            None => {
+                let flags = match keep {
+                    Keep::Flags => Some(memory::from_fn(n, "the flags", |i| (input::bits(seed, i as u64) & 1) as u8)?),
+                    _ => None,
+                };
+                (memory::cub_pattern::<T>(n)?, flags)
+            }
         };
         Ok(Compact {
             spec: args.keep.clone(),
-            data: memory::cub_pattern::<T>(n)?,
+            data,
             flags,
             opts: CompactOptions::new(keep).kernel(args.kernel.0),
             cub_ms,
             buffers: None,
             temp: TempStorage::new(),
             kept: 0,
+            got: Vec::new(),
         })
     };
-    Ok(experiment::run(global, args.runs.iters, &needs, make)?.passed)
+    let ran = experiment::run(global, args.runs.iters, &needs, make)?;
+    let kept = &ran.exp.got;
+    let force = args.files.force;
+    let outputs = args
+        .files
+        .output
+        .iter()
+        .map(|p| (p.as_path(), Box::new(move |p: &std::path::Path| io::write(p, kept, force)) as _));
+    io::write_outputs(ran.passed, outputs.collect())?;
+    Ok(ran.passed)
 }
 
 struct Compact<T> {
@@ -109,6 +154,8 @@ struct Compact<T> {
     buffers: Option<Device<T>>,
     temp: TempStorage,
     kept: u64,
+    /// The kept elements the last check read back.
+    got: Vec<T>,
 }
 
 /// The compaction's device buffers.
@@ -153,10 +200,11 @@ impl<T: Element> Experiment for Compact<T> {
         let stream = gpu.stream().clone();
         let d = self.buffers.as_ref().expect("prepared");
         self.kept = gpu.read_count(&stream, &d.count)?;
-        let got = gpu.download(&stream, &d.output)?;
+        let mut got = gpu.download(&stream, &d.output)?;
         let want = reference::compact(&self.data, self.flags.as_deref(), self.opts.keep);
-        let kept = (self.kept as usize).min(got.len());
-        let mut check = Check::new(format!("{} kept elements", self.kept), first_difference(&got[..kept], &want));
+        got.truncate(self.kept as usize);
+        let mut check = Check::new(format!("{} kept elements", self.kept), first_difference(&got, &want));
+        self.got = got;
         check.notes.push(format!("kept: {} of {}", self.kept, self.data.len()));
         Ok(check)
     }

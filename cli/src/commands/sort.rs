@@ -1,8 +1,9 @@
 //! `sort` and `histogram`: the radix sort of random keys (or CUB's benchmark keys), and the
 //! histogram with its counting-sort permutation, both built on stable partitions by digit.
 
-use crate::args::{host_len, positive, Global, HistogramType, Runs, SortType};
+use crate::args::{host_len, positive, types_of, Files, Global, HistogramType, Runs, SortType};
 use crate::experiment::{self, first_difference, Check, Experiment, Needs};
+use crate::io;
 use crate::memory::{self, bytes_of, total};
 use crate::sweep::Baseline;
 use clap::{Args, ValueEnum};
@@ -184,12 +185,13 @@ impl<T: Element> Experiment for Sort<T> {
 
 #[derive(Args)]
 pub struct HistogramArgs {
-    /// Number of values (fewer than 2^32 - 1: 2^28, 1e6, ...).
+    /// Number of values (fewer than 2^32 - 1: 2^28, 1e6, ...; optional with --input).
     #[arg(value_parser = positive)]
-    n: u64,
-    /// Value type; the values are uniform floats over the range, rounded down for integer types.
-    #[arg(long = "type", value_name = "TYPE", default_value = "f32")]
-    ty: HistogramType,
+    n: Option<u64>,
+    /// Value type (default f32; a .npy input brings its own); generated values are uniform
+    /// floats over the range, rounded down for integer types.
+    #[arg(long = "type", value_name = "TYPE")]
+    ty: Option<HistogramType>,
     /// Number of bins (1 to 1024).
     #[arg(long, default_value_t = 256, value_parser = crate::args::count_in::<u32>(0, u32::MAX as u64))]
     bins: u32,
@@ -200,18 +202,31 @@ pub struct HistogramArgs {
     #[arg(long, default_value_t = 1.0, allow_hyphen_values = true)]
     hi: f64,
     #[command(flatten)]
+    files: Files,
+    /// Write where each bin's values begin in the permutation (u64, one per bin) to this file.
+    #[arg(long, value_name = "FILE")]
+    starts: Option<PathBuf>,
+    /// Write the stable counting-sort permutation (u32 input positions grouped by bin, values
+    /// outside the range last) to this file.
+    #[arg(long, value_name = "FILE")]
+    permutation: Option<PathBuf>,
+    #[command(flatten)]
     runs: Runs,
 }
 
 pub fn histogram(args: &HistogramArgs, global: &Global) -> Result<bool> {
     let (tuning, _) = global.resolve()?;
-    let ty = args.ty.0;
+    let allowed = types_of(scan_abi::Family::PartitionScatter);
+    let ty = args.files.elem_type(args.ty.map(|t| t.0), gpu_scan::ElemType::F32, &allowed, "histogram")?;
+    let n = args.files.len(ty, args.n)?;
     reference::check_bins(args.bins, args.lo, args.hi)?;
-    gpu_scan::plan::sort::check_len(args.n)?;
-    let plan = gpu_scan::plan::partition::plan(&tuning, ty, args.n, &Digit::bins(args.bins, args.lo, args.hi))?;
-    let what = format!("a histogram of {} {}", args.n, ty.name());
-    let bytes = bytes_of(args.n, ty.size() as u64, &what)?;
-    let permutation = bytes_of(args.n, 4, &what)?;
+    gpu_scan::plan::sort::check_len(n)?;
+    args.files
+        .check_outputs(&[("--starts", args.starts.as_deref()), ("--permutation", args.permutation.as_deref())])?;
+    let plan = gpu_scan::plan::partition::plan(&tuning, ty, n, &Digit::bins(args.bins, args.lo, args.hi))?;
+    let what = format!("a histogram of {n} {}", ty.name());
+    let bytes = bytes_of(n, ty.size() as u64, &what)?;
+    let permutation = bytes_of(n, 4, &what)?;
     let (state, scratch) = plan.scan.temp_bytes();
     // The values, the permutation read back and the CPU's.
     let needs = Needs {
@@ -219,25 +234,55 @@ pub fn histogram(args: &HistogramArgs, global: &Global) -> Result<bool> {
         device: total(&[bytes, bytes, permutation, bytes_of(plan.entries, 8, &what)?, state, scratch], &what)?,
         what,
     };
-    with_elem_type!(ty, T => histogram_typed::<T>(args, global, &needs))
+    with_elem_type!(ty, T => histogram_typed::<T>(args, global, n, &needs))
 }
 
-fn histogram_typed<T: Element>(args: &HistogramArgs, global: &Global, needs: &Needs) -> Result<bool> {
-    let n = host_len(args.n, "N")?;
+fn histogram_typed<T: io::FileElement>(args: &HistogramArgs, global: &Global, n: u64, needs: &Needs) -> Result<bool> {
+    let n = host_len(n, "N")?;
     let (lo, hi) = (args.lo, args.hi);
     let pad = 0.05 * (hi - lo);
-    let make = || -> Result<Histogram<T>> {
-        let data = memory::from_fn(n, "the values", |i| {
-            let x = memory::uniform_value(args.runs.seed, i as u64, lo - pad, hi + pad);
-            match T::TYPE.size() {
-                _ if !T::TYPE.is_float() => T::from_bits(x.floor() as i64 as u64),
-                4 => T::from_bits((x as f32).to_bits() as u64),
-                _ => T::from_bits(x.to_bits()),
-            }
-        })?;
-        Ok(Histogram { data, opts: HistogramOptions::new(args.bins, lo, hi), buffers: None, temp: TempStorage::new() })
+    // A file is read before the GPU opens; generated values are made after.
+    let given = match &args.files.input {
+        Some(path) => {
+            memory::check(&needs.what, needs.host)?;
+            Some(io::read::<T>(path)?)
+        }
+        None => None,
     };
-    Ok(experiment::run(global, args.runs.iters, needs, make)?.passed)
+    let make = || -> Result<Histogram<T>> {
+        let generate = || {
+            memory::from_fn(n, "the values", |i| {
+                let x = memory::uniform_value(args.runs.seed, i as u64, lo - pad, hi + pad);
+                match T::TYPE.size() {
+                    _ if !T::TYPE.is_float() => T::from_bits(x.floor() as i64 as u64),
+                    4 => T::from_bits((x as f32).to_bits() as u64),
+                    _ => T::from_bits(x.to_bits()),
+                }
+            })
+        };
+        let data = match given {
+            Some(data) => data,
+            None => generate()?,
+        };
+        let opts = HistogramOptions::new(args.bins, lo, hi);
+        Ok(Histogram { data, opts, buffers: None, temp: TempStorage::new(), result: None })
+    };
+    let ran = experiment::run(global, args.runs.iters, needs, make)?;
+    let force = args.files.force;
+    let mut outputs: Vec<io::Output> = Vec::new();
+    if let Some(h) = &ran.exp.result {
+        if let Some(p) = &args.files.output {
+            outputs.push((p, Box::new(move |p: &std::path::Path| io::write(p, &h.counts, force))));
+        }
+        if let Some(p) = &args.starts {
+            outputs.push((p, Box::new(move |p: &std::path::Path| io::write(p, &h.starts, force))));
+        }
+        if let Some(p) = &args.permutation {
+            outputs.push((p, Box::new(move |p: &std::path::Path| io::write(p, &h.permutation, force))));
+        }
+    }
+    io::write_outputs(ran.passed, outputs)?;
+    Ok(ran.passed)
 }
 
 struct Histogram<T> {
@@ -246,6 +291,8 @@ struct Histogram<T> {
     /// Input, bin starts, permutation.
     buffers: Option<(CudaSlice<T>, CudaSlice<u32>, CudaSlice<u32>)>,
     temp: TempStorage,
+    /// The histogram the last check read back.
+    result: Option<gpu_scan::apps::histogram::Histogram>,
 }
 
 impl<T: Element> Experiment for Histogram<T> {
@@ -295,6 +342,7 @@ impl<T: Element> Experiment for Histogram<T> {
         let mut check = Check::new("counts, starts and the stable permutation", wrong);
         check.notes.push(format!("counts: {}, outside the range: {}", show(&h.counts), h.outside));
         check.notes.push(format!("starts: {}", show(&h.starts)));
+        self.result = Some(h);
         Ok(check)
     }
 }
