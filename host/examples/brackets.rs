@@ -7,14 +7,10 @@
 use gpu_scan::{Gpu, Op, ScanOptions};
 use std::process::ExitCode;
 
+mod common;
+
 fn main() -> ExitCode {
-    match run() {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    common::exit(run())
 }
 
 fn run() -> gpu_scan::Result<()> {

@@ -6,19 +6,14 @@
 //!
 //!     cargo run --release -p gpu-scan --example carry_lookahead
 
-use scan_abi::op::Affine;
 use gpu_scan::{input, Gpu, Op, ScanOptions};
+use scan_abi::op::Affine;
 use std::process::ExitCode;
 
+mod common;
+
 fn main() -> ExitCode {
-    match run() {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::FAILURE,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    common::exit(run())
 }
 
 fn run() -> gpu_scan::Result<bool> {
@@ -26,7 +21,8 @@ fn run() -> gpu_scan::Result<bool> {
     let limbs = 4_000_037usize;
     // Random limbs, with runs of all-ones sums so that carries travel far.
     let x: Vec<u32> = (0..limbs as u64).map(|i| input::bits(1, i) as u32).collect();
-    let y: Vec<u32> = (0..limbs).map(|i| if i % 1000 < 300 { !x[i] } else { input::bits(2, i as u64) as u32 }).collect();
+    let y: Vec<u32> =
+        (0..limbs).map(|i| if i % 1000 < 300 { !x[i] } else { input::bits(2, i as u64) as u32 }).collect();
     let maps: Vec<u64> = x
         .iter()
         .zip(&y)

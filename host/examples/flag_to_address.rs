@@ -6,14 +6,10 @@
 use gpu_scan::{CompactOptions, Gpu, Keep, Op, ScanOptions, TempStorage};
 use std::process::ExitCode;
 
+mod common;
+
 fn main() -> ExitCode {
-    match run() {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    common::exit(run())
 }
 
 fn run() -> gpu_scan::Result<()> {

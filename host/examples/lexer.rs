@@ -10,15 +10,10 @@
 use gpu_scan::{CompactOptions, Gpu, Keep, Op, ScanOptions, TempStorage};
 use std::process::ExitCode;
 
+mod common;
+
 fn main() -> ExitCode {
-    match run() {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::FAILURE,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    common::exit(run())
 }
 
 fn run() -> Result<bool, Box<dyn std::error::Error>> {
@@ -30,7 +25,8 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
     let stream = gpu.stream().clone();
     let space = |i: usize| text[i].is_ascii_whitespace();
     let starts_flags: Vec<u8> = (0..text.len()).map(|i| (!space(i) && (i == 0 || space(i - 1))) as u8).collect();
-    let ends_flags: Vec<u8> = (0..text.len()).map(|i| (!space(i) && (i + 1 == text.len() || space(i + 1))) as u8).collect();
+    let ends_flags: Vec<u8> =
+        (0..text.len()).map(|i| (!space(i) && (i + 1 == text.len() || space(i + 1))) as u8).collect();
     let positions: Vec<u32> = (0..text.len() as u32).collect();
     let d_positions = gpu.upload(&stream, "positions", &positions)?;
     let mut temp = TempStorage::new();
@@ -52,6 +48,11 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
     let got: Vec<&[u8]> = starts.iter().zip(&lengths).map(|(&s, &l)| &text[s as usize..(s + l) as usize]).collect();
     let numbered = starts.iter().enumerate().all(|(k, &s)| numbers[s as usize] == k as u32);
     let pass = got == want && numbered;
-    println!("{} bytes: {} tokens, starts and lengths from scans of flags: {}", text.len(), starts.len(), if pass { "PASS" } else { "FAIL" });
+    println!(
+        "{} bytes: {} tokens, starts and lengths from scans of flags: {}",
+        text.len(),
+        starts.len(),
+        if pass { "PASS" } else { "FAIL" }
+    );
     Ok(pass)
 }

@@ -9,15 +9,10 @@
 use gpu_scan::{Gpu, RecurrenceOptions};
 use std::process::ExitCode;
 
+mod common;
+
 fn main() -> ExitCode {
-    match run() {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::FAILURE,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    common::exit(run())
 }
 
 fn run() -> gpu_scan::Result<bool> {
@@ -36,7 +31,8 @@ fn run() -> gpu_scan::Result<bool> {
     let mut worst = 0f64;
     for (i, &x) in points.iter().enumerate() {
         let horner = coeffs.iter().fold(0.0, |acc, &c| acc * x + c);
-        let scale: f64 = coeffs.iter().enumerate().map(|(k, c)| c.abs() * x.abs().powi((coeffs.len() - 1 - k) as i32)).sum();
+        let scale: f64 =
+            coeffs.iter().enumerate().map(|(k, c)| c.abs() * x.abs().powi((coeffs.len() - 1 - k) as i32)).sum();
         let got = y[(i + 1) * coeffs.len() - 1];
         worst = worst.max((got - horner).abs() / scale.max(f64::MIN_POSITIVE));
     }

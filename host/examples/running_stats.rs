@@ -9,22 +9,18 @@
 use gpu_scan::{input, Gpu, Op, ScanOptions};
 use std::process::ExitCode;
 
+mod common;
+
 fn main() -> ExitCode {
-    match run() {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::FAILURE,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    common::exit(run())
 }
 
 fn run() -> gpu_scan::Result<bool> {
     let gpu = Gpu::new(0)?;
     let (n, w) = (2_000_003usize, 1000usize);
     // A slow drift far from zero plus noise: the case where plain sums of squares cancel.
-    let x: Vec<f64> = input::uniform::<f64>(5, n, -1.0, 1.0).iter().enumerate().map(|(i, e)| 1e4 + i as f64 * 1e-5 + e).collect();
+    let x: Vec<f64> =
+        input::uniform::<f64>(5, n, -1.0, 1.0).iter().enumerate().map(|(i, e)| 1e4 + i as f64 * 1e-5 + e).collect();
     let shift = x[0];
     let d: Vec<f64> = x.iter().map(|v| v - shift).collect();
     let sq: Vec<f64> = d.iter().map(|v| v * v).collect();

@@ -9,15 +9,10 @@ use gpu_scan::reference::replica;
 use gpu_scan::{input, Gpu, Op, ScanOptions};
 use std::process::ExitCode;
 
+mod common;
+
 fn main() -> ExitCode {
-    match run() {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::FAILURE,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    common::exit(run())
 }
 
 fn run() -> gpu_scan::Result<bool> {
@@ -28,10 +23,8 @@ fn run() -> gpu_scan::Result<bool> {
     let cdf = gpu.scan_host(&weights, &opts)?;
     let again = gpu.scan_host(&weights, &opts)?;
     let reproducible = cdf.iter().zip(&again).all(|(a, b)| a.to_bits() == b.to_bits());
-    let replicated = replica::single_pass(Op::Add, &weights, false, None)?
-        .iter()
-        .zip(&cdf)
-        .all(|(a, b)| a.to_bits() == b.to_bits());
+    let replicated =
+        replica::single_pass(Op::Add, &weights, false, None)?.iter().zip(&cdf).all(|(a, b)| a.to_bits() == b.to_bits());
     let total = *cdf.last().expect("outcomes") as f64;
     // Draw ten million samples and count how often the heaviest tenth of outcomes comes up.
     let draws = 10_000_000u64;
