@@ -85,12 +85,15 @@ impl Baseline {
         self.ms.get(&(label.to_string(), ty.to_string(), n)).copied()
     }
 
-    /// The CUB row matching a scan with `op`.
-    pub fn cub(&self, op: Op, exclusive: bool, ty: &str, n: u64) -> Option<f64> {
-        let label = match (op, exclusive) {
-            (Op::Add, false) => "inclusive_sum",
-            (Op::Add, true) => "exclusive_sum",
-            (Op::Max, false) => "inclusive_max",
+    /// The CUB row matching a scan with `op`: a deterministic scan is matched only by CUB's
+    /// deterministic (`run_to_run`) inclusive sum, never by its ordinary scans.
+    pub fn cub(&self, op: Op, exclusive: bool, deterministic: bool, ty: &str, n: u64) -> Option<f64> {
+        let label = match (op, exclusive, deterministic) {
+            (Op::Add, false, true) => "det_inclusive_sum",
+            (_, _, true) => return None,
+            (Op::Add, false, false) => "inclusive_sum",
+            (Op::Add, true, false) => "exclusive_sum",
+            (Op::Max, false, false) => "inclusive_max",
             _ => return None,
         };
         self.get(label, ty, n)
@@ -232,7 +235,7 @@ impl<'a, T: Element> Sweep<'a, T> {
         let (verdict, replicated) = verify::verify_run(&opts, &self.data, &got)?;
         let gbps = |ms: f64| 2.0 * bytes as f64 / (ms * 1e-3) / 1e9;
         let ty = T::TYPE.name().to_string();
-        let cub_ms = self.cub.and_then(|c| c.cub(self.op, opts.exclusive, &ty, n));
+        let cub_ms = self.cub.and_then(|c| c.cub(self.op, opts.exclusive, opts.deterministic, &ty, n));
         let mut row = Row {
             algorithm: if replicated { format!("{name}+det") } else { name.to_string() },
             ty,
@@ -345,4 +348,23 @@ pub fn write_json(path: &Path, rows: &[Row], force: bool) -> Result<()> {
     let json = serde_json::to_string_pretty(rows)
         .map_err(|e| Error::invalid(format!("cannot write {}: {e}", path.display())))?;
     crate::io::write_text(path, force, &json)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deterministic_rows_are_compared_with_cubs_deterministic_scan_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cub.csv");
+        let csv =
+            "op,type,n,ms\ninclusive_sum,f32,1024,0.5\nexclusive_sum,f32,1024,0.6\ndet_inclusive_sum,f32,1024,0.7\n";
+        std::fs::write(&path, csv).unwrap();
+        let b = Baseline::read(&path).unwrap();
+        assert_eq!(b.cub(Op::Add, false, false, "f32", 1024), Some(0.5));
+        assert_eq!(b.cub(Op::Add, false, true, "f32", 1024), Some(0.7));
+        assert_eq!(b.cub(Op::Add, true, true, "f32", 1024), None);
+        assert_eq!(b.cub(Op::Add, false, true, "u32", 1024), None);
+    }
 }
