@@ -105,7 +105,8 @@ impl Gpu {
             return Ok(0);
         }
         let plan = plan(self.tuning(), T::TYPE, n, predicate::GREATER, kernel, true)?;
-        Ok(crate::temp::carve(&[plan.state.bytes()])?.1 + crate::temp::carve(&[8])?.1)
+        // The tile state, and the count's word in the scratch region.
+        Ok(plan.state.bytes() + 8)
     }
 
     /// Copies the count at `count[0]` back: this waits for `stream`.
