@@ -78,6 +78,8 @@ families! {
     SortCounts,
     SortPass,
     SortPassValues,
+    /// Keys mapped to the order-reversing bijection of their type, in place (a descending sort).
+    SortFlip,
     CsrCount,
     CsrHeads,
     Segmented,
@@ -135,6 +137,7 @@ impl Family {
                 | SortCounts
                 | SortPass
                 | SortPassValues
+                | SortFlip
                 | CsrCount
                 | CsrHeads
                 | SegmentedHeads
@@ -157,7 +160,9 @@ impl Family {
             SinglePassTimeline => ty == ElemType::U32 && op == Some(Op::Add),
             Compact => op.is_none(),
             CompactPipelined => matches!(ty.size(), 4 | 8) && op.is_none(),
-            PartitionCount | PartitionScatter | SortCounts | SortPass | SortPassValues => wide && op.is_none(),
+            PartitionCount | PartitionScatter | SortCounts | SortPass | SortPassValues | SortFlip => {
+                wide && op.is_none()
+            }
             CsrCount | CsrHeads => ty == ElemType::U32 && op.is_none(),
             SegmentedHeads => ty == ElemType::U64 && op.is_none(),
             SegmentedKeyHeads => !ty.is_float() && op.is_none(),
@@ -202,6 +207,7 @@ impl fmt::Display for Prefix {
             SortCounts => "sort_counts",
             SortPass => "sort_pass",
             SortPassValues => "sort_pass_values",
+            SortFlip => "sort_flip",
             CsrCount => "csr_count",
             CsrHeads => "csr_heads",
             Segmented => "segmented",

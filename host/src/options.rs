@@ -419,14 +419,24 @@ impl<F> RecurrenceOptions<F> {
     }
 }
 
-/// A radix sort. Sorts are ascending and stable; keys of every 4- and 8-byte type.
+/// A radix sort: stable, ascending unless `descending`; keys of every 4- and 8-byte type.
+/// Floats order `-0.0` before `+0.0` (after it, descending), and NaNs last in both orders.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct SortOptions {}
+pub struct SortOptions {
+    pub descending: bool,
+}
 
 impl SortOptions {
     pub fn new() -> SortOptions {
-        SortOptions {}
+        SortOptions::default()
+    }
+
+    /// Largest first; equal keys still keep their input order. It maps the keys before the
+    /// passes and back after them: two more elementwise passes over the keys.
+    pub fn descending(mut self, descending: bool) -> Self {
+        self.descending = descending;
+        self
     }
 }
 

@@ -185,32 +185,62 @@ fn temp_bytes_cover_what_calls_take(gpu: &Gpu) {
     stream.synchronize().unwrap();
 }
 
-fn argsort_case<T: Element>(gpu: &Gpu, temp: &mut TempStorage, n: usize, distinct: u64) -> Option<String> {
-    let stream = gpu.stream().clone();
-    let keys: Vec<T> = (0..n as u64).map(|i| T::from_bits(input::bits(n as u64 ^ distinct, i) % distinct)).collect();
-    let mut d_keys = gpu.upload(&stream, "keys", &keys).unwrap();
-    let mut d_positions = gpu.alloc_zeros::<u32>(&stream, "positions", n).unwrap();
-    gpu.argsort(&stream, &mut d_keys, &mut d_positions, &SortOptions::new(), temp).unwrap();
-    let mut want: Vec<u32> = (0..n as u32).collect();
-    want.sort_by(|&a, &b| keys[a as usize].order_key().cmp(&keys[b as usize].order_key()));
-    let got = gpu.download(&stream, &d_positions).unwrap();
-    let sorted: Vec<u64> = want.iter().map(|&i| keys[i as usize].to_bits()).collect();
-    let what = format!("argsort {} n={n} distinct={distinct}", T::TYPE.name());
-    if got != want {
-        return Some(format!("{what}: positions differ"));
+/// The rank a key sorts by: its order key, reversed for a descending sort with NaNs kept last.
+fn rank<T: Element>(k: T, descending: bool) -> u64 {
+    match (descending, k != k) {
+        (false, _) | (true, true) => k.order_key(),
+        (true, false) => !k.order_key(),
     }
-    (gpu.download(&stream, &d_keys).unwrap().iter().map(|k| k.to_bits()).ne(sorted)).then(|| format!("{what}: keys"))
 }
 
-/// Equal keys keep their input order (few distinct keys make that visible).
+/// Argsorts `keys` and sorts a copy keys-only (the other pass kernel), both against the CPU's
+/// stable sort.
+fn argsort_case<T: Element>(gpu: &Gpu, temp: &mut TempStorage, keys: &[T], descending: bool) -> Option<String> {
+    let (stream, n) = (gpu.stream().clone(), keys.len());
+    let opts = SortOptions::new().descending(descending);
+    let mut d_keys = gpu.upload(&stream, "keys", keys).unwrap();
+    let mut d_positions = gpu.alloc_zeros::<u32>(&stream, "positions", n).unwrap();
+    gpu.argsort(&stream, &mut d_keys, &mut d_positions, &opts, temp).unwrap();
+    let mut only = gpu.upload(&stream, "keys", keys).unwrap();
+    gpu.sort(&stream, &mut only, &opts, temp).unwrap();
+    let mut want: Vec<u32> = (0..n as u32).collect();
+    want.sort_by_key(|&i| rank(keys[i as usize], descending));
+    let sorted: Vec<u64> = want.iter().map(|&i| keys[i as usize].to_bits()).collect();
+    let bits = |d: &CudaSlice<T>| gpu.download(&stream, d).unwrap().iter().map(|k| k.to_bits()).collect::<Vec<_>>();
+    let what = format!("argsort {} n={n} descending={descending}", T::TYPE.name());
+    if gpu.download(&stream, &d_positions).unwrap() != want {
+        return Some(format!("{what}: positions differ"));
+    }
+    if bits(&d_keys) != sorted {
+        return Some(format!("{what}: keys"));
+    }
+    (bits(&only) != sorted).then(|| format!("{what}: keys-only sort"))
+}
+
+fn keys<T: Element>(n: usize, distinct: u64) -> Vec<T> {
+    (0..n as u64).map(|i| T::from_bits(input::bits(n as u64 ^ distinct, i) % distinct)).collect()
+}
+
+/// Equal keys keep their input order (few distinct keys make that visible), ascending and
+/// descending; float keys with both zeros, both infinities and NaNs of either sign.
 fn argsort_is_the_stable_cpu_argsort(gpu: &Gpu) {
     let mut temp = TempStorage::new();
     let mut failures = Vec::new();
-    for n in [0usize, 1, 31, 33, 4097, 1_000_003] {
-        for distinct in [3u64, 1 << 40] {
-            failures.extend(argsort_case::<u32>(gpu, &mut temp, n, distinct));
-            failures.extend(argsort_case::<i64>(gpu, &mut temp, n, distinct));
-            failures.extend(argsort_case::<f32>(gpu, &mut temp, n, distinct));
+    let special = [f64::NAN, -0.0, 0.0, -f64::NAN, 1.5, -1.5, f64::INFINITY, f64::NEG_INFINITY, 2.0, -3.0];
+    for descending in [false, true] {
+        for n in [0usize, 1, 31, 33, 4097, 1_000_003] {
+            for distinct in [3u64, 1 << 40] {
+                failures.extend(argsort_case::<u32>(gpu, &mut temp, &keys(n, distinct), descending));
+                failures.extend(argsort_case::<i64>(gpu, &mut temp, &keys(n, distinct), descending));
+                failures.extend(argsort_case::<f32>(gpu, &mut temp, &keys(n, distinct), descending));
+            }
+            let pick = |i: usize| special[input::bits(n as u64, i as u64) as usize % special.len()];
+            let doubles: Vec<f64> = (0..n).map(pick).collect();
+            let singles: Vec<f32> = doubles.iter().map(|&x| x as f32).collect();
+            failures.extend(argsort_case::<f64>(gpu, &mut temp, &doubles, descending));
+            failures.extend(argsort_case::<f32>(gpu, &mut temp, &singles, descending));
+            failures.extend(argsort_case::<i32>(gpu, &mut temp, &keys(n, 1 << 33), descending));
+            failures.extend(argsort_case::<u64>(gpu, &mut temp, &keys(n, 5), descending));
         }
     }
     assert_none_failed(&failures);

@@ -336,8 +336,7 @@ fn compaction_lecture_vectors(gpu: &Gpu) {
     let input: Vec<i32> = (0..n as i32).map(|i| (i % 10) - 5).collect();
     let d_in = gpu.upload(&stream, "in", &input).unwrap();
     let mut d_out = gpu.alloc_zeros::<i32>(&stream, "out", n).unwrap();
-    let kept =
-        calls::compact(gpu, &d_in, None, &mut d_out, &CompactOptions::new(Keep::Greater(0)), &mut temp).unwrap();
+    let kept = calls::compact(gpu, &d_in, None, &mut d_out, &CompactOptions::new(Keep::Greater(0)), &mut temp).unwrap();
     assert_eq!(kept, large["kept_count"].as_u64().unwrap());
     assert_eq!(&gpu.download(&stream, &d_out).unwrap()[..kept as usize], &[1, 2, 3, 4].repeat(100)[..]);
 }

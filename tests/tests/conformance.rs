@@ -316,9 +316,7 @@ fn kernels_stay_within_their_temporary_storage(gpu: &Gpu) {
             });
         }
         let seg = SegmentedOptions::new(Op::Add);
-        guarded(format!("segmented n={n}"), &mut |t| {
-            gpu.segmented_scan_fixed(&stream, &d32, 1000, &mut o32, &seg, t)
-        });
+        guarded(format!("segmented n={n}"), &mut |t| gpu.segmented_scan_fixed(&stream, &d32, 1000, &mut o32, &seg, t));
     }
     let matrix_kernels = [
         (Matrix::new(70_000, 4), Axis::Columns, BatchedKernel::Pipelined),

@@ -56,7 +56,7 @@ pub fn sort(args: &SortArgs, global: &Global) -> Result<bool> {
     if args.keys == Keys::Cub && args.key_bits.is_some() {
         return Err(Error::invalid("--key-bits sets random keys' bits; --keys cub has no random bits"));
     }
-    let plan = gpu_scan::plan::sort::plan(&tuning, ty, args.n, args.values)?;
+    let plan = gpu_scan::plan::sort::plan(&tuning, ty, args.n, args.values, false)?;
     let cub = args.baseline.as_deref().map(Baseline::read).transpose()?;
     let what = format!("a sort of {} {} keys", args.n, ty.name());
     let per = ty.size() as u64 + if args.values { 4 } else { 0 };

@@ -14,7 +14,7 @@
 //!    lets the keys-only pass run 3 blocks per SM.
 
 use crate::arch::{
-    atomic_add_u32, block_idx, grid_dim, lane, load_vec16, opaque_u32, red_add_shared_u32, shared_window, shfl_xor,
+    atomic_add_u32, block_dim, block_idx, grid_dim, lane, load_vec16, opaque_u32, red_add_shared_u32, shared_window, shfl_xor,
     sync_threads, sync_threads_any, thread_idx, warp_idx, WARP,
 };
 use crate::kernels::{claim_tile, SHAPES};
@@ -418,3 +418,28 @@ macro_rules! onesweep_kernels {
     )* } };
 }
 onesweep_kernels!(u32, i32, u64, i64, f32, f64);
+
+/// Maps key `i < n` in place to the key whose order key is the complement of its own: the bitwise
+/// complement of an integer, the sign flip of a float. A stable ascending sort of the mapped keys
+/// is the stable descending sort of the keys (NaNs, whose order keys are all ones whatever their
+/// sign, stay last), and mapping again restores them.
+#[inline(always)]
+unsafe fn flip<T: Element>(keys: *mut T, n: u64) {
+    let i = block_idx() as u64 * block_dim() as u64 + thread_idx() as u64;
+    if i < n {
+        let bits = core::mem::size_of::<T>() as u32 * 8;
+        let mask = if T::TYPE.is_float() { 1u64 << (bits - 1) } else { u64::MAX };
+        let k = keys.add(i as usize);
+        *k = T::from_bits((*k).to_bits() ^ mask);
+    }
+}
+
+macro_rules! flip_kernels {
+    ($($t:ident),*) => { paste::paste! { $(
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn [<sort_flip_ $t>](keys: *mut $t, n: u64) {
+            flip::<$t>(keys, n)
+        }
+    )* } };
+}
+flip_kernels!(u32, i32, u64, i64, f32, f64);

@@ -3,10 +3,10 @@
 //! across tiles by the single-pass look-back, and each kept element goes to its offset.
 
 use crate::element::Element;
+use crate::error::Error;
 use crate::error::{at_least, Result};
 use crate::launch::compact::{self as launch, Operands};
 use crate::launch::zero;
-use crate::error::Error;
 use crate::options::{CompactKernel, CompactOptions, Keep};
 use crate::plan::check_output;
 use crate::plan::compact::plan;

@@ -43,7 +43,8 @@ impl Gpu {
         let at = temp.scratch_parts(self, stream, &parts[..2])?;
         let (keys, _r) = input.device_ptr(stream);
         let (o, _w) = output.device_ptr_mut(stream);
-        let bufs = Buffers { keys, values: 0, indices: false, keys_out: o, values_out: 0, counts: at[0], offsets: at[1], n };
+        let bufs =
+            Buffers { keys, values: 0, indices: false, keys_out: o, values_out: 0, counts: at[0], offsets: at[1], n };
         launch::run(self, stream, &plan, &digit, &bufs, temp)?;
         // The second digit's row of the scanned count matrix begins after every element inside.
         copy(stream, c, at[1] + plan.tiles * 4, 4)

@@ -72,7 +72,7 @@ impl Gpu {
     ) -> Result<()> {
         let n = keys.len() as u64;
         exactly("the positions", positions.len() as u64, n, "values")?;
-        plan(self.tuning(), T::TYPE, n, true)?;
+        plan(self.tuning(), T::TYPE, n, true, opts.descending)?;
         let (k, _wk) = keys.device_ptr_mut(stream);
         let (p, _wp) = positions.device_ptr_mut(stream);
         // 0, 1, 2, ...: the exclusive sum of ones, in place.
@@ -87,7 +87,7 @@ impl Gpu {
 
     /// Bytes of temporary storage a sort of `n` keys of `T` (with values when `values`) needs.
     pub fn sort_temp_bytes<T: Element>(&self, n: u64, values: bool) -> Result<u64> {
-        let plan = plan(self.tuning(), T::TYPE, n, values)?;
+        let plan = plan(self.tuning(), T::TYPE, n, values, false)?;
         let (_, scratch) = carve(&scratch_parts(&plan, n, T::TYPE.size(), values)?)?;
         Ok(plan.state.bytes() + scratch)
     }
@@ -97,10 +97,10 @@ impl Gpu {
         stream: &Arc<CudaStream>,
         (keys, values): (u64, Option<u64>),
         n: u64,
-        _opts: &SortOptions,
+        opts: &SortOptions,
         temp: &mut TempStorage,
     ) -> Result<()> {
-        let plan = plan(self.tuning(), T::TYPE, n, values.is_some())?;
+        let plan = plan(self.tuning(), T::TYPE, n, values.is_some(), opts.descending)?;
         if n <= 1 {
             return Ok(());
         }
@@ -115,6 +115,13 @@ impl Gpu {
             counts: at[2],
             n,
         };
-        launch::run(self, stream, &plan, &ops, temp)
+        if let Some(flip) = &plan.flip {
+            launch::flip(self, stream, flip, keys, n)?;
+        }
+        launch::run(self, stream, &plan, &ops, temp)?;
+        match &plan.flip {
+            Some(flip) => launch::flip(self, stream, flip, keys, n),
+            None => Ok(()),
+        }
     }
 }

@@ -121,7 +121,14 @@ pub(crate) fn copy(stream: &Arc<CudaStream>, dst: u64, src: u64, bytes: u64) -> 
 
 /// Enqueues a strided gather of `rows` items of `width` bytes, one every `pitch` bytes from
 /// `src`, packed at `dst`.
-pub(crate) fn gather_rows(stream: &Arc<CudaStream>, dst: u64, src: u64, width: u64, pitch: u64, rows: u64) -> Result<()> {
+pub(crate) fn gather_rows(
+    stream: &Arc<CudaStream>,
+    dst: u64,
+    src: u64,
+    width: u64,
+    pitch: u64,
+    rows: u64,
+) -> Result<()> {
     use cudarc::driver::sys::{CUmemorytype, CUDA_MEMCPY2D};
     if rows == 0 {
         return Ok(());

@@ -4,6 +4,7 @@
 use super::{go, ready, state};
 use crate::error::Result;
 use crate::plan::sort::{SortPlan, DIGITS};
+use crate::plan::Launch;
 use crate::runtime::Gpu;
 use crate::temp::TempStorage;
 use cudarc::driver::{CudaStream, PushKernelArg};
@@ -50,4 +51,13 @@ pub(crate) fn run(
         temp.poison_on_error(unsafe { go(&mut b, &r) })?;
     }
     Ok(())
+}
+
+/// Maps the `n` keys at `keys` to their order-reversing image in place (`sort_flip_*` in gpu/).
+pub(crate) fn flip(gpu: &Gpu, stream: &Arc<CudaStream>, launch: &Launch, keys: u64, n: u64) -> Result<()> {
+    let r = ready(gpu, launch)?;
+    let mut b = stream.launch_builder(&r.f);
+    b.arg(&keys).arg(&n);
+    // SAFETY: matches flip_kernels! in gpu/; keys hold n elements.
+    unsafe { go(&mut b, &r) }
 }

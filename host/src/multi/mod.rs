@@ -192,7 +192,15 @@ impl Group {
         for (l, m) in self.members.iter_mut().enumerate() {
             let mut count = m.gpu.alloc_zeros::<u64>(&m.stream, "a rank's count", 1)?;
             match flags {
-                Some(f) => m.gpu.compact_flagged(&m.stream, &inputs[l], &f[l], &mut outputs[l], &mut count, opts, &mut m.temp)?,
+                Some(f) => m.gpu.compact_flagged(
+                    &m.stream,
+                    &inputs[l],
+                    &f[l],
+                    &mut outputs[l],
+                    &mut count,
+                    opts,
+                    &mut m.temp,
+                )?,
                 None => m.gpu.compact(&m.stream, &inputs[l], &mut outputs[l], &mut count, opts, &mut m.temp)?,
             }
             counts.push(count);

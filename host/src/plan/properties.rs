@@ -292,7 +292,7 @@ proptest! {
             launch_fits(&p.launch)?;
             let _ = p.state.bytes();
         }
-        if let Ok(p) = sort::plan(&t, ty, n, flags.0) {
+        if let Ok(p) = sort::plan(&t, ty, n, flags.0, flags.1) {
             launch_fits(&p.counting)?;
             let _ = p.state.bytes();
         }

@@ -18,6 +18,8 @@ pub struct SortPlan {
     pub passes: u32,
     /// Each pass's tile state: a running count per tile and digit.
     pub state: TileState,
+    /// A descending sort's key mapping, before the passes and after them.
+    pub flip: Option<Launch>,
 }
 
 /// The digits of one pass.
@@ -35,8 +37,9 @@ pub fn check_len(n: u64) -> Result<()> {
     Ok(())
 }
 
-/// Plans the sort of `n` keys of `ty`, with u32 values when `values`.
-pub fn plan(t: &Tuning, ty: ElemType, n: u64, values: bool) -> Result<SortPlan> {
+/// Plans the sort of `n` keys of `ty`, with u32 values when `values`, descending when
+/// `descending`.
+pub fn plan(t: &Tuning, ty: ElemType, n: u64, values: bool, descending: bool) -> Result<SortPlan> {
     if !WIDE_TYPES.contains(&ty) {
         return Err(Error::invalid(format!(
             "sort keys of type {} are not supported (u32, i32, u64, i64, f32, f64)",
@@ -57,7 +60,9 @@ pub fn plan(t: &Tuning, ty: ElemType, n: u64, values: bool) -> Result<SortPlan> 
     let family = if values { Family::SortPassValues } else { Family::SortPass };
     let pass = per_tile(Kernel::typed(family, ty), tiles, tile.threads, smem::sort_pass(&t.shapes, size, values));
     let state = TileState { slots: tiles * DIGITS, value_bytes: 4, claims: super::Claims::Tiles(tiles) }.checked()?;
-    Ok(SortPlan { counting, pass, passes: 8 * size as u32 / RADIX_BITS, state })
+    let helper = t.shapes.helper_threads;
+    let flip = descending.then(|| per_tile(Kernel::typed(Family::SortFlip, ty), n.div_ceil(helper as u64), helper, 0));
+    Ok(SortPlan { counting, pass, passes: 8 * size as u32 / RADIX_BITS, state, flip })
 }
 
 #[cfg(test)]
@@ -68,13 +73,16 @@ mod tests {
     #[test]
     fn passes_cover_every_key_bit_and_status_words_every_digit_of_every_tile() {
         let t = for_arch(90);
-        let p = plan(t, ElemType::U64, 1_000_000, true).unwrap();
+        let p = plan(t, ElemType::U64, 1_000_000, true, false).unwrap();
+        assert_eq!(p.flip, None);
         assert_eq!(p.passes, 8);
         assert_eq!(p.pass.kernel, Kernel::typed(Family::SortPassValues, ElemType::U64));
         let tiles = 1_000_000u64.div_ceil(t.shapes.sort.at(8).tile() as u64);
         assert_eq!(p.state.slots, tiles * 256);
-        assert_eq!(plan(t, ElemType::F32, 10, false).unwrap().passes, 4);
-        assert!(plan(t, ElemType::U8, 10, false).unwrap_err().to_string().contains("not supported"));
-        assert!(plan(t, ElemType::U32, u32::MAX as u64, false).unwrap_err().to_string().contains("2^32"));
+        assert_eq!(plan(t, ElemType::F32, 10, false, false).unwrap().passes, 4);
+        assert!(plan(t, ElemType::U8, 10, false, false).unwrap_err().to_string().contains("not supported"));
+        assert!(plan(t, ElemType::U32, u32::MAX as u64, false, false).unwrap_err().to_string().contains("2^32"));
+        let flip = plan(t, ElemType::I32, 1000, false, true).unwrap().flip.unwrap();
+        assert_eq!(flip.kernel, Kernel::typed(Family::SortFlip, ElemType::I32));
     }
 }
