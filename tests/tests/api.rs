@@ -187,7 +187,7 @@ fn temp_bytes_cover_what_calls_take(gpu: &Gpu) {
 
 /// The rank a key sorts by: its order key, reversed for a descending sort with NaNs kept last.
 fn rank<T: Element>(k: T, descending: bool) -> u64 {
-    match (descending, k != k) {
+    match (descending, k.as_f64().is_nan()) {
         (false, _) | (true, true) => k.order_key(),
         (true, false) => !k.order_key(),
     }
