@@ -15,7 +15,8 @@ pub fn block_threads(shapes: &Shapes, kernel: Kernel) -> Option<u32> {
     let op = kernel.op.unwrap_or(Op::Add);
     Some(match kernel.family {
         Naive => s.naive_threads,
-        SinglePass | SinglePassDet | SinglePassTimeline | Segmented | BatchedLongRows => s.single_pass.at(size).threads,
+        SinglePass | SinglePassDet | SinglePassTimeline | Widening(_) | WideningDet(_) | Segmented
+        | BatchedLongRows => s.single_pass.at(size).threads,
         SinglePassStaged => s.staged.at(size).threads,
         SinglePassPipelined | BatchedRowsPipelined => s.scan_pipeline_of(kernel.ty, op).threads(),
         HierTile(_) | HierReduce | HierAdd => s.hierarchical.threads,

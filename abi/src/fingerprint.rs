@@ -13,7 +13,7 @@ pub const SYMBOL: &str = "SCAN_ABI_FINGERPRINT";
 
 /// Every source file of this crate: a change to any of them (a layout, a flag, a table) changes
 /// the fingerprint.
-const SOURCES: [&str; 15] = [
+const SOURCES: [&str; 16] = [
     include_str!("lib.rs"),
     include_str!("block.rs"),
     include_str!("bounds.rs"),
@@ -28,6 +28,7 @@ const SOURCES: [&str; 15] = [
     include_str!("timeline.rs"),
     include_str!("tuning/mod.rs"),
     include_str!("tuning/sm90.rs"),
+    include_str!("widening.rs"),
     env!("CARGO_PKG_VERSION"),
 ];
 

@@ -7,6 +7,7 @@
 use crate::block::BlockAlgo;
 use crate::element::ElemType;
 use crate::op::Op;
+use crate::widening::Source;
 use core::fmt;
 
 /// Bits of the `flags` argument every scan kernel takes.
@@ -44,12 +45,17 @@ pub const ARITHMETIC_OPS: [Op; 4] = [Op::Add, Op::Mul, Op::Min, Op::Max];
 /// Declares `Family` with its families named once: the plain ones, then those stamped out once
 /// per block algorithm; `PLAIN` lists the plain ones for [`Family::all`].
 macro_rules! families {
-    ($($(#[$doc:meta])* $plain:ident,)* ; $($(#[$pdoc:meta])* $per_block:ident,)*) => {
+    (
+        $($(#[$doc:meta])* $plain:ident,)* ;
+        $($(#[$pdoc:meta])* $per_block:ident,)* ;
+        $($(#[$sdoc:meta])* $per_source:ident,)*
+    ) => {
         /// A family of kernels: one algorithm, stamped out per element type (and operator).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum Family {
             $($(#[$doc])* $plain,)*
             $($(#[$pdoc])* $per_block(BlockAlgo),)*
+            $($(#[$sdoc])* $per_source(Source),)*
         }
 
         const PLAIN: &[Family] = &[$(Family::$plain),*];
@@ -109,6 +115,12 @@ families! {
     HierTile,
     /// One-block scan recording the shared array after every round.
     Trace,
+    ;
+    /// The single-pass scan of narrow elements into a wider type (the kernel's type is the
+    /// output's): `widen_<source>_<type>_add`.
+    Widening,
+    /// The same with the fixed-order look-back, for half floats into f32.
+    WideningDet,
 }
 
 use Family::*;
@@ -118,7 +130,9 @@ impl Family {
     pub fn all() -> impl Iterator<Item = Family> {
         let blocks = BlockAlgo::ALL.into_iter().map(HierTile);
         let traces = BlockAlgo::ALL.into_iter().filter(|b| b.traceable()).map(Trace);
-        PLAIN.iter().copied().chain(blocks).chain(traces)
+        let widening = Source::ALL.into_iter().map(Widening);
+        let det = Source::ALL.into_iter().filter(|s| s.is_float()).map(WideningDet);
+        PLAIN.iter().copied().chain(blocks).chain(traces).chain(widening).chain(det)
     }
 
     /// The name's first part.
@@ -158,6 +172,8 @@ impl Family {
             SinglePassStaged => matches!(ty.size(), 4 | 8) && op_ok(op),
             SinglePassDet => ty.is_float() && matches!(op, Some(Op::Add | Op::Mul)),
             SinglePassTimeline => ty == ElemType::U32 && op == Some(Op::Add),
+            Widening(s) => s.widens_to(ty) && op == Some(Op::Add),
+            WideningDet(s) => s.is_float() && s.widens_to(ty) && op == Some(Op::Add),
             Compact => op.is_none(),
             CompactPipelined => matches!(ty.size(), 4 | 8) && op.is_none(),
             PartitionCount | PartitionScatter | SortCounts | SortPass | SortPassValues | SortFlip => {
@@ -200,6 +216,8 @@ impl fmt::Display for Prefix {
             HierReduce => "hier_reduce",
             HierAdd => "hier_add",
             Trace(b) => return write!(f, "trace_{}", b.token()),
+            Widening(s) => return write!(f, "widen_{}", s.name()),
+            WideningDet(s) => return write!(f, "widen_det_{}", s.name()),
             Compact => "compact",
             CompactPipelined => "compact_pipe",
             PartitionCount => "partition_count",

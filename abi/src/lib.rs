@@ -7,8 +7,8 @@
 //! the kernels were compiled with), the shared-memory layouts and the tile-status words.
 //!
 //! Modules depend on each other in one direction: `element` <- `op` <- `kernel` <- `shape`,
-//! `tuning` <- `smem`, `bounds`, `fingerprint`; `block`, `status`, `partition` and `timeline` are
-//! leaves.
+//! `tuning` <- `smem`, `bounds`, `fingerprint`; `block`, `status`, `partition`, `timeline` and `widening`
+//! are leaves.
 #![no_std]
 
 pub mod block;
@@ -23,6 +23,7 @@ pub mod smem;
 pub mod status;
 pub mod timeline;
 pub mod tuning;
+pub mod widening;
 
 pub use element::{ElemType, Element, IntElement};
 pub use kernel::{Family, Kernel};

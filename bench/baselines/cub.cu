@@ -7,7 +7,8 @@
 //
 // Every time is the median of --iters CUDA-event timings after 3 warm-up runs. CSV on stdout:
 // op,type,n,ms,GBps,copy_ms,cub; GB/s counts n elements read and n written (the keys and values
-// of sorts), as `host` does. Inputs: scans and selects take (i * 2654435761) mod 7, as
+// of sorts; n bytes read and 4n written by the widening sum; keys and values read by the sums by
+// key), as `host` does. Inputs: scans and selects take (i * 2654435761) mod 7, as
 // `gpu_scan::input::cub_pattern` makes them; random sort keys are `gpu_scan::input::bits(42, i)`.
 #include <cub/cub.cuh>
 #include <algorithm>
@@ -127,6 +128,45 @@ static void scans(const char* ty, size_t n) {
 #endif
 }
 
+/// The widening sum of bytes into u32 (`host scan --output-type u32`): the sum is taken in u32,
+/// and GB/s counts n bytes read and 4n written.
+static void widening(size_t n) {
+  Buffer in(n), out(n * 4);
+  fill<<<1024, 256>>>(in.as<uint8_t>(), n, false);
+  float copy = median_ms([&] { CK(cudaMemcpyAsync(out.p, in.p, n * 5 / 2, cudaMemcpyDeviceToDevice)); });
+  size_t tb = 0;
+  auto sum = cuda::std::plus<uint32_t>{};
+  CK(cub::DeviceScan::InclusiveScan(nullptr, tb, in.as<uint8_t>(), out.as<uint32_t>(), sum, (int64_t)n));
+  Buffer temp(tb);
+  float ms = median_ms(
+      [&] { CK(cub::DeviceScan::InclusiveScan(temp.p, tb, in.as<uint8_t>(), out.as<uint32_t>(), sum, (int64_t)n)); });
+  report("widening_sum_u32", "u8", n, 5.0 * n, ms, copy);
+}
+
+/// Runs of `length` equal keys, key i / length (`host segmented N --keys --mean-length L`).
+__global__ void run_keys(uint32_t* p, size_t n, uint32_t length) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+    p[i] = (uint32_t)(i / length);
+}
+
+/// The inclusive sum of u32 values by u32 keys; GB/s counts keys and values read, values written.
+static void sum_by_key(size_t n, uint32_t length) {
+  Buffer keys(n * 4), in(n * 4), out(n * 4);
+  run_keys<<<1024, 256>>>(keys.as<uint32_t>(), n, length);
+  fill<<<1024, 256>>>(in.as<uint32_t>(), n, false);
+  float copy = median_ms([&] { CK(cudaMemcpyAsync(out.p, in.p, n * 4, cudaMemcpyDeviceToDevice)); });
+  size_t tb = 0;
+  CK(cub::DeviceScan::InclusiveSumByKey(nullptr, tb, keys.as<uint32_t>(), in.as<uint32_t>(), out.as<uint32_t>(),
+                                        (int64_t)n));
+  Buffer temp(tb);
+  float ms = median_ms([&] {
+    CK(cub::DeviceScan::InclusiveSumByKey(temp.p, tb, keys.as<uint32_t>(), in.as<uint32_t>(), out.as<uint32_t>(),
+                                          (int64_t)n));
+  });
+  std::string op = "inclusive_sum_by_key_" + std::to_string(length);
+  report(op.c_str(), "u32", n, 12.0 * n, ms, copy);
+}
+
 template <typename T>
 static void select(const char* ty, size_t n) {
   Buffer in(n * sizeof(T)), out(n * sizeof(T)), count(sizeof(int64_t));
@@ -196,6 +236,7 @@ int main(int argc, char** argv) {
     scans<float>("f32", n);
     scans<uint64_t>("u64", n);
     scans<double>("f64", n);
+    widening(n);
   }
   for (int e : apps) {
     size_t n = size_t(1) << e;
@@ -206,6 +247,8 @@ int main(int argc, char** argv) {
     sorts<uint32_t>("u32", n);
     sorts<float>("f32", n);
     sorts<uint64_t>("u64", n);
+    sum_by_key(n, 16);
+    sum_by_key(n, 1024);
   }
   return 0;
 }

@@ -91,6 +91,11 @@ value_enum!(
     RecurrenceType(ElemType): types_of(Family::Recurrence), ElemType::name, describe_type
 );
 value_enum!(
+    /// A type a widening scan sums into.
+    WideType(ElemType): ElemType::ALL.into_iter().filter(|&t| gpu_scan::Source::ALL.iter().any(|s| s.widens_to(t))),
+        ElemType::name, describe_type
+);
+value_enum!(
     /// A float type of the error study.
     FloatType(ElemType): ElemType::ALL.into_iter().filter(|t| t.is_float()), ElemType::name, describe_type
 );

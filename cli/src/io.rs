@@ -58,12 +58,12 @@ fn elem_type_of(dtype: &str) -> Option<ElemType> {
     ElemType::ALL.into_iter().find(|t| &npy_dtype(*t)[1..] == body)
 }
 
-fn bad(path: &Path, what: impl std::fmt::Display) -> Error {
+pub fn bad(path: &Path, what: impl std::fmt::Display) -> Error {
     Error::invalid(format!("{}: {what}", path.display()))
 }
 
 /// The header of the `.npy` file at `path`.
-fn header_of(path: &Path) -> Result<npyz::NpyHeader> {
+pub fn header_of(path: &Path) -> Result<npyz::NpyHeader> {
     let file = std::fs::File::open(path).map_err(|e| bad(path, format!("cannot open: {e}")))?;
     npyz::NpyHeader::from_reader(BufReader::new(file)).map_err(|e| bad(path, format!("not a valid .npy file: {e}")))
 }
@@ -108,6 +108,7 @@ pub fn input_shape(path: &Path, ty: ElemType, ndim: usize) -> Result<Vec<u64>> {
             check_header(path, &header, ndim)?;
             let shape = header.shape().to_vec();
             let n = shape.iter().try_fold(1u64, |a, &d| a.checked_mul(d));
+            let file_len = npy_data_bytes(path, file_len)?;
             if n.and_then(|n| n.checked_mul(size)).is_none_or(|b| b > file_len) {
                 let n = n.map_or_else(|| format!("{shape:?}"), |n| n.to_string());
                 return Err(bad(
@@ -130,8 +131,21 @@ pub fn input_shape(path: &Path, ty: ElemType, ndim: usize) -> Result<Vec<u64>> {
     }
 }
 
+/// The bytes after the header of the `.npy` file at `path` (of `file_len` bytes): its data.
+pub fn npy_data_bytes(path: &Path, file_len: u64) -> Result<u64> {
+    let mut start = [0u8; 12];
+    let mut file = std::fs::File::open(path).map_err(|e| bad(path, format!("cannot open: {e}")))?;
+    file.read_exact(&mut start).map_err(|e| bad(path, format!("not a valid .npy file: {e}")))?;
+    // Version 1 has a 2-byte header length after the magic and version; later versions 4 bytes.
+    let header = match start[6] {
+        1 => 10 + u16::from_le_bytes([start[8], start[9]]) as u64,
+        _ => 12 + u32::from_le_bytes([start[8], start[9], start[10], start[11]]) as u64,
+    };
+    Ok(file_len.saturating_sub(header))
+}
+
 /// The size of the file at `path`, which must be a file.
-fn file_len(path: &Path) -> Result<u64> {
+pub fn file_len(path: &Path) -> Result<u64> {
     let meta = std::fs::metadata(path).map_err(|e| bad(path, format!("cannot open: {e}")))?;
     if meta.is_dir() {
         return Err(bad(path, "is a folder; give a .npy or raw file"));

@@ -41,6 +41,8 @@ fn main() -> ExitCode {
         test("inputs_too_large_for_memory_are_refused_before_they_are_read", too_large_files_are_refused),
         needs("without_a_gpu_empty_files_are_valid_input", driver.clone(), empty_files_are_valid_input),
         test("tune_help_lists_the_keys", tune_help_lists_the_keys),
+        test("widening_mistakes_are_one_line_errors", widening_mistakes),
+        gpu_test("widening_files_on_a_gpu", |_| widening_files_on_a_gpu()),
         gpu_test("scan_passes_on_a_gpu", |_| scan_passes_on_a_gpu()),
         gpu_test("npy_in_npy_out_on_a_gpu", |_| npy_in_npy_out_on_a_gpu()),
         gpu_test("scan_across_ranks_goes_through_the_shared_experiment", |_| scan_across_ranks_on_a_gpu()),
@@ -117,7 +119,9 @@ fn help_lists_types_and_operators() {
         block.lines().filter_map(|l| l.trim().strip_prefix("- ")).map(|l| l.split(':').next().unwrap().into()).collect()
     };
     let all: Vec<String> = gpu_scan::ElemType::ALL.iter().map(|t| t.name().into()).collect();
-    assert_eq!(possible(&["scan", "--help"], "type"), all);
+    let narrow = ["i8", "i16", "f16", "bf16", "bool"].map(String::from);
+    assert_eq!(possible(&["scan", "--help"], "type"), [&all[..], &narrow[..]].concat());
+    assert_eq!(possible(&["scan", "--help"], "output-type"), ["u32", "u64", "i64", "f32"]);
     assert_eq!(possible(&["compact", "--help"], "type"), all);
     let wide = ["u32", "i32", "u64", "i64", "f32", "f64"];
     for cmd in ["sort", "histogram", "segmented", "batched"] {
@@ -793,4 +797,107 @@ fn random_arguments_never_panic() -> Result<(), String> {
             Ok(())
         })
         .map_err(|e| e.to_string())
+}
+
+/// `scan --output-type`: narrow types only with it, only the pairs that widen, none of the
+/// flags a sum into a wider buffer cannot take, and the narrow files' own mistakes.
+fn widening_mistakes() {
+    let (_d, p) = inputs();
+    let (x, m, h) = (p("x.npy"), p("m.npy"), p("h.npy"));
+    std::fs::write(p("h23.npy"), npy_bytes("<f2", "(2, 3)", &[0; 12])).unwrap();
+    std::fs::write(p("c8.npy"), npy_bytes("<c8", "(2,)", &[0; 16])).unwrap();
+    std::fs::write(p("short.npy"), npy_bytes("<i2", "(8,)", &[0; 10])).unwrap();
+    std::fs::write(p("five.bin"), [0u8; 5]).unwrap();
+    assert_bad_inputs(
+        &p,
+        &[
+            (&["scan", "10", "--type", "i8"], "--type i8 is read only by a widening scan: add --output-type"),
+            (&["scan", "10", "--type", "f32", "--output-type", "u64"], "--type f32 is not one"),
+            (&["scan", "10", "--output-type", "f32"], "--output-type f32: u8 widens into u32, u64, i64"),
+            (&["scan", "10", "--type", "i32", "--output-type", "u32"], "i32 widens into u64, i64"),
+            (&["scan", "10", "--type", "bf16", "--output-type", "u64"], "bf16 widens into f32"),
+            (&["scan", "10", "--output-type", "f64"], "invalid value 'f64' for '--output-type <TYPE>'"),
+            (&["scan", "10", "--output-type", "u32", "--op", "max"], "it takes no --op"),
+            (&["scan", "10", "--output-type", "u32", "--in-place"], "it takes no --in-place"),
+            (&["scan", "10", "--output-type", "u32", "--algo", "naive"], "it takes no --algo"),
+            (&["scan", "10", "--output-type", "u32", "--init", "-1"], "--init `-1` is not a valid u32 value"),
+            (&["scan", "--input", &x, "--output-type", "u32"], "--output-type u32: u32 widens into u64, i64"),
+            (&["scan", "--input", &h, "--output-type", "u32"], "--output-type u32: f16 widens into f32"),
+            (&["scan", "--input", &h, "--type", "i16", "--output-type", "i64"], "holds f16, but --type i16 was given"),
+            (&["scan", "--input", &p("h23.npy"), "--output-type", "f32"], "shape [2, 3] is not one-dimensional"),
+            (&["scan", "--input", &m, "--output-type", "u64"], "m.npy: shape [2, 5] is not one-dimensional"),
+            (&["scan", "--input", &p("c8.npy"), "--output-type", "f32"], "cannot be widened"),
+            (&["scan", "--input", &p("short.npy"), "--output-type", "i64"], "short.npy: truncated"),
+            (&["scan", "--input", &p("five.bin"), "--output-type", "u32"], "raw binary input needs --type"),
+            (&["scan", "--input", &p("five.bin"), "--type", "i16", "--output-type", "u32"], "5 bytes is not a whole"),
+            (&["scan", "3", "--input", &h, "--output-type", "f32"], "N is 3 but --input has 10 values"),
+            (&["scan", "--input", "1,2,x", "--type", "i8", "--output-type", "i64"], "`x` is not a valid i8 value"),
+            (&["scan", "--input", "1,2", "--type", "bool", "--output-type", "u32"], "`2` is not a valid bool value"),
+        ],
+    );
+}
+
+/// Each narrow file type into a wide type and back from the result file, against the CPU:
+/// int8 and int16 into i64, float16 (integer-valued: exact) and raw bfloat16 into f32, the
+/// deterministic f16 sum, and bool into u32.
+fn widening_files_on_a_gpu() {
+    let d = temp_dir();
+    let p = |name: &str| d.path().join(name).to_str().unwrap().to_string();
+    let n = 70_001usize;
+    let ints: Vec<i64> = (0..n as i64).map(|i| (i * 7919) % 256 - 128).collect();
+    let run = |args: &[&str]| {
+        let o = host(args);
+        assert!(o.status.success(), "{args:?}: {}{}", stdout(&o), stderr(&o));
+        assert!(stdout(&o).contains("PASS"), "{}", stdout(&o));
+    };
+    let read_back = |name: &str| -> Vec<f64> {
+        let bytes = std::fs::read(p(name)).unwrap();
+        let npy = npyz::NpyFile::new(&bytes[..]).unwrap();
+        match npy.header().dtype().descr().as_str() {
+            "<i8" => npy.into_vec::<i64>().unwrap().into_iter().map(|x| x as f64).collect(),
+            "<u4" => npy.into_vec::<u32>().unwrap().into_iter().map(|x| x as f64).collect(),
+            "<f4" => npy.into_vec::<f32>().unwrap().into_iter().map(|x| x as f64).collect(),
+            other => panic!("{name}: unexpected dtype {other}"),
+        }
+    };
+    let sums = |v: &[i64], exclusive: bool| -> Vec<f64> {
+        let mut acc = 0i64;
+        v.iter()
+            .map(|&x| {
+                let before = acc;
+                acc += x;
+                (if exclusive { before } else { acc }) as f64
+            })
+            .collect()
+    };
+    write_npy::<i8>(&d.path().join("i8.npy"), &ints.iter().map(|&x| x as i8).collect::<Vec<_>>());
+    run(&["scan", "--input", &p("i8.npy"), "--output-type", "i64", "--output", &p("i8-out.npy"), "--iters", "2"]);
+    assert_eq!(read_back("i8-out.npy"), sums(&ints, false));
+    write_npy::<i16>(&d.path().join("i16.npy"), &ints.iter().map(|&x| (x * 200) as i16).collect::<Vec<_>>());
+    let args = ["scan", "--input", &p("i16.npy"), "--output-type", "i64", "--exclusive", "--output", &p("i16-out.npy")];
+    run(&args);
+    assert_eq!(read_back("i16-out.npy"), sums(&ints.iter().map(|&x| x * 200).collect::<Vec<_>>(), true));
+    let small: Vec<i64> = ints.iter().map(|&x| x % 9).collect();
+    let halves: Vec<u8> = small.iter().flat_map(|&x| half::f16::from_f32(x as f32).to_bits().to_le_bytes()).collect();
+    std::fs::write(p("f16.npy"), npy_bytes("<f2", &format!("({n},)"), &halves)).unwrap();
+    run(&["scan", "--input", &p("f16.npy"), "--output-type", "f32", "--output", &p("f16-out.npy")]);
+    assert_eq!(read_back("f16-out.npy"), sums(&small, false));
+    run(&["scan", "--input", &p("f16.npy"), "--output-type", "f32", "--deterministic", "--output", &p("det.npy")]);
+    assert_eq!(read_back("det.npy"), sums(&small, false));
+    let brains: Vec<u8> = small.iter().flat_map(|&x| half::bf16::from_f32(x as f32).to_bits().to_le_bytes()).collect();
+    std::fs::write(p("bf16.bin"), brains).unwrap();
+    let args = ["scan", "--input", &p("bf16.bin"), "--type", "bf16", "--output-type", "f32", "--output", &p("bf.npy")];
+    run(&args);
+    assert_eq!(read_back("bf.npy"), sums(&small, false));
+    let flags: Vec<u8> = ints.iter().map(|&x| (x > 0) as u8).collect();
+    std::fs::write(p("b.npy"), npy_bytes("|b1", &format!("({n},)"), &flags)).unwrap();
+    run(&["scan", "--input", &p("b.npy"), "--output-type", "u32", "--output", &p("b-out.npy")]);
+    assert_eq!(read_back("b-out.npy"), sums(&flags.iter().map(|&x| x as i64).collect::<Vec<_>>(), false));
+    let mut bad = flags.clone();
+    bad[n - 1] = 2;
+    std::fs::write(p("b2.npy"), npy_bytes("|b1", &format!("({n},)"), &bad)).unwrap();
+    let o = host(&["scan", "--input", &p("b2.npy"), "--output-type", "u32", "--output", &p("b2-out.npy")]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains(&format!("element {} is 2, not a bool", n - 1)), "{}", stderr(&o));
+    assert!(!Path::new(&p("b2-out.npy")).exists());
 }

@@ -626,6 +626,44 @@ pub unsafe fn load_vec<T: Copy, const V: usize>(p: *const T) -> [T; V] {
     }
 }
 
+/// `V` elements filling 4 aligned bytes.
+#[repr(C, align(4))]
+#[derive(Clone, Copy)]
+pub struct Vec4<T: Copy, const V: usize>(pub [T; V]);
+
+/// `V` elements filling 2 aligned bytes.
+#[repr(C, align(2))]
+#[derive(Clone, Copy)]
+pub struct Vec2<T: Copy, const V: usize>(pub [T; V]);
+
+/// One access of `V` narrow elements filling 16, 8, 4 or 2 bytes (`p` aligned to that width):
+/// a lane's share of a warp's coalesced read when fewer than 16 bytes make a vector.
+#[inline(always)]
+pub unsafe fn load_narrow<T: Copy, const V: usize>(p: *const T) -> [T; V] {
+    match V * size_of::<T>() {
+        16 => (*(p as *const Vec16<T, V>)).0,
+        8 => (*(p as *const Vec8<T, V>)).0,
+        4 => (*(p as *const Vec4<T, V>)).0,
+        2 => (*(p as *const Vec2<T, V>)).0,
+        _ => *(p as *const [T; V]),
+    }
+}
+
+/// Half to single precision, exactly (`cvt.f32.f16`); `bits` holds the binary16 encoding.
+#[inline(always)]
+pub fn f16_to_f32(bits: u16) -> f32 {
+    let r: f32;
+    unsafe {
+        asm!(
+            "{{ .reg .b16 h; mov.b16 h, {x}; cvt.f32.f16 {r}, h; }}",
+            r = out(reg32) r,
+            x = in(reg16) bits,
+            options(pure, nomem, nostack)
+        )
+    };
+    r
+}
+
 /// The store of [`load_vec`].
 #[inline(always)]
 pub unsafe fn store_vec<T: Copy, const V: usize>(p: *mut T, v: [T; V]) {

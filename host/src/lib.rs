@@ -44,6 +44,7 @@ mod temp;
 pub mod timeline;
 pub mod trace;
 pub mod tuning;
+mod widening;
 
 pub use cudarc;
 pub use element::{ElemType, Element, Op, OpVisitor, ScanOp};
@@ -52,9 +53,10 @@ pub use foreign::ForeignSlice;
 pub use options::{
     Algorithm, Axis, BatchedKernel, BatchedOptions, CompactKernel, CompactOptions, CsrOptions, HistogramOptions, Keep,
     Matrix, PartitionOptions, Propagation, RecurrenceOptions, ReduceOptions, ScanKernel, ScanOptions, SegmentedOptions,
-    SortOptions, StatusOrdering,
+    SortOptions, StatusOrdering, WideningOptions,
 };
 pub use runtime::{device_count, driver_present, ptx, DeviceInfo, Gpu};
 pub use scan_abi::block::BlockAlgo;
 pub use scan_abi::{Kernel, Tuning};
 pub use temp::{TempStorage, GUARD_BYTE};
+pub use widening::{Narrow, Source, WidensTo};

@@ -483,3 +483,45 @@ impl ReduceOptions {
         ReduceOptions { op }
     }
 }
+
+/// A scan of narrow elements into a wider type: always a sum (see [`crate::Narrow`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct WideningOptions<T> {
+    /// As [`ScanOptions::exclusive`].
+    pub exclusive: bool,
+    /// Added in front of the first element, in the wide type.
+    pub init: Option<T>,
+    /// Half floats: sum in one fixed order, equal bit for bit to
+    /// [`crate::reference::replica`]'s `f32` scan of the widened input. Integer sums are exact in
+    /// any order and ignore it.
+    pub deterministic: bool,
+}
+
+impl<T> Default for WideningOptions<T> {
+    fn default() -> Self {
+        WideningOptions { exclusive: false, init: None, deterministic: false }
+    }
+}
+
+impl<T> WideningOptions<T> {
+    /// An inclusive sum with no initial value.
+    pub fn new() -> Self {
+        WideningOptions::default()
+    }
+
+    pub fn exclusive(mut self, exclusive: bool) -> Self {
+        self.exclusive = exclusive;
+        self
+    }
+
+    pub fn init(mut self, init: Option<T>) -> Self {
+        self.init = init;
+        self
+    }
+
+    pub fn deterministic(mut self, deterministic: bool) -> Self {
+        self.deterministic = deterministic;
+        self
+    }
+}

@@ -185,12 +185,11 @@ fn temp_bytes_cover_what_calls_take(gpu: &Gpu) {
     stream.synchronize().unwrap();
 }
 
-/// The rank a key sorts by: its order key, reversed for a descending sort with NaNs kept last.
-fn rank<T: Element>(k: T, descending: bool) -> u64 {
-    match (descending, k.as_f64().is_nan()) {
-        (false, _) | (true, true) => k.order_key(),
-        (true, false) => !k.order_key(),
-    }
+/// The rank a key sorts by: NaNs after every other key, the others by their order key,
+/// reversed for a descending sort.
+fn rank<T: Element>(k: T, descending: bool) -> (bool, u64) {
+    let key = k.order_key();
+    (k.as_f64().is_nan(), if descending { !key } else { key })
 }
 
 /// Argsorts `keys` and sorts a copy keys-only (the other pass kernel), both against the CPU's

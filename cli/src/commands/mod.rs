@@ -14,3 +14,4 @@ pub mod scan;
 pub mod segmented;
 pub mod sort;
 pub mod timeline;
+pub mod widening;

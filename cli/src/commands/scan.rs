@@ -2,7 +2,8 @@
 //! shared array of a one-block scan after every round.
 
 use super::multi::{self, Placement};
-use crate::args::{host_len, positive, Algo, Global, Kernel, Operator, OrderingArg, PropagationArg, Runs, Type};
+use super::widening::{InputType, WideningRun};
+use crate::args::{host_len, positive, Algo, Global, Kernel, Operator, OrderingArg, PropagationArg, Runs, WideType};
 use crate::experiment::{self, Check, Experiment, Needs};
 use crate::io::{self, FileElement};
 use crate::memory::{self, bytes_of, total};
@@ -54,9 +55,14 @@ pub struct ScanArgs {
     /// Number of elements: 100000000, 1e8, 1.5e3 or 2^28 (optional when --input gives the data).
     #[arg(value_parser = positive)]
     n: Option<u64>,
-    /// Element type (default u32; a .npy input brings its own).
+    /// Element type (default u32; a .npy input brings its own). With --output-type, the narrow
+    /// type read: u8 (the default), i8, u16, i16, u32, i32, f16, bf16 or bool.
     #[arg(long = "type", value_name = "TYPE")]
-    ty: Option<Type>,
+    ty: Option<InputType>,
+    /// Sum into this wider type, reading each element at its own width: u8, i8, u16, i16 and
+    /// bool into u32, u64 or i64; u32 and i32 into u64 or i64; f16 and bf16 into f32.
+    #[arg(long, value_name = "TYPE")]
+    output_type: Option<WideType>,
     /// The operator combining the elements (each is defined for the types it names).
     #[arg(long, default_value = "add")]
     op: Operator,
@@ -128,11 +134,22 @@ impl Source {
 }
 
 pub fn run(args: &ScanArgs, global: &Global) -> Result<bool> {
+    if let Some(output_type) = args.output_type {
+        return widen(args, output_type.0, global);
+    }
     let (tuning, _) = global.resolve()?;
     let source = Source::of(&args.input);
+    let requested = args
+        .ty
+        .map(|t| {
+            t.elem().ok_or_else(|| {
+                Error::invalid(format!("--type {} is read only by a widening scan: add --output-type", t.0))
+            })
+        })
+        .transpose()?;
     let ty = match &source {
-        Source::File(path) => io::input_type(path, args.ty.map(|t| t.0))?,
-        _ => args.ty.map_or(ElemType::U32, |t| t.0),
+        Source::File(path) => io::input_type(path, requested)?,
+        _ => requested.unwrap_or(ElemType::U32),
     };
     if !args.op.0.supports(ty) {
         return Err(gpu_scan::element::unsupported(args.op.0, ty));
@@ -155,6 +172,36 @@ pub fn run(args: &ScanArgs, global: &Global) -> Result<bool> {
         return Err(Error::invalid("the naive scan cannot run in place (every thread reads the whole prefix)"));
     }
     with_elem_type!(ty, T => typed::<T>(args, &source, global, &tuning))
+}
+
+/// `scan --output-type`: a widening sum, which has no other operator, algorithm or kernel.
+fn widen(args: &ScanArgs, output_type: ElemType, global: &Global) -> Result<bool> {
+    let s = &args.strategy;
+    let refused = [
+        (args.op.0 != Op::Add, "--op (a widening scan is a sum)"),
+        (args.algo != Algo::SinglePass, "--algo"),
+        (s.kernel.0 != gpu_scan::ScanKernel::Auto, "--kernel"),
+        (args.in_place, "--in-place (the output is wider than the input)"),
+        (args.trace, "--trace"),
+        (args.gpus.is_some() || args.ranks.is_some(), "--gpus and --ranks"),
+    ];
+    if let Some((_, flag)) = refused.iter().find(|(bad, _)| *bad) {
+        return Err(Error::invalid(format!("--output-type runs the widening single-pass sum; it takes no {flag}")));
+    }
+    let run = WideningRun {
+        n: args.n,
+        ty: args.ty,
+        output_type,
+        exclusive: args.exclusive,
+        init: args.init.as_deref(),
+        deterministic: s.deterministic,
+        input: args.input.as_deref(),
+        output: args.output.as_deref(),
+        force: args.force,
+        seed: args.runs.seed,
+        iters: args.runs.iters,
+    };
+    super::widening::run(&run, global)
 }
 
 fn typed<T: FileElement>(args: &ScanArgs, source: &Source, global: &Global, tuning: &Tuning) -> Result<bool> {
@@ -306,17 +353,21 @@ impl<T: gpu_scan::Element> Experiment for ScanExperiment<T> {
         let (_, d_out) = self.buffers.as_ref().expect("prepared");
         self.got = gpu.download(gpu.stream(), d_out)?;
         let (verdict, replicated) = verify::verify_run_with(self.tolerance, &self.opts, &self.data, &self.got)?;
-        let err =
-            verdict.max_rel_error.map(|e| format!(", max error {e:.2e} of the magnitude sum")).unwrap_or_default();
-        let replica = if replicated { ", bit-identical to the CPU replica of the deterministic order" } else { "" };
-        let wrong = verdict.first.map(|f| {
-            format!(
-                "{} of {} elements wrong, first at {}: expected {}, got {}",
-                verdict.wrong, verdict.checked, f.index, f.expected, f.got
-            )
-        });
-        Ok(Check::new(format!("{} elements{err}{replica}", verdict.checked), wrong))
+        Ok(check_of(&verdict, replicated))
     }
+}
+
+/// A scan's check from its verdict, saying when it was bit for bit against the replica.
+pub fn check_of(verdict: &verify::Verdict, replicated: bool) -> Check {
+    let err = verdict.max_rel_error.map(|e| format!(", max error {e:.2e} of the magnitude sum")).unwrap_or_default();
+    let replica = if replicated { ", bit-identical to the CPU replica of the deterministic order" } else { "" };
+    let wrong = verdict.first.as_ref().map(|f| {
+        format!(
+            "{} of {} elements wrong, first at {}: expected {}, got {}",
+            verdict.wrong, verdict.checked, f.index, f.expected, f.got
+        )
+    });
+    Check::new(format!("{} elements{err}{replica}", verdict.checked), wrong)
 }
 
 fn print_trace<T: gpu_scan::Element>(gpu: &Gpu, block: BlockAlgo, op: Op, data: &[T]) -> Result<bool> {

@@ -17,6 +17,7 @@ pub mod pipelined;
 pub mod segmented;
 pub mod single_pass;
 pub mod trace;
+pub mod widening;
 
 /// The tile shapes the kernels are compiled with; the host plans from the same table.
 pub const SHAPES: scan_abi::tuning::Shapes = scan_abi::tuning::for_arch(scan_abi::tuning::DEFAULT_ARCH).shapes;

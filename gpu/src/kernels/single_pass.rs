@@ -207,16 +207,16 @@ pub unsafe fn single_pass_placed<
 /// Where and how a tile publishes and looks back: the temporary storage (tile counter, then
 /// status words), this launch's epoch, and the look-back's polling pace.
 #[derive(Clone, Copy)]
-struct Publish {
-    temp: *mut u8,
-    epoch: u32,
-    backoff_ns: u32,
+pub(crate) struct Publish {
+    pub temp: *mut u8,
+    pub epoch: u32,
+    pub backoff_ns: u32,
 }
 
 /// Shared-memory windows of one tile's scan: per-warp totals and prefixes, and the deterministic
 /// look-back's held windows.
 #[derive(Clone, Copy)]
-struct TileSmem<T> {
+pub(crate) struct TileSmem<T> {
     warp_totals: Smem<T>,
     warp_prefixes: Smem<T>,
     held: Smem<T>,
@@ -225,7 +225,7 @@ struct TileSmem<T> {
 impl<T: Copy> TileSmem<T> {
     /// The windows, carved next from `smem` (after the tile index).
     #[inline(always)]
-    fn take<const TH: u32, const D: usize, const K: usize>(smem: &mut Carver) -> TileSmem<T> {
+    pub(crate) fn take<const TH: u32, const D: usize, const K: usize>(smem: &mut Carver) -> TileSmem<T> {
         TileSmem {
             warp_totals: smem.take::<T>(TH / WARP),
             warp_prefixes: smem.take::<T>(TH / WARP),
@@ -458,7 +458,7 @@ pub unsafe fn single_pass_staged<
 /// registers, one block per SM fewer; inline, every wide kernel's PTX stays as it was verified.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn block_prefix<
+pub(crate) unsafe fn block_prefix<
     T: StatusValue,
     O: ScanOp<T>,
     const TH: u32,

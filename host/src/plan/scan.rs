@@ -8,6 +8,7 @@ use scan_abi::block::BlockAlgo;
 use scan_abi::kernel::flags::ACQ_REL_STATUS;
 use scan_abi::shape::{Pipeline, VECTOR_BYTES};
 use scan_abi::tuning::Tuning;
+use scan_abi::widening::Source;
 use scan_abi::{smem, ElemType, Family, Kernel, Op};
 
 /// A scan as the planner sees it.
@@ -382,6 +383,37 @@ pub fn recurrence(t: &Tuning, ty: ElemType, n: u64, kernel: ScanKernel, aligned:
     let staged = kernel == ScanKernel::Staged || (kernel == ScanKernel::Auto && t.choices.staged.at(map));
     let family = if staged { Family::RecurrenceStaged } else { Family::Recurrence };
     tiles_launch(t, Kernel::typed(family, ty), n, map, flags, backoff)
+}
+
+/// The sum of `n` elements of `src` into the wider `ty` (inclusive or exclusive, after an
+/// initial value or not), its look-back in fixed order when `deterministic` and the sum is a
+/// float's.
+pub fn widening(
+    t: &Tuning,
+    src: Source,
+    ty: ElemType,
+    n: u64,
+    exclusive: bool,
+    has_init: bool,
+    deterministic: bool,
+) -> Result<ScanPlan> {
+    if !src.widens_to(ty) {
+        let to: Vec<&str> = ElemType::ALL.into_iter().filter(|&o| src.widens_to(o)).map(|o| o.name()).collect();
+        return Err(Error::invalid(format!(
+            "no widening scan from {} into {}: {} widens into {}",
+            src.name(),
+            ty.name(),
+            src.name(),
+            to.join(", ")
+        )));
+    }
+    if n == 0 {
+        return Ok(ScanPlan::Empty);
+    }
+    let family = if deterministic && src.is_float() { Family::WideningDet(src) } else { Family::Widening(src) };
+    let kernel = Kernel::new(family, ty, Op::Add);
+    let flags = scan_flags(exclusive, has_init);
+    tiles_launch(t, kernel, n, ty.size(), flags, t.choices.lookback_backoff_ns).map(ScanPlan::SinglePass)
 }
 
 /// The `u32` add scan of the diagnostic timeline kernel (one tile per block, in registers).

@@ -109,6 +109,18 @@ pub fn scan<T: Element>(op: Op, input: &[T], exclusive: bool, init: Option<T>) -
     run_with_op::<T, Parallel>(op, input, exclusive, init)
 }
 
+/// The widening sum of `input` into `T`: each element converted, then summed in index order
+/// (in parallel, as [`scan`]). With deterministic half floats the GPU's result is instead
+/// [`replica::single_pass`] of the widened input.
+pub fn widening<N: crate::WidensTo<T>, T: Element>(input: &[N], exclusive: bool, init: Option<T>) -> Result<Vec<T>> {
+    scan(Op::Add, &widened(input), exclusive, init)
+}
+
+/// Each element of `input` converted into `T` as the widening scan converts it.
+pub fn widened<N: crate::WidensTo<T>, T: Element>(input: &[N]) -> Vec<T> {
+    input.par_iter().map(|&x| x.widen()).collect()
+}
+
 /// A double-double number: `hi + lo` with `|lo| <= ulp(hi)/2`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Dd {
