@@ -104,7 +104,9 @@ fn cargo_artifacts(root: &Path, args: &[&str]) -> Result<Vec<(bool, PathBuf)>> {
         if msg["reason"] != "compiler-artifact" {
             continue;
         }
-        if let Some(exe) = msg["executable"].as_str() {
+        // `cargo test` builds the examples too; they are bundled once, from their own build.
+        let example = msg["target"]["kind"].as_array().is_some_and(|k| k.iter().any(|k| k == "example"));
+        if let (Some(exe), false) = (msg["executable"].as_str(), example && !args.contains(&"--examples")) {
             found.push((msg["profile"]["test"] == true, PathBuf::from(exe)));
         }
     }
