@@ -1152,7 +1152,8 @@ fn scan_across_ranks_on_a_gpu() {
 
 /// Argument fuzzing: any mix of subcommands, flags and (sometimes nonsensical) values ends in a
 /// result, a one-line error or a usage error, never a panic. (`bench` is left out: on a GPU
-/// machine a valid random `bench` would start a full sweep.)
+/// machine a valid random `bench` would start a full sweep.) They run in a folder of their own,
+/// where a run that passes on a GPU writes the files its tokens name.
 fn random_arguments_never_panic() -> Result<(), String> {
     const TOKENS: &[&str] = &[
         "scan",
@@ -1171,6 +1172,15 @@ fn random_arguments_never_panic() -> Result<(), String> {
         "--axis",
         "rows",
         "--values",
+        "--values-output",
+        "--indices",
+        "--index-type",
+        "u64",
+        "--descending",
+        "--heads",
+        "--offsets",
+        "--keys",
+        "--key-type",
         "--lo",
         "--hi",
         "7",
@@ -1207,11 +1217,12 @@ fn random_arguments_never_panic() -> Result<(), String> {
         "--",
         "--help",
     ];
+    let d = temp_dir();
     let mut runner = TestRunner::new(workspace_tests::proptest_config(64));
     runner
         .run(&prop::collection::vec(0..TOKENS.len(), 0..8), |picks| {
             let args: Vec<&str> = picks.iter().map(|&i| TOKENS[i]).collect();
-            let o = host(&args);
+            let o = host_in(d.path(), &args);
             let err = stderr(&o);
             prop_assert!(!err.contains("panicked"), "{args:?}: {err}");
             prop_assert!(matches!(o.status.code(), Some(0..=3)), "{args:?}: {:?} {err}", o.status);
