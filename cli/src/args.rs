@@ -83,6 +83,17 @@ value_enum!(
     SegmentedType(ElemType): types_of(Family::Segmented), ElemType::name, describe_type
 );
 value_enum!(
+    /// A key type of the scan by key.
+    KeyType(ElemType): types_of(Family::SegmentedKeyHeads), ElemType::name, describe_type
+);
+value_enum!(
+    /// The type of written positions.
+    IndexType(ElemType): [ElemType::U32, ElemType::U64], ElemType::name, |t| match t {
+        ElemType::U32 => "32-bit positions (the default below 2^32 elements)",
+        _ => "64-bit positions (the default from 2^32 elements)",
+    }
+);
+value_enum!(
     /// An element type of the batched scan.
     BatchedType(ElemType): types_of(Family::BatchedRows), ElemType::name, describe_type
 );

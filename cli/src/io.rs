@@ -371,6 +371,23 @@ pub fn input_of(
     Ok(ty)
 }
 
+/// The element type (one of `allowed`, agreeing with `requested` when given) and the shape of the
+/// matrix in the `.npy` file `path` for `command`: a two-dimensional array, or an empty
+/// one-dimensional one (NumPy's `np.array([])`), which has no rows to scan either way.
+pub fn matrix_of(
+    path: &Path,
+    requested: Option<ElemType>,
+    allowed: &[ElemType],
+    command: &str,
+) -> Result<(ElemType, Vec<u64>)> {
+    let empty_vector = Format::of(path) == Format::Npy
+        && file_len(path).is_ok()
+        && header_of(path).is_ok_and(|h| h.shape() == [0] && h.order() == npyz::Order::C);
+    let ndim = if empty_vector { 1 } else { 2 };
+    let ty = input_of(path, requested, allowed, command, ndim)?;
+    Ok((ty, input_shape(path, ty, ndim)?))
+}
+
 /// The element type of a second input of `flag` (flags, heads, offsets): a `.npy` file's own,
 /// one of `allowed`; a raw file is read as `allowed[0]`.
 pub fn side_type(path: &Path, flag: &str, allowed: &[ElemType]) -> Result<ElemType> {
@@ -548,6 +565,21 @@ mod tests {
         assert!(input_type(&d.path().join("x.bin"), None).unwrap_err().to_string().contains("needs --type"));
         assert!(input_type(&d.path().join("none.bin"), None).unwrap_err().to_string().contains("cannot open"));
         assert!(input_type(d.path(), Some(ElemType::U32)).unwrap_err().to_string().contains("is a folder"));
+    }
+
+    #[test]
+    fn matrices_are_two_dimensional_or_an_empty_vector() {
+        let d = dir();
+        let p = |name: &str| d.path().join(name);
+        write_shaped::<f32>(&p("m.npy"), &[0.0; 6], &[2, 3], false).unwrap();
+        write::<f32>(&p("e.npy"), &[], false).unwrap();
+        write::<f32>(&p("v.npy"), &[1.0], false).unwrap();
+        let of = |name: &str| matrix_of(&p(name), None, &[ElemType::F32], "batched");
+        assert_eq!(of("m.npy").unwrap(), (ElemType::F32, vec![2, 3]));
+        assert_eq!(of("e.npy").unwrap(), (ElemType::F32, vec![0]));
+        assert!(of("v.npy").unwrap_err().to_string().contains("shape [1] is not two-dimensional"));
+        let e = matrix_of(&p("m.npy"), None, &[ElemType::U32], "batched").unwrap_err().to_string();
+        assert!(e.contains("holds f32, but batched takes u32"), "{e}");
     }
 
     #[test]

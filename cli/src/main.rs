@@ -57,18 +57,21 @@ enum Command {
     /// against exact sums, for uniform values over a sweep of sizes.
     Accuracy(accuracy::AccuracyArgs),
     /// Stream compaction: keep the elements above a threshold, the non-zero ones, or those with a
-    /// non-zero flag.
+    /// non-zero flag (and write the flagged positions).
     Compact(compact::CompactArgs),
-    /// LSD radix sort of random keys, optionally with u32 values, against a stable CPU sort.
+    /// LSD radix sort of a file's keys or random ones, ascending or descending, with u32 values or
+    /// the stable argsort, against a stable CPU sort.
     Sort(sort::SortArgs),
     /// Histogram of N uniform values in B bins over [lo, hi): counts, bin starts and the stable
     /// counting-sort permutation.
     Histogram(sort::HistogramArgs),
     /// COO -> CSR row offsets of a generated sparse matrix with empty rows, and back to COO.
     Csr(csr::CsrArgs),
-    /// Segmented scan of N elements with random segment heads (or rows of --rows-of elements).
+    /// Segmented scan of N elements (or a file's) with segments from head flags, start offsets,
+    /// runs of equal keys (scan by key) or rows of --rows-of elements.
     Segmented(segmented::SegmentedArgs),
-    /// Batched scan of a row-major ROWS x COLS matrix down every column or along every row.
+    /// Batched scan of a row-major ROWS x COLS matrix (or a .npy matrix) down every column or
+    /// along every row.
     Batched(segmented::BatchedArgs),
     /// Linear recurrence x[t] = a[t]*x[t-1] + b[t] (f32 or f64) as a scan of affine maps.
     Recurrence(recurrence::RecurrenceArgs),

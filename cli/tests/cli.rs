@@ -38,6 +38,10 @@ fn main() -> ExitCode {
         test("histogram_file_mistakes_are_one_line_errors", histogram_file_mistakes),
         test("recurrence_file_mistakes_are_one_line_errors", recurrence_file_mistakes),
         test("csr_file_mistakes_are_one_line_errors", csr_file_mistakes),
+        test("sort_file_mistakes_are_one_line_errors", sort_file_mistakes),
+        test("compact_indices_mistakes_are_one_line_errors", compact_indices_mistakes),
+        test("segmented_file_mistakes_are_one_line_errors", segmented_file_mistakes),
+        test("batched_file_mistakes_are_one_line_errors", batched_file_mistakes),
         test("inputs_too_large_for_memory_are_refused_before_they_are_read", too_large_files_are_refused),
         needs("without_a_gpu_empty_files_are_valid_input", driver.clone(), empty_files_are_valid_input),
         test("tune_help_lists_the_keys", tune_help_lists_the_keys),
@@ -45,6 +49,10 @@ fn main() -> ExitCode {
         gpu_test("widening_files_on_a_gpu", |_| widening_files_on_a_gpu()),
         gpu_test("scan_passes_on_a_gpu", |_| scan_passes_on_a_gpu()),
         gpu_test("npy_in_npy_out_on_a_gpu", |_| npy_in_npy_out_on_a_gpu()),
+        gpu_test("sort_files_on_a_gpu", |_| sort_files_on_a_gpu()),
+        gpu_test("compact_indices_on_a_gpu", |_| compact_indices_on_a_gpu()),
+        gpu_test("segmented_files_on_a_gpu", |_| segmented_files_on_a_gpu()),
+        gpu_test("batched_files_on_a_gpu", |_| batched_files_on_a_gpu()),
         gpu_test("scan_across_ranks_goes_through_the_shared_experiment", |_| scan_across_ranks_on_a_gpu()),
         Trial::test("random_arguments_never_panic", || random_arguments_never_panic().map_err(Into::into)),
     ])
@@ -167,7 +175,7 @@ fn mistakes_are_one_line_errors() {
     assert_usage_error(&["histogram", "10", "--bins", "0"], "0 bins");
     assert_usage_error(&["histogram", "10", "--lo", "2", "--hi", "1"], "is empty");
     assert_usage_error(&["batched", "4", "4", "--op", "xor"], "invalid value 'xor' for '--op <OP>'");
-    assert_usage_error(&["batched", "0", "0"], "invalid value '0' for '<ROWS>': must be at least 1");
+    assert_usage_error(&["batched", "0", "0"], "invalid value '0' for '[ROWS]': must be at least 1");
     assert_usage_error(&["segmented", "10", "--rows-of", "3"], "10 elements are not whole rows of 3");
     assert_usage_error(&["segmented", "10", "--mean-length", "0"], "--mean-length <MEAN_LENGTH>': must be at least 1");
     assert_usage_error(&["compact", "10", "--keep", "lt:3"], "expected gt:<threshold>, nonzero or flags");
@@ -283,11 +291,18 @@ fn without_a_gpu_a_large_scan_says_so_at_once() {
 fn without_a_gpu_every_command_exits_3() {
     let d = temp_dir();
     let results = d.path().join("new/results");
-    let cases: [&[&str]; 11] = [
+    let file = |name: &str| d.path().join(name).to_str().unwrap().to_string();
+    let (i, s, y) = (file("i.npy"), file("s.npy"), file("y.npy"));
+    let cases: [&[&str]; 16] = [
         &["scan", "1.5e3"],
         &["scan", "1000", "--ranks", "2"],
         &["compact", "1000"],
+        &["compact", "1000", "--keep", "flags", "--indices", &i],
         &["sort", "1000", "--values"],
+        &["sort", "1000", "--descending", "--indices", &s],
+        &["segmented", "1000", "--offsets"],
+        &["segmented", "1000", "--keys", "--key-type", "u8", "--mean-length", "16"],
+        &["segmented", "1000", "--rows-of", "10", "--output", &y],
         &["histogram", "1000"],
         &["csr", "1000"],
         &["segmented", "1000"],
@@ -300,6 +315,7 @@ fn without_a_gpu_every_command_exits_3() {
         assert_output_is_error(args, &host(args), 3, "no CUDA driver found");
     }
     assert!(!d.path().join("new").exists(), "bench made its folder before running");
+    assert_eq!(names(d.path()), [] as [&str; 0], "a command wrote a file without a GPU");
 }
 
 fn tuning_mistakes_are_one_line_errors() {
@@ -658,19 +674,174 @@ fn csr_file_mistakes() {
     assert_usage_error(&["csr", "--to-coo", "--input", &x, "--rows", "3"], "cannot be used with");
 }
 
+fn sort_file_mistakes() {
+    let (_d, p) = inputs();
+    write_npy::<u32>(Path::new(&p("v9.npy")), &[0; 9]);
+    std::fs::write(p("taken.npy"), b"keep me").unwrap();
+    let (x, d, m, h, f9, out) = (p("x.npy"), p("d.npy"), p("m.npy"), p("h.npy"), p("f9.npy"), p("out.npy"));
+    let (w, i) = (p("w.npy"), p("i.npy"));
+    assert_bad_inputs(
+        &p,
+        &[
+            (&["sort", "--input", &m], "m.npy: shape [2, 5] is not one-dimensional"),
+            (&["sort", "--input", &h], "h.npy: dtype <f2 is not supported"),
+            (&["sort", "--input", &f9], "f9.npy: holds u8, but sort takes u32 i32 u64 i64 f32 f64"),
+            (&["sort", "--input", &x, "--type", "f64"], "x.npy: holds u32, but --type f64 was given"),
+            (&["sort", "3", "--input", &x], "N is 3 but --input has 10 values"),
+            (&["sort", "--input", &x, "--values", &d], "d.npy: holds f64, but --values takes u32"),
+            (
+                &["sort", "--input", &x, "--values", &p("v9.npy")],
+                "v9.npy: --values holds 9 values, but the input has 10",
+            ),
+            (&["sort", "--input", &x, "--values", &m], "m.npy: shape [2, 5] is not one-dimensional"),
+            (&["sort", "--input", &x, "--values", &p("none.npy")], "none.npy: cannot open"),
+            (&["sort", "10", "--values", &x, "--indices", &i], "--values FILE goes with --input"),
+            (&["sort", "--input", &x, "--indices", &out], "--indices and --output name the same file"),
+            (
+                &["sort", "--input", &x, "--values", "--values-output", &out],
+                "--values-output and --output name the same",
+            ),
+            (&["sort", "--input", &x, "--indices", &p("taken.npy")], "taken.npy: exists; pass --force"),
+            (&["sort", "--input", &x, "--indices", &p("no/i.npy")], "does not exist"),
+            (&["sort", "--input", &x, "--values-output", &w], "--values"),
+            (&["sort", "--input", &x, "--index-type", "u64"], "--indices"),
+            (&["sort", "--input", &x, "--key-bits", "3"], "cannot be used with"),
+            (&["sort", "--input", &x, "--keys", "cub"], "cannot be used with"),
+        ],
+    );
+    assert!(!Path::new(&w).exists() && !Path::new(&i).exists(), "a refused sort wrote a file");
+    assert_eq!(std::fs::read(p("taken.npy")).unwrap(), b"keep me");
+}
+
+fn compact_indices_mistakes() {
+    let (_d, p) = inputs();
+    std::fs::write(p("taken.npy"), b"keep me").unwrap();
+    let (x, f, out, i) = (p("x.npy"), p("f.npy"), p("out.npy"), p("i.npy"));
+    let flagged = ["compact", "--input", &x, "--keep", "flags", "--flags", &f, "--indices"];
+    let taken = p("taken.npy");
+    let (to_out, to_taken) = ([&flagged[..], &[out.as_str()]].concat(), [&flagged[..], &[taken.as_str()]].concat());
+    assert_bad_inputs(
+        &p,
+        &[
+            (&["compact", "--input", &x, "--indices", &i], "--indices takes --keep flags"),
+            (&["compact", "--input", &x, "--keep", "nonzero", "--indices", &i], "--indices takes --keep flags"),
+            (&to_out, "--indices and --output name the same file"),
+            (&to_taken, "taken.npy: exists; pass --force"),
+            (&["compact", "--input", &x, "--index-type", "u64"], "--indices"),
+        ],
+    );
+    assert!(!Path::new(&i).exists(), "a refused compaction wrote its positions");
+    assert_eq!(std::fs::read(p("taken.npy")).unwrap(), b"keep me");
+    // 2^40 elements (a sparse file): their positions do not fit u32, before any memory is asked.
+    let big = p("big.bin");
+    std::fs::File::create(&big).unwrap().set_len(1 << 40).unwrap();
+    let args = ["compact", "--input", &big, "--type", "u8", "--keep", "flags", "--flags", &big, "--indices", &i];
+    assert_usage_error(&[&args[..], &["--index-type", "u32"]].concat(), "--index-type u32 holds positions below 2^32");
+    assert_usage_error(&args, "of host memory, but");
+}
+
+fn segmented_file_mistakes() {
+    let (_d, p) = inputs();
+    write_npy::<i64>(Path::new(&p("unsorted.npy")), &[0, 2, 1]);
+    write_npy::<u32>(Path::new(&p("beyond.npy")), &[0, 11]);
+    write_npy::<i32>(Path::new(&p("negative.npy")), &[0, -4, 5]);
+    let (x, f, f9, d, m, h) = (p("x.npy"), p("f.npy"), p("f9.npy"), p("d.npy"), p("m.npy"), p("h.npy"));
+    assert_bad_inputs(
+        &p,
+        &[
+            (&["segmented", "--input", &m, "--heads", &f], "m.npy: shape [2, 5] is not one-dimensional"),
+            (&["segmented", "--input", &h, "--rows-of", "2"], "h.npy: dtype <f2 is not supported"),
+            (&["segmented", "--input", &f9, "--heads", &f9], "f9.npy: holds u8, but segmented takes u32 i32"),
+            (&["segmented", "3", "--input", &x, "--heads", &f], "N is 3 but --input has 10 values"),
+            (&["segmented", "--input", &x], "--input needs its segments: --heads FILE, --offsets FILE"),
+            (&["segmented", "--input", &x, "--heads", &f9], "f9.npy: --heads holds 9 values, but the input has 10"),
+            (&["segmented", "--input", &x, "--heads", &x], "x.npy: holds u32, but --heads takes u8"),
+            (&["segmented", "--input", &x, "--heads", &m], "m.npy: shape [2, 5] is not one-dimensional"),
+            (
+                &["segmented", "--input", &x, "--offsets", &p("unsorted.npy")],
+                "unsorted.npy: offsets are not sorted: 1 at position 2 follows 2",
+            ),
+            (
+                &["segmented", "--input", &x, "--offsets", &p("beyond.npy")],
+                "beyond.npy: offset 11 at position 1 is beyond the input's 10 elements",
+            ),
+            (
+                &["segmented", "--input", &x, "--offsets", &p("negative.npy")],
+                "negative.npy: offset -4 at position 1 is negative",
+            ),
+            (&["segmented", "--input", &x, "--offsets", &d], "d.npy: holds f64, but --offsets takes u64 i64 u32 i32"),
+            (&["segmented", "--input", &x, "--offsets", &m], "m.npy: shape [2, 5] is not one-dimensional"),
+            (&["segmented", "--input", &x, "--offsets"], "--offsets with --input needs a FILE"),
+            (&["segmented", "--input", &x, "--keys", &d], "d.npy: holds f64, but --keys takes u8 u16 u32 i32 u64 i64"),
+            (&["segmented", "--input", &x, "--keys", &f9], "f9.npy: --keys holds 9 values, but the input has 10"),
+            (&["segmented", "--input", &x, "--keys", &h], "h.npy: dtype <f2 is not supported"),
+            (&["segmented", "--input", &x, "--keys"], "--keys with --input needs a FILE"),
+            (&["segmented", "10", "--keys", &x], "--keys FILE goes with --input"),
+            (&["segmented", "10", "--offsets", &x], "--offsets FILE goes with --input"),
+            (&["segmented", "--input", &x, "--rows-of", "3"], "10 elements are not whole rows of 3"),
+            (&["segmented", "--input", &x, "--heads", &f, "--keys", &x], "cannot be used with"),
+            (&["segmented", "--input", &x, "--offsets", &x, "--rows-of", "2"], "cannot be used with"),
+            (&["segmented", "--input", &x, "--rows-of", "2", "--key-type", "u8"], "--key-type sets generated keys"),
+            (&["segmented", "--input", &x, "--keys", &f, "--key-type", "u8"], "--key-type sets generated keys"),
+            (&["segmented", "--input", &x, "--rows-of", "2", "--op", "xor"], "invalid value 'xor'"),
+            (&["segmented", "--heads", &f], "--input"),
+        ],
+    );
+}
+
+fn batched_file_mistakes() {
+    let (_d, p) = inputs();
+    write_npy_shaped::<u8>(Path::new(&p("m8.npy")), &[0; 10], &[2, 5]);
+    std::fs::write(p("m16.npy"), npy_bytes("<f2", "(2, 5)", &[0; 20])).unwrap();
+    std::fs::write(p("raw.bin"), [0u8; 40]).unwrap();
+    let (x, m, c) = (p("x.npy"), p("m.npy"), p("c.npy"));
+    assert_bad_inputs(
+        &p,
+        &[
+            (&["batched", "--input", &x], "x.npy: shape [10] is not two-dimensional"),
+            (&["batched", "--input", &c], "c.npy: shape [2, 2, 2] is not two-dimensional"),
+            (&["batched", "--input", &p("m8.npy")], "m8.npy: holds u8, but batched takes u32 i32 u64 i64 f32 f64"),
+            (&["batched", "--input", &p("m16.npy")], "m16.npy: dtype <f2 is not supported"),
+            (&["batched", "--input", &m, "--type", "f64"], "m.npy: holds u32, but --type f64 was given"),
+            (&["batched", "2", "4", "--input", &m], "ROWS x COLS is 2 x 4 but --input is 2 x 5"),
+            (&["batched", "--input", &p("raw.bin"), "--type", "u32"], "raw.bin: a raw file has no shape"),
+            (&["batched", "--input", &p("none.npy")], "none.npy: cannot open"),
+            (&["batched", "--input", &m, "--op", "xor"], "invalid value 'xor'"),
+            (&["batched", "--input", &m, "--axis", "rows", "--kernel", "column-tiles"], "scans columns, not rows"),
+            (&["batched", "4"], "give ROWS and COLS, or --input"),
+        ],
+    );
+}
+
 /// A sparse raw file of 2^40 bytes (no disk used): the memory check refuses it unread.
 fn too_large_files_are_refused() {
     let d = temp_dir();
     let big = d.path().join("big.bin");
     std::fs::File::create(&big).unwrap().set_len(1 << 40).unwrap();
     let big = big.to_str().unwrap();
+    // As many u8 keys as `big` holds u64 values.
+    let keys = d.path().join("keys.bin");
+    std::fs::File::create(&keys).unwrap().set_len(1 << 37).unwrap();
+    let keys = keys.to_str().unwrap();
     let out = d.path().join("out.npy");
-    let cases: [(&[&str], &str); 5] = [
+    // A .npy matrix whose header promises 2^38 u32 (its data a hole).
+    let matrix = d.path().join("big.npy");
+    let header = npy_bytes("<u4", "(262144, 1048576)", &[]);
+    std::fs::write(&matrix, &header).unwrap();
+    std::fs::OpenOptions::new().write(true).open(&matrix).unwrap().set_len(header.len() as u64 + (1 << 40)).unwrap();
+    let matrix = matrix.to_str().unwrap();
+    let cases: [(&[&str], &str); 11] = [
         (&["csr", "--input", big, "--rows", "4"], "32-bit offsets hold fewer than 2^32"),
         (&["csr", "--to-coo", "--input", big], "of host memory, but"),
         (&["recurrence", "--a", big, "--b", big, "--type", "f32"], "of host memory, but"),
         (&["compact", "--input", big, "--type", "u32"], "of host memory, but"),
         (&["histogram", "--input", big, "--type", "u32"], "fewer than 2^32 - 1"),
+        (&["sort", "--input", big, "--type", "u32"], "fewer than 2^32 - 1"),
+        (&["segmented", "--input", big, "--type", "u32", "--rows-of", "4"], "of host memory, but"),
+        (&["segmented", "--input", big, "--type", "u32", "--heads", big], "--heads holds 1099511627776 values"),
+        (&["segmented", "--input", big, "--type", "u64", "--offsets", big], "of host memory, but"),
+        (&["segmented", "--input", big, "--type", "u64", "--keys", keys], "of host memory, but"),
+        (&["batched", "--input", matrix, "--axis", "rows"], "of host memory, but"),
     ];
     for (args, needle) in cases {
         let args: Vec<&str> = args.iter().copied().chain(["--output", out.to_str().unwrap()]).collect();
@@ -686,18 +857,36 @@ fn empty_files_are_valid_input() {
     let ed = p("ed.npy");
     write_npy::<u32>(Path::new(&p("zero.npy")), &[0]);
     let zero = p("zero.npy");
-    let cases: [&[&str]; 5] = [
-        &["compact", "--input", &e],
-        &["histogram", "--input", &e],
-        &["recurrence", "--a", &ed, "--b", &ed],
-        &["csr", "--input", &e, "--rows", "3"],
-        &["csr", "--to-coo", "--input", &zero],
+    write_npy::<u8>(Path::new(&p("e8.npy")), &[]);
+    let e8 = p("e8.npy");
+    for (name, shape) in [("e0x8.npy", [0, 8]), ("e8x0.npy", [8, 0]), ("e0x0.npy", [0, 0])] {
+        write_npy_shaped::<f32>(Path::new(&p(name)), &[], &shape);
+    }
+    let i = p("i.npy");
+    let mut cases: Vec<Vec<&str>> = vec![
+        vec!["compact", "--input", &e],
+        vec!["compact", "--input", &e, "--keep", "flags", "--flags", &e8, "--indices", &i],
+        vec!["histogram", "--input", &e],
+        vec!["recurrence", "--a", &ed, "--b", &ed],
+        vec!["csr", "--input", &e, "--rows", "3"],
+        vec!["csr", "--to-coo", "--input", &zero],
+        vec!["sort", "--input", &e, "--indices", &i, "--descending"],
+        vec!["segmented", "--input", &e, "--heads", &e8],
+        vec!["segmented", "--input", &e, "--offsets", &zero],
+        vec!["segmented", "--input", &e, "--keys", &e8],
+        vec!["segmented", "--input", &e, "--rows-of", "4"],
     ];
+    let (e0x8, e8x0, e0x0) = (p("e0x8.npy"), p("e8x0.npy"), p("e0x0.npy"));
+    for m in [&e, &e0x8, &e8x0, &e0x0] {
+        for axis in ["0", "1"] {
+            cases.push(vec!["batched", "--input", m, "--axis", axis]);
+        }
+    }
     for args in cases {
         let out = p("out.npy");
         let args: Vec<&str> = args.iter().copied().chain(["--output", &out]).collect();
         assert_output_is_error(&args, &host(&args), 3, "no CUDA driver found");
-        assert!(!Path::new(&out).exists());
+        assert!(!Path::new(&out).exists() && !Path::new(&i).exists());
     }
 }
 
@@ -718,6 +907,243 @@ fn npy_in_npy_out_on_a_gpu() {
     assert_output_is_error(&again, &host(&again), 2, "exists; pass --force");
 }
 
+/// The shape and elements of the .npy file at `path`.
+fn read_npy<T: npyz::Deserialize>(path: &str) -> (Vec<u64>, Vec<T>) {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let npy = npyz::NpyFile::new(&bytes[..]).unwrap();
+    (npy.shape().to_vec(), npy.into_vec().unwrap())
+}
+
+/// Runs `args` with two timed runs and asserts that its check passed.
+fn assert_passes(args: &[&str]) {
+    let args = [args, &["--iters", "2"]].concat();
+    let o = host(&args);
+    let out = stdout(&o);
+    assert!(o.status.success() && out.contains("against the CPU reference: PASS"), "{args:?}: {out}{}", stderr(&o));
+}
+
+/// The stable argsort of `keys` by `cmp`, reversed when `descending`, NaNs last either way.
+fn stable_order<T: Copy>(
+    keys: &[T],
+    descending: bool,
+    nan: fn(T) -> bool,
+    cmp: fn(&T, &T) -> std::cmp::Ordering,
+) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..keys.len() as u32).collect();
+    order.sort_by(|&a, &b| {
+        let (x, y) = (keys[a as usize], keys[b as usize]);
+        match (nan(x), nan(y)) {
+            (true, true) => std::cmp::Ordering::Equal,
+            (true, false) => std::cmp::Ordering::Greater,
+            (false, true) => std::cmp::Ordering::Less,
+            _ if descending => cmp(&y, &x),
+            _ => cmp(&x, &y),
+        }
+    });
+    order
+}
+
+/// f32 keys with both zeros, both infinities and NaNs of both signs among repeated values, with
+/// values, ascending and descending; then the u64 argsort of few distinct i64 keys, where
+/// stability decides every position.
+fn sort_files_on_a_gpu() {
+    let d = temp_dir();
+    let p = |name: &str| d.path().join(name).to_str().unwrap().to_string();
+    let special = [f32::NAN, -0.0, 0.0, f32::INFINITY, f32::NEG_INFINITY, -f32::NAN, 1.5, -1.5, 0.0, -0.0, 2.0];
+    let keys: Vec<f32> = (0..10_007).map(|i| special[(i * 7 + i / 3) % special.len()]).collect();
+    let values: Vec<u32> = (0..keys.len() as u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
+    let (k, v) = (p("k.npy"), p("v.npy"));
+    write_npy(Path::new(&k), &keys);
+    write_npy(Path::new(&v), &values);
+    for descending in [false, true] {
+        let tag = if descending { "down" } else { "up" };
+        let (s, w, i) = (p(&format!("s-{tag}.npy")), p(&format!("w-{tag}.npy")), p(&format!("i-{tag}.npy")));
+        let mut args = vec!["sort", "--input", &k, "--output", &s, "--values", &v, "--values-output", &w];
+        args.extend(["--indices", &i]);
+        if descending {
+            args.push("--descending");
+        }
+        assert_passes(&args);
+        let order = stable_order(&keys, descending, f32::is_nan, f32::total_cmp);
+        let bits: Vec<u32> = order.iter().map(|&j| keys[j as usize].to_bits()).collect();
+        let got: Vec<u32> = read_npy::<f32>(&s).1.iter().map(|x| x.to_bits()).collect();
+        assert_eq!(got, bits, "{tag}: keys");
+        assert_eq!(read_npy::<u32>(&w).1, order.iter().map(|&j| values[j as usize]).collect::<Vec<_>>(), "{tag}");
+        assert_eq!(read_npy::<u32>(&i), (vec![keys.len() as u64], order), "{tag}: positions");
+    }
+    let keys: Vec<i64> = (0..100_003i64).map(|i| (i * 7919 % 5) - 2).collect();
+    let (k, i) = (p("k64.npy"), p("i64.npy"));
+    write_npy(Path::new(&k), &keys);
+    assert_passes(&["sort", "--input", &k, "--descending", "--indices", &i, "--index-type", "u64"]);
+    let order = stable_order(&keys, true, |_| false, i64::cmp);
+    assert_eq!(read_npy::<u64>(&i).1, order.iter().map(|&j| j as u64).collect::<Vec<_>>());
+    let again = ["sort", "--input", &k, "--indices", &i];
+    assert_output_is_error(&again, &host(&again), 2, "exists; pass --force");
+}
+
+/// The kept elements and their positions, as u32 and as u64.
+fn compact_indices_on_a_gpu() {
+    let d = temp_dir();
+    let p = |name: &str| d.path().join(name).to_str().unwrap().to_string();
+    let data: Vec<u16> = (0..200_003u64).map(|i| (i * 40_503 % 65_521) as u16).collect();
+    let flags: Vec<u8> = (0..data.len()).map(|i| (i % 7 == 3 || i % 11 == 0) as u8 * (i % 5 + 1) as u8).collect();
+    let (x, f) = (p("x.npy"), p("f.npy"));
+    write_npy(Path::new(&x), &data);
+    write_npy(Path::new(&f), &flags);
+    let positions: Vec<usize> = (0..data.len()).filter(|&i| flags[i] != 0).collect();
+    for ty in ["u32", "u64"] {
+        let (y, i) = (p(&format!("y-{ty}.npy")), p(&format!("i-{ty}.npy")));
+        let args = ["compact", "--input", &x, "--keep", "flags", "--flags", &f, "--output", &y, "--indices", &i];
+        assert_passes(&[&args[..], &["--index-type", ty]].concat());
+        assert_eq!(read_npy::<u16>(&y).1, positions.iter().map(|&j| data[j]).collect::<Vec<_>>(), "{ty}");
+        match ty {
+            "u32" => assert_eq!(read_npy::<u32>(&i).1, positions.iter().map(|&j| j as u32).collect::<Vec<_>>()),
+            _ => assert_eq!(read_npy::<u64>(&i).1, positions.iter().map(|&j| j as u64).collect::<Vec<_>>()),
+        }
+    }
+}
+
+/// Every segment of `x` (starting where `head`) scanned on its own with `op` from `identity`.
+fn segments_cpu<T: Copy>(
+    x: &[T],
+    head: impl Fn(usize) -> bool,
+    exclusive: bool,
+    identity: T,
+    op: fn(T, T) -> T,
+) -> Vec<T> {
+    let mut acc = identity;
+    (0..x.len())
+        .map(|i| {
+            if head(i) {
+                acc = identity;
+            }
+            let before = acc;
+            acc = op(acc, x[i]);
+            if exclusive {
+                before
+            } else {
+                acc
+            }
+        })
+        .collect()
+}
+
+/// Segments from head flags, from CSR-style i64 offsets (empty segments and the end included),
+/// from u8 keys (their runs wrap around 256) and i64 keys, and from fixed rows.
+fn segmented_files_on_a_gpu() {
+    let d = temp_dir();
+    let p = |name: &str| d.path().join(name).to_str().unwrap().to_string();
+    let n = 50_003usize;
+    let data: Vec<i64> = (0..n as i64).map(|i| (i * 7919 % 1000) - 500).collect();
+    let floats: Vec<f64> = data.iter().map(|&v| v as f64 * 0.25).collect();
+    let (x, xf) = (p("x.npy"), p("xf.npy"));
+    write_npy(Path::new(&x), &data);
+    write_npy(Path::new(&xf), &floats);
+    let starts: Vec<usize> = (0..n).filter(|i| i % 37 == 5 || i % 101 == 0).collect();
+    let heads: Vec<u8> = (0..n).map(|i| starts.contains(&i) as u8 * 3).collect();
+    let mut offsets: Vec<i64> = starts.iter().map(|&s| s as i64).collect();
+    offsets.extend([offsets[3], n as i64, n as i64]);
+    offsets.sort();
+    let run = |i: usize| starts.iter().take_while(|&&s| s <= i).count();
+    let small: Vec<u8> = (0..n).map(|i| run(i) as u8).collect();
+    let large: Vec<i64> = (0..n).map(|i| run(i) as i64 * 1_000_003 - (1 << 40)).collect();
+    let (h, o, ks, kl) = (p("h.npy"), p("o.npy"), p("ks.npy"), p("kl.npy"));
+    write_npy(Path::new(&h), &heads);
+    write_npy(Path::new(&o), &offsets);
+    write_npy(Path::new(&ks), &small);
+    write_npy(Path::new(&kl), &large);
+    let head = |i: usize| heads[i] != 0;
+    let sum = |a: i64, b: i64| a.wrapping_add(b);
+    let cases: [(&str, &[&str], bool); 4] = [
+        ("heads", &["--heads", &h], false),
+        ("offsets", &["--offsets", &o], true),
+        ("keys-u8", &["--keys", &ks], false),
+        ("keys-i64", &["--keys", &kl], true),
+    ];
+    for (name, segments, exclusive) in cases {
+        let y = p(&format!("y-{name}.npy"));
+        let mut args = [&["segmented", "--input", &x, "--output", &y][..], segments].concat();
+        if exclusive {
+            args.push("--exclusive");
+        }
+        assert_passes(&args);
+        assert_eq!(read_npy::<i64>(&y).1, segments_cpu(&data, head, exclusive, 0, sum), "{name}");
+    }
+    let y = p("y-max.npy");
+    assert_passes(&["segmented", "--input", &xf, "--keys", &kl, "--op", "max", "--exclusive", "--output", &y]);
+    assert_eq!(read_npy::<f64>(&y).1, segments_cpu(&floats, head, true, f64::NEG_INFINITY, f64::max));
+    let y = p("y-rows.npy");
+    assert_passes(&["segmented", "--input", &x, "--rows-of", "31", "--output", &y]);
+    assert_eq!(read_npy::<i64>(&y).1, segments_cpu(&data, |i| i % 31 == 0, false, 0, sum));
+}
+
+/// Both axes of an i64 matrix (sums) and an f64 one (maxima, exclusive), and empty matrices of
+/// every shape on both axes, each written back with the input's shape.
+fn batched_files_on_a_gpu() {
+    let d = temp_dir();
+    let p = |name: &str| d.path().join(name).to_str().unwrap().to_string();
+    let (rows, cols) = (1009usize, 13usize);
+    let data: Vec<i64> = (0..(rows * cols) as i64).map(|i| (i * 7919 % 1000) - 500).collect();
+    let floats: Vec<f64> = data.iter().map(|&v| v as f64 * 0.5).collect();
+    let (m, mf) = (p("m.npy"), p("mf.npy"));
+    write_npy_shaped(Path::new(&m), &data, &[rows as u64, cols as u64]);
+    write_npy_shaped(Path::new(&mf), &floats, &[rows as u64, cols as u64]);
+    // The scans of every row (axis 1) or column (axis 0) on the CPU, in C order.
+    fn scans<T: Copy>(
+        x: &[T],
+        (rows, cols): (usize, usize),
+        axis: usize,
+        exclusive: bool,
+        identity: T,
+        op: fn(T, T) -> T,
+    ) -> Vec<T> {
+        let mut out = x.to_vec();
+        let (outer, inner) = if axis == 1 { (rows, cols) } else { (cols, rows) };
+        // Element `b` of row or column `a`.
+        let at = |a: usize, b: usize| if axis == 1 { a * cols + b } else { b * cols + a };
+        for a in 0..outer {
+            let mut acc = identity;
+            for b in 0..inner {
+                let i = at(a, b);
+                let before = acc;
+                acc = op(acc, x[i]);
+                out[i] = if exclusive { before } else { acc };
+            }
+        }
+        out
+    }
+    for axis in [0, 1] {
+        let y = p(&format!("y{axis}.npy"));
+        assert_passes(&["batched", "--input", &m, "--axis", &axis.to_string(), "--output", &y]);
+        let want = scans(&data, (rows, cols), axis, false, 0, i64::wrapping_add);
+        assert_eq!(read_npy::<i64>(&y), (vec![rows as u64, cols as u64], want), "axis {axis}");
+        let y = p(&format!("yf{axis}.npy"));
+        assert_passes(&[
+            "batched",
+            "--input",
+            &mf,
+            "--axis",
+            &axis.to_string(),
+            "--op",
+            "max",
+            "--exclusive",
+            "--output",
+            &y,
+        ]);
+        let want = scans(&floats, (rows, cols), axis, true, f64::NEG_INFINITY, f64::max);
+        assert_eq!(read_npy::<f64>(&y).1, want, "max, axis {axis}");
+    }
+    for shape in [&[0u64][..], &[0, 8], &[8, 0], &[0, 0]] {
+        let e = p("e.npy");
+        write_npy_shaped::<f32>(Path::new(&e), &[], shape);
+        for axis in ["0", "1"] {
+            let y = p(&format!("e{}-{axis}.npy", shape.iter().map(u64::to_string).collect::<Vec<_>>().join("x")));
+            assert_passes(&["batched", "--input", &e, "--axis", axis, "--output", &y]);
+            assert_eq!(read_npy::<f32>(&y), (shape.to_vec(), vec![]), "{shape:?} axis {axis}");
+        }
+    }
+}
+
 fn scan_across_ranks_on_a_gpu() {
     let d = temp_dir();
     let record = d.path().join("record.csv");
@@ -730,7 +1156,8 @@ fn scan_across_ranks_on_a_gpu() {
 
 /// Argument fuzzing: any mix of subcommands, flags and (sometimes nonsensical) values ends in a
 /// result, a one-line error or a usage error, never a panic. (`bench` is left out: on a GPU
-/// machine a valid random `bench` would start a full sweep.)
+/// machine a valid random `bench` would start a full sweep.) They run in a folder of their own,
+/// where a run that passes on a GPU writes the files its tokens name.
 fn random_arguments_never_panic() -> Result<(), String> {
     const TOKENS: &[&str] = &[
         "scan",
@@ -749,6 +1176,15 @@ fn random_arguments_never_panic() -> Result<(), String> {
         "--axis",
         "rows",
         "--values",
+        "--values-output",
+        "--indices",
+        "--index-type",
+        "u64",
+        "--descending",
+        "--heads",
+        "--offsets",
+        "--keys",
+        "--key-type",
         "--lo",
         "--hi",
         "7",
@@ -785,11 +1221,12 @@ fn random_arguments_never_panic() -> Result<(), String> {
         "--",
         "--help",
     ];
+    let d = temp_dir();
     let mut runner = TestRunner::new(workspace_tests::proptest_config(64));
     runner
         .run(&prop::collection::vec(0..TOKENS.len(), 0..8), |picks| {
             let args: Vec<&str> = picks.iter().map(|&i| TOKENS[i]).collect();
-            let o = host(&args);
+            let o = host_in(d.path(), &args);
             let err = stderr(&o);
             prop_assert!(!err.contains("panicked"), "{args:?}: {err}");
             prop_assert!(matches!(o.status.code(), Some(0..=3)), "{args:?}: {:?} {err}", o.status);

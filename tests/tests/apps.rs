@@ -13,6 +13,7 @@ fn main() -> ExitCode {
         gpu_test("compaction_matches_the_cpu", compaction_matches_the_cpu),
         gpu_test("compaction_pipelined_matches_the_cpu", compaction_pipelined_matches_the_cpu),
         gpu_test("compaction_mistakes_are_errors", compaction_mistakes_are_errors),
+        gpu_test("flagged_indices_are_the_flagged_positions", flagged_indices_are_the_flagged_positions),
         gpu_test("radix_sort_matches_a_stable_cpu_sort", radix_sort_matches_a_stable_cpu_sort),
         gpu_test("float_keys_sort_with_negative_zero_first_and_nans_last", float_keys_sort_order),
         gpu_test("histogram_counts_starts_and_permutation", histogram_counts_starts_and_permutation),
@@ -184,6 +185,64 @@ fn compaction_mistakes_are_errors(gpu: &Gpu) {
     let e = calls::compact(gpu, &bytes, None, &mut bytes_out, &pipelined, &mut temp).unwrap_err();
     assert!(e.to_string().contains("4- and 8-byte"), "{e}");
     assert_eq!(calls::compact(gpu, &d_in, None, &mut out, &keep(Keep::Greater(1)), &mut temp).unwrap(), 2);
+}
+
+/// The positions of the set flags as `I` with `kernel` against the CPU: none written past the
+/// count, and no more temporary storage taken than the query says.
+fn flagged_indices_case<I: Element>(gpu: &Gpu, n: usize, kernel: CompactKernel) -> Option<String> {
+    let stream = gpu.stream().clone();
+    let flags: Vec<u8> = (0..n as u64).map(|i| input::bits(n as u64, i).is_multiple_of(5) as u8 * 7).collect();
+    let want: Vec<u64> = (0..n as u64).filter(|&i| flags[i as usize] != 0).collect();
+    let d_flags = gpu.upload(&stream, "flags", &flags).unwrap();
+    let poison = vec![I::from_bits(0xdead); n];
+    let mut d_out = gpu.upload(&stream, "positions", &poison).unwrap();
+    let mut count = gpu.alloc_zeros::<u64>(&stream, "count", 1).unwrap();
+    let mut temp = TempStorage::new();
+    let opts = CompactOptions::new(Keep::Flags).kernel(kernel);
+    gpu.flagged_indices(&stream, &d_flags, &mut d_out, &mut count, &opts, &mut temp).unwrap();
+    let kept = gpu.read_count(&stream, &count).unwrap() as usize;
+    let got: Vec<u64> = gpu.download(&stream, &d_out).unwrap().iter().map(|x| x.to_bits()).collect();
+    let what = format!("flagged_indices {} n={n} {kernel:?}", I::TYPE.name());
+    let bytes = gpu.flagged_indices_temp_bytes::<I>(n as u64, kernel).unwrap();
+    if kept != want.len() {
+        Some(format!("{what}: counted {kept}, expected {}", want.len()))
+    } else if got[..kept] != want[..] {
+        Some(format!("{what}: wrong positions"))
+    } else if got[kept..].iter().any(|&x| x != 0xdead) {
+        Some(format!("{what}: wrote past the count"))
+    } else {
+        (temp.capacity() as u64 > bytes)
+            .then(|| format!("{what}: took {} bytes, the query said {bytes}", temp.capacity()))
+    }
+}
+
+fn flagged_indices_are_the_flagged_positions(gpu: &Gpu) {
+    let mut failures = Vec::new();
+    for n in sizes::<u64>().into_iter().chain([pipe_tile::<u32>() + 1, 7 * pipe_tile::<u64>() + 3]) {
+        for kernel in [CompactKernel::Auto, CompactKernel::Tiles, CompactKernel::Pipelined] {
+            failures.extend(flagged_indices_case::<u32>(gpu, n, kernel));
+            failures.extend(flagged_indices_case::<u64>(gpu, n, kernel));
+        }
+    }
+    assert_none_failed(&failures);
+    let stream = gpu.stream().clone();
+    let flags = gpu.upload(&stream, "flags", &[1u8, 0, 1]).unwrap();
+    let mut count = gpu.alloc_zeros::<u64>(&stream, "count", 1).unwrap();
+    let mut temp = TempStorage::new();
+    let mut bytes = gpu.alloc_zeros::<u8>(&stream, "positions", 3).unwrap();
+    let e = gpu
+        .flagged_indices(&stream, &flags, &mut bytes, &mut count, &CompactOptions::new(Keep::Flags), &mut temp)
+        .unwrap_err();
+    assert!(e.to_string().contains("it is for u32 u64"), "{e}");
+    let mut short = gpu.alloc_zeros::<u32>(&stream, "positions", 2).unwrap();
+    let e = gpu
+        .flagged_indices(&stream, &flags, &mut short, &mut count, &CompactOptions::new(Keep::Flags), &mut temp)
+        .unwrap_err();
+    assert!(e.to_string().contains("holds 2"), "{e}");
+    let mut out = gpu.alloc_zeros::<u32>(&stream, "positions", 3).unwrap();
+    let nonzero = CompactOptions::new(Keep::NonZero);
+    let e = gpu.flagged_indices(&stream, &flags, &mut out, &mut count, &nonzero, &mut temp).unwrap_err();
+    assert!(e.to_string().contains("keeps by flags"), "{e}");
 }
 
 fn random_keys<T: Element>(seed: u64, n: usize) -> Vec<T> {

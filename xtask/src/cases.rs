@@ -1,7 +1,8 @@
 //! What the bundle's runner runs: the sanitizer cases (one small run of every kernel family and
 //! kernel path, a partial last tile everywhere) and the benchmark commands, written once here.
 
-/// Each case a `host` command line, small enough for the sanitizers.
+/// Each case a `host` command line, small enough for the sanitizers. The positions (`--indices`)
+/// are computed only when asked for, so those cases write them to /tmp, over their last run's.
 pub const SANITIZE: &[(&str, &str)] = &[
     ("scan-tiles-u32", "scan 70001 --kernel tiles"),
     ("scan-tiles-u8-xor", "scan 70001 --type u8 --op xor --kernel tiles"),
@@ -28,11 +29,31 @@ pub const SANITIZE: &[(&str, &str)] = &[
     ("compact-tiles", "compact 70001 --kernel tiles"),
     ("compact-pipelined-f64", "compact 70001 --type f64 --kernel pipelined"),
     ("compact-flags-u8", "compact 70001 --type u8 --keep flags"),
+    (
+        "compact-indices-u64",
+        "compact 70001 --keep flags --indices /tmp/gpu-scan-sanitize-i.npy --index-type u64 --force",
+    ),
+    (
+        "compact-indices-pipelined",
+        "compact 70001 --keep flags --kernel pipelined --indices /tmp/gpu-scan-sanitize-i.npy --force",
+    ),
     ("sort-u32-pairs", "sort 70001 --values"),
     ("sort-f64", "sort 70001 --type f64"),
+    ("sort-f32-descending", "sort 70001 --type f32 --descending"),
+    (
+        "sort-argsort-i64-descending",
+        "sort 70001 --type i64 --descending --indices /tmp/gpu-scan-sanitize-p.npy --force",
+    ),
+    ("sort-pairs-and-argsort-f64", "sort 70001 --type f64 --values --indices /tmp/gpu-scan-sanitize-p.npy --force"),
     ("histogram", "histogram 70001 --bins 1000"),
     ("csr", "csr 70001"),
     ("segmented-f64", "segmented 70001 --type f64 --exclusive --mean-length 7"),
+    ("segmented-offsets", "segmented 70001 --offsets --mean-length 7"),
+    ("segmented-keys-u8", "segmented 70001 --keys --key-type u8 --mean-length 3"),
+    (
+        "segmented-keys-i64-f64-max",
+        "segmented 70001 --type f64 --op max --exclusive --keys --key-type i64 --mean-length 50",
+    ),
     ("batched-column-tiles", "batched 2001 33 --kernel column-tiles"),
     ("batched-vector-tiles", "batched 3841 64 --type f64 --kernel vector-tiles --exclusive"),
     ("batched-vector-tiles-window4", "batched 20003 4 --kernel vector-tiles --op max"),
@@ -65,6 +86,7 @@ pub const RACECHECK_MBARRIER: &[&str] = &[
     "scan-pipelined-u8-max",
     "scan-pipelined-f64-exclusive",
     "compact-pipelined-f64",
+    "compact-indices-pipelined",
     "batched-columns-pipelined",
     "batched-columns-pipelined16",
     "batched-rows-pipelined",

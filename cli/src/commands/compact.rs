@@ -1,7 +1,8 @@
-//! `compact`: stream compaction of a file's values or CUB's benchmark values, checked and timed
-//! (against CUB's DeviceSelect::If with a same-run baseline).
+//! `compact`: stream compaction of a file's values or CUB's benchmark values, and the positions
+//! of the elements kept by flags, checked and timed (against CUB's DeviceSelect::If with a
+//! same-run baseline).
 
-use crate::args::{host_len, positive, types_of, CompactKernelArg, CompactType, Files, Global, Runs};
+use crate::args::{host_len, positive, types_of, CompactKernelArg, CompactType, Files, Global, IndexType, Runs};
 use crate::experiment::{self, first_difference, Check, Experiment, Needs};
 use crate::io;
 use crate::memory::{self, bytes_of, total};
@@ -9,9 +10,9 @@ use crate::sweep::Baseline;
 use clap::Args;
 use gpu_scan::cudarc::driver::CudaSlice;
 use gpu_scan::reference::apps as reference;
-use gpu_scan::{input, with_elem_type, CompactOptions, Element, Error, Gpu, Keep, Result, TempStorage};
+use gpu_scan::{input, with_elem_type, CompactOptions, ElemType, Element, Error, Gpu, Keep, Result, TempStorage};
 use scan_abi::kernel::predicate;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Args)]
 pub struct CompactArgs {
@@ -31,6 +32,12 @@ pub struct CompactArgs {
     flags: Option<PathBuf>,
     #[command(flatten)]
     files: Files,
+    /// With --keep flags: write the input positions of the kept elements to this file.
+    #[arg(long, value_name = "FILE")]
+    indices: Option<PathBuf>,
+    /// The type of the --indices positions (default u32 up to 2^32 - 1 elements, u64 beyond).
+    #[arg(long, value_name = "TYPE", requires = "indices")]
+    index_type: Option<IndexType>,
     /// The kernel (auto picks by size, type and what is kept).
     #[arg(long, default_value = "auto")]
     kernel: CompactKernelArg,
@@ -59,25 +66,41 @@ fn parse_keep<T: Element>(s: &str) -> Result<Keep<T>> {
 
 pub fn run(args: &CompactArgs, global: &Global) -> Result<bool> {
     let allowed = types_of(scan_abi::Family::Compact);
-    let ty = args.files.elem_type(args.ty.map(|t| t.0), gpu_scan::ElemType::U32, &allowed, "compact")?;
-    with_elem_type!(ty, T => typed::<T>(args, global))
+    let ty = args.files.elem_type(args.ty.map(|t| t.0), ElemType::U32, &allowed, "compact")?;
+    let count = args.files.len(ty, args.n)?;
+    let index_type = match args.index_type.map(|t| t.0) {
+        Some(ElemType::U32) if count > 1 << 32 => {
+            return Err(Error::invalid(format!("--index-type u32 holds positions below 2^32, not of {count} elements")))
+        }
+        Some(t) => t,
+        None if count > u32::MAX as u64 => ElemType::U64,
+        None => ElemType::U32,
+    };
+    with_elem_type!(ty, T => match index_type {
+        ElemType::U32 => typed::<T, u32>(args, global, count),
+        _ => typed::<T, u64>(args, global, count),
+    })
 }
 
-fn typed<T: io::FileElement>(args: &CompactArgs, global: &Global) -> Result<bool> {
+fn typed<T: io::FileElement, I: io::FileElement>(args: &CompactArgs, global: &Global, count: u64) -> Result<bool> {
     let (tuning, _) = global.resolve()?;
     let keep = parse_keep::<T>(&args.keep)?;
-    let count = args.files.len(T::TYPE, args.n)?;
     let n = host_len(count, "N")?;
     match (args.flags.is_some(), keep == Keep::Flags, args.files.input.is_some()) {
         (true, false, _) => return Err(Error::invalid("--flags goes with --keep flags")),
         (false, true, true) => return Err(Error::invalid("--keep flags with --input needs --flags FILE")),
         _ => {}
     }
-    if let Some(f) = &args.flags {
-        io::side_type(f, "--flags", &[gpu_scan::ElemType::U8])?;
-        io::check_same_len(f, "--flags", gpu_scan::ElemType::U8, count)?;
+    // The compaction kernel tests comparisons on the values it moves: positions are compacted by
+    // flags alone.
+    if args.indices.is_some() && keep != Keep::Flags {
+        return Err(Error::invalid("--indices takes --keep flags: positions are compacted by flags"));
     }
-    args.files.check_outputs(&[])?;
+    if let Some(f) = &args.flags {
+        io::side_type(f, "--flags", &[ElemType::U8])?;
+        io::check_same_len(f, "--flags", ElemType::U8, count)?;
+    }
+    args.files.check_outputs(&[("--indices", args.indices.as_deref())])?;
     let cub = args.baseline.as_deref().map(Baseline::read).transpose()?;
     let cub_ms = match keep {
         Keep::Greater(t) if "3".parse::<T>().ok() == Some(t) && args.files.input.is_none() => {
@@ -95,10 +118,15 @@ fn typed<T: io::FileElement>(args: &CompactArgs, global: &Global) -> Result<bool
     let what = format!("a compaction of {count} {}", T::TYPE.name());
     let bytes = bytes_of(count, T::TYPE.size() as u64, &what)?;
     let flags = if keep == Keep::Flags { count } else { 0 };
-    // The input, the flags, the result read back and the CPU's.
+    let positions = match args.indices {
+        Some(_) => bytes_of(count, 2 * I::TYPE.size() as u64, &what)?,
+        None => 0,
+    };
+    // The input, the flags, the result read back and the CPU's, the positions likewise; on the
+    // device the positions are made before they are compacted.
     let needs = Needs {
-        host: total(&[bytes, flags, bytes, bytes], &what)?,
-        device: total(&[bytes, flags, bytes, plan.state.bytes()], &what)?,
+        host: total(&[bytes, flags, bytes, bytes, positions], &what)?,
+        device: total(&[bytes, flags, bytes, plan.state.bytes(), positions], &what)?,
         what,
     };
     let seed = args.runs.seed;
@@ -110,7 +138,7 @@ fn typed<T: io::FileElement>(args: &CompactArgs, global: &Global) -> Result<bool
         }
         None => None,
     };
-    let make = || -> Result<Compact<T>> {
+    let make = || -> Result<Compact<T, I>> {
         let (data, flags) = match given {
             Some(given) => given,
             None => {
@@ -126,64 +154,86 @@ fn typed<T: io::FileElement>(args: &CompactArgs, global: &Global) -> Result<bool
             data,
             flags,
             opts: CompactOptions::new(keep).kernel(args.kernel.0),
+            positions: args.indices.is_some(),
             cub_ms,
             buffers: None,
             temp: TempStorage::new(),
             kept: 0,
             got: Vec::new(),
+            got_positions: Vec::new(),
         })
     };
     let ran = experiment::run(global, args.runs.iters, &needs, make)?;
-    let kept = &ran.exp.got;
+    let (kept, positions) = (&ran.exp.got, &ran.exp.got_positions);
     let force = args.files.force;
-    let outputs = args
-        .files
-        .output
-        .iter()
-        .map(|p| (p.as_path(), Box::new(move |p: &std::path::Path| io::write(p, kept, force)) as _));
-    io::write_outputs(ran.passed, outputs.collect())?;
+    let mut outputs: Vec<io::Output> = Vec::new();
+    if let Some(p) = &args.files.output {
+        outputs.push((p, Box::new(move |p: &Path| io::write(p, kept, force))));
+    }
+    if let Some(p) = &args.indices {
+        outputs.push((p, Box::new(move |p: &Path| io::write(p, positions, force))));
+    }
+    io::write_outputs(ran.passed, outputs)?;
     Ok(ran.passed)
 }
 
-struct Compact<T> {
+/// A compaction of `T`, and with `positions` the input positions (as `I`) of the flagged
+/// elements.
+struct Compact<T, I> {
     spec: String,
     data: Vec<T>,
     flags: Option<Vec<u8>>,
     opts: CompactOptions<T>,
+    positions: bool,
     cub_ms: Option<f64>,
-    buffers: Option<Device<T>>,
+    buffers: Option<Device<T, I>>,
     temp: TempStorage,
     kept: u64,
     /// The kept elements the last check read back.
     got: Vec<T>,
+    /// The kept elements' positions the last check read back.
+    got_positions: Vec<I>,
 }
 
 /// The compaction's device buffers.
-struct Device<T> {
+struct Device<T, I> {
     input: CudaSlice<T>,
     flags: Option<CudaSlice<u8>>,
     output: CudaSlice<T>,
     count: CudaSlice<u64>,
+    /// The positions and their count.
+    positions: Option<(CudaSlice<I>, CudaSlice<u64>)>,
 }
 
-impl<T: Element> Experiment for Compact<T> {
+impl<T: Element, I: Element> Experiment for Compact<T, I> {
     fn title(&self) -> String {
-        format!("compact: n={} {} keep {}", self.data.len(), T::TYPE.name(), self.spec)
+        let positions = if self.positions { format!(", with {} positions", I::TYPE.name()) } else { String::new() };
+        format!("compact: n={} {} keep {}{positions}", self.data.len(), T::TYPE.name(), self.spec)
     }
 
     fn traffic(&self) -> (u64, u64) {
         let (n, size) = (self.data.len() as u64, T::TYPE.size() as u64);
         let flags = self.flags.as_ref().map_or(0, |f| f.len() as u64);
-        (n * size + self.kept * size + flags, n * size)
+        // The positions: made (written, read and written by their scan), read and compacted.
+        let positions = if self.positions { (4 * n + self.kept) * I::TYPE.size() as u64 + flags } else { 0 };
+        (n * size + self.kept * size + flags + positions, n * size)
     }
 
     fn prepare(&mut self, gpu: &Gpu) -> Result<()> {
         let stream = gpu.stream().clone();
+        let n = self.data.len();
         let d_in = gpu.upload(&stream, "compaction input", &self.data)?;
         let d_flags = self.flags.as_deref().map(|f| gpu.upload(&stream, "compaction flags", f)).transpose()?;
-        let d_out = gpu.alloc_zeros::<T>(&stream, "compaction output", self.data.len())?;
+        let d_out = gpu.alloc_zeros::<T>(&stream, "compaction output", n)?;
         let count = gpu.alloc_zeros::<u64>(&stream, "compaction count", 1)?;
-        self.buffers = Some(Device { input: d_in, flags: d_flags, output: d_out, count });
+        let positions = match self.positions {
+            true => Some((
+                gpu.alloc_zeros::<I>(&stream, "kept positions", n)?,
+                gpu.alloc_zeros::<u64>(&stream, "kept positions' count", 1)?,
+            )),
+            false => None,
+        };
+        self.buffers = Some(Device { input: d_in, flags: d_flags, output: d_out, count, positions });
         Ok(())
     }
 
@@ -191,9 +241,14 @@ impl<T: Element> Experiment for Compact<T> {
         let d = self.buffers.as_mut().expect("prepared");
         let (stream, t) = (gpu.stream(), &mut self.temp);
         match d.flags.as_ref() {
-            Some(f) => gpu.compact_flagged(stream, &d.input, f, &mut d.output, &mut d.count, &self.opts, t),
-            None => gpu.compact(stream, &d.input, &mut d.output, &mut d.count, &self.opts, t),
+            Some(f) => gpu.compact_flagged(stream, &d.input, f, &mut d.output, &mut d.count, &self.opts, t)?,
+            None => gpu.compact(stream, &d.input, &mut d.output, &mut d.count, &self.opts, t)?,
         }
+        if let (Some((positions, count)), Some(f)) = (d.positions.as_mut(), d.flags.as_ref()) {
+            let opts = CompactOptions::new(Keep::Flags).kernel(self.opts.kernel);
+            gpu.flagged_indices(stream, f, positions, count, &opts, t)?;
+        }
+        Ok(())
     }
 
     fn check(&mut self, gpu: &Gpu) -> Result<Check> {
@@ -203,7 +258,17 @@ impl<T: Element> Experiment for Compact<T> {
         let mut got = gpu.download(&stream, &d.output)?;
         let want = reference::compact(&self.data, self.flags.as_deref(), self.opts.keep);
         got.truncate(self.kept as usize);
-        let mut check = Check::new(format!("{} kept elements", self.kept), first_difference(&got, &want));
+        let mut wrong = first_difference(&got, &want);
+        if let (Some((positions, count)), Some(flags)) = (&d.positions, &self.flags) {
+            let mut got = gpu.download(&stream, positions)?;
+            got.truncate(gpu.read_count(&stream, count)? as usize);
+            let want: Vec<I> =
+                flags.iter().enumerate().filter(|(_, &f)| f != 0).map(|(i, _)| I::from_bits(i as u64)).collect();
+            wrong = wrong.or_else(|| first_difference(&got, &want).map(|d| format!("positions: {d}")));
+            self.got_positions = got;
+        }
+        let what = if self.positions { "kept elements and their positions" } else { "kept elements" };
+        let mut check = Check::new(format!("{} {what}", self.kept), wrong);
         self.got = got;
         check.notes.push(format!("kept: {} of {}", self.kept, self.data.len()));
         Ok(check)

@@ -1,7 +1,8 @@
-//! `sort` and `histogram`: the radix sort of random keys (or CUB's benchmark keys), and the
-//! histogram with its counting-sort permutation, both built on stable partitions by digit.
+//! `sort` and `histogram`: the radix sort of a file's keys, random keys or CUB's benchmark keys
+//! (with values, with the stable argsort, ascending or descending), and the histogram with its
+//! counting-sort permutation, both built on stable partitions by digit.
 
-use crate::args::{host_len, positive, types_of, Files, Global, HistogramType, Runs, SortType};
+use crate::args::{host_len, positive, types_of, Files, Global, HistogramType, IndexType, Runs, SortType};
 use crate::experiment::{self, first_difference, Check, Experiment, Needs};
 use crate::io;
 use crate::memory::{self, bytes_of, total};
@@ -9,9 +10,12 @@ use crate::sweep::Baseline;
 use clap::{Args, ValueEnum};
 use gpu_scan::cudarc::driver::CudaSlice;
 use gpu_scan::reference::apps as reference;
-use gpu_scan::{input, with_elem_type, Element, Error, Gpu, HistogramOptions, Result, TempStorage};
+use gpu_scan::{
+    input, with_elem_type, ElemType, Element, Error, Gpu, HistogramOptions, Result, SortOptions, TempStorage,
+};
+use rayon::prelude::*;
 use scan_abi::partition::Digit;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Which keys to sort.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -24,21 +28,37 @@ pub enum Keys {
 
 #[derive(Args)]
 pub struct SortArgs {
-    /// Number of keys (fewer than 2^32 - 1: 2^28, 1e6, ...).
+    /// Number of keys (fewer than 2^32 - 1: 2^28, 1e6, ...; optional with --input).
     #[arg(value_parser = positive)]
-    n: u64,
-    /// Key type.
-    #[arg(long = "type", value_name = "TYPE", default_value = "u32")]
-    ty: SortType,
-    /// Carry u32 values (the keys' input positions) along.
+    n: Option<u64>,
+    /// Key type (default u32; a .npy input brings its own).
+    #[arg(long = "type", value_name = "TYPE")]
+    ty: Option<SortType>,
+    /// Largest key first; equal keys still keep their input order, and NaNs stay last.
     #[arg(long)]
-    values: bool,
+    descending: bool,
+    /// Carry u32 values along: a FILE as long as the keys (with --input), or without one the
+    /// keys' input positions.
+    #[arg(long, value_name = "FILE", num_args = 0..=1)]
+    values: Option<Option<PathBuf>>,
+    /// Write the values in the keys' sorted order to this file (with --values).
+    #[arg(long, value_name = "FILE", requires = "values")]
+    values_output: Option<PathBuf>,
+    /// Write the stable argsort to this file: the input position of every sorted key.
+    #[arg(long, value_name = "FILE")]
+    indices: Option<PathBuf>,
+    /// The type of the --indices positions (default u32: a sort holds fewer than 2^32 keys).
+    #[arg(long, value_name = "TYPE", requires = "indices")]
+    index_type: Option<IndexType>,
     /// Random bits per key, the rest zero (default: all): fewer make many equal digits.
-    #[arg(long, value_parser = crate::args::count_in::<u32>(1, 64))]
+    #[arg(long, value_parser = crate::args::count_in::<u32>(1, 64), conflicts_with = "input")]
     key_bits: Option<u32>,
-    /// Which keys to sort.
-    #[arg(long, default_value = "random")]
+    /// Which keys to generate (without --input).
+    #[arg(long, default_value = "random", conflicts_with = "input")]
     keys: Keys,
+    /// --input: the keys (u32 i32 u64 i64 f32 f64); --output: the sorted keys.
+    #[command(flatten)]
+    files: Files,
     #[command(flatten)]
     runs: Runs,
     /// CSV of the CUB baseline from the same run: adds CUB's radix sort of the same keys.
@@ -46,9 +66,16 @@ pub struct SortArgs {
     baseline: Option<PathBuf>,
 }
 
+/// The values file, when `--values` names one.
+fn values_file(args: &SortArgs) -> Option<&Path> {
+    args.values.as_ref().and_then(|v| v.as_deref())
+}
+
 pub fn sort(args: &SortArgs, global: &Global) -> Result<bool> {
     let (tuning, _) = global.resolve()?;
-    let ty = args.ty.0;
+    let ty =
+        args.files.elem_type(args.ty.map(|t| t.0), ElemType::U32, &types_of(scan_abi::Family::SortPass), "sort")?;
+    let n = args.files.len(ty, args.n)?;
     let width = 8 * ty.size() as u32;
     if let Some(b) = args.key_bits.filter(|&b| b > width) {
         return Err(Error::invalid(format!("--key-bits {b}: {} keys have {width} bits", ty.name())));
@@ -56,69 +83,176 @@ pub fn sort(args: &SortArgs, global: &Global) -> Result<bool> {
     if args.keys == Keys::Cub && args.key_bits.is_some() {
         return Err(Error::invalid("--key-bits sets random keys' bits; --keys cub has no random bits"));
     }
-    let plan = gpu_scan::plan::sort::plan(&tuning, ty, args.n, args.values, false)?;
+    if let Some(path) = values_file(args) {
+        if args.files.input.is_none() {
+            return Err(Error::invalid("--values FILE goes with --input, the keys it belongs to"));
+        }
+        io::side_type(path, "--values", &[ElemType::U32])?;
+        io::check_same_len(path, "--values", ElemType::U32, n)?;
+    }
+    args.files
+        .check_outputs(&[("--values-output", args.values_output.as_deref()), ("--indices", args.indices.as_deref())])?;
+    let values = args.values.is_some();
+    let plan = gpu_scan::plan::sort::plan(&tuning, ty, n, values || args.indices.is_some(), args.descending)?;
     let cub = args.baseline.as_deref().map(Baseline::read).transpose()?;
-    let what = format!("a sort of {} {} keys", args.n, ty.name());
-    let per = ty.size() as u64 + if args.values { 4 } else { 0 };
-    let pairs = bytes_of(args.n, per, &what)?;
+    let what = format!("a sort of {n} {} keys", ty.name());
+    let keys = bytes_of(n, ty.size() as u64, &what)?;
+    let u32s = bytes_of(n, 4, &what)?;
+    let (v, p) = (if values { u32s } else { 0 }, if args.indices.is_some() { u32s } else { 0 });
+    // With both values and positions, the argsort sorts a second copy of the keys.
+    let second = if values && p > 0 { keys } else { 0 };
     let counts = plan.passes as u64 * gpu_scan::plan::sort::DIGITS * 4;
-    // Keys and values as made, as read back, and the CPU's sort with its order.
+    // Keys, values and positions as given, read back and the CPU's, with the CPU's order.
     let needs = Needs {
-        host: total(&[pairs, pairs, pairs, bytes_of(args.n, 8, &what)?], &what)?,
-        device: total(&[pairs, pairs, pairs, counts, plan.state.bytes()], &what)?,
+        host: total(&[3 * keys, 3 * v, 3 * p, u32s], &what)?,
+        device: total(&[3 * keys, second, 2 * v, p, u32s, counts, plan.state.bytes()], &what)?,
         what,
     };
-    with_elem_type!(ty, T => sort_typed::<T>(args, cub, global, &needs))
+    with_elem_type!(ty, T => sort_typed::<T>(args, n, cub, global, &needs))
 }
 
-fn sort_typed<T: Element>(args: &SortArgs, cub: Option<Baseline>, global: &Global, needs: &Needs) -> Result<bool> {
-    let n = host_len(args.n, "N")?;
+fn sort_typed<T: io::FileElement>(
+    args: &SortArgs,
+    count: u64,
+    cub: Option<Baseline>,
+    global: &Global,
+    needs: &Needs,
+) -> Result<bool> {
+    let n = host_len(count, "N")?;
+    let generated = args.files.input.is_none();
     // CUB's timings are of the same keys: the baseline's random keys are seed 42's, all bits.
-    let label = match (args.keys, args.values) {
+    let label = match (args.keys, args.values.is_some()) {
+        _ if !generated || args.descending || args.indices.is_some() || values_file(args).is_some() => None,
         (Keys::Cub, false) => Some("radix_sort_keys"),
         (Keys::Random, _) if args.runs.seed != 42 || args.key_bits.is_some() => None,
         (Keys::Random, false) => Some("radix_sort_keys_random"),
         (Keys::Random, true) => Some("radix_sort_pairs_random"),
         (Keys::Cub, true) => None,
     };
-    let cub_ms = label.and_then(|l| cub.as_ref().and_then(|c| c.get(l, T::TYPE.name(), args.n)));
+    let cub_ms = label.and_then(|l| cub.as_ref().and_then(|c| c.get(l, T::TYPE.name(), count)));
+    // Files are read before the GPU opens; generated keys are made after.
+    let given = match &args.files.input {
+        Some(path) => {
+            memory::check(&needs.what, needs.host)?;
+            Some((io::read::<T>(path)?, values_file(args).map(io::read::<u32>).transpose()?))
+        }
+        None => None,
+    };
     let make = || -> Result<Sort<T>> {
-        let keys = match args.keys {
-            Keys::Cub => memory::cub_pattern::<T>(n)?,
-            Keys::Random => {
-                let mask = args.key_bits.map_or(u64::MAX, |b| u64::MAX >> (64 - b));
-                memory::from_fn(n, "the keys", |i| T::from_bits(input::bits(args.runs.seed, i as u64) & mask))?
+        let (keys, values) = match given {
+            Some(given) => given,
+            None => {
+                let keys = match args.keys {
+                    Keys::Cub => memory::cub_pattern::<T>(n)?,
+                    Keys::Random => {
+                        let mask = args.key_bits.map_or(u64::MAX, |b| u64::MAX >> (64 - b));
+                        memory::from_fn(n, "the keys", |i| T::from_bits(input::bits(args.runs.seed, i as u64) & mask))?
+                    }
+                };
+                (keys, None)
             }
         };
-        let values = if args.values { Some(memory::from_fn(n, "the values", |i| i as u32)?) } else { None };
-        Ok(Sort { keys, values, cub_ms, buffers: None, temp: TempStorage::new(), what: describe(args) })
+        let values = match (values, args.values.is_some()) {
+            (None, true) => Some(memory::from_fn(n, "the values", |i| i as u32)?),
+            (values, _) => values,
+        };
+        Ok(Sort {
+            keys,
+            values,
+            positions: args.indices.is_some(),
+            opts: SortOptions::new().descending(args.descending),
+            cub_ms,
+            buffers: None,
+            temp: TempStorage::new(),
+            what: describe(args),
+            got: Sorted::default(),
+        })
     };
-    Ok(experiment::run(global, args.runs.iters, needs, make)?.passed)
+    let ran = experiment::run(global, args.runs.iters, needs, make)?;
+    let got = &ran.exp.got;
+    let force = args.files.force;
+    let index_type = args.index_type.map_or(ElemType::U32, |t| t.0);
+    let mut outputs: Vec<io::Output> = Vec::new();
+    if let Some(p) = &args.files.output {
+        outputs.push((p, Box::new(move |p: &Path| io::write(p, &got.keys, force))));
+    }
+    if let Some(p) = &args.values_output {
+        outputs.push((p, Box::new(move |p: &Path| io::write(p, &got.values, force))));
+    }
+    if let Some(p) = &args.indices {
+        outputs.push((p, Box::new(move |p: &Path| write_positions(p, &got.positions, index_type, force))));
+    }
+    io::write_outputs(ran.passed, outputs)?;
+    Ok(ran.passed)
+}
+
+/// Writes `positions` to `path` as `ty` (u32, or u64 for readers that index with 64 bits).
+fn write_positions(path: &Path, positions: &[u32], ty: ElemType, force: bool) -> Result<()> {
+    match ty {
+        ElemType::U32 => io::write(path, positions, force),
+        _ => {
+            let wide = memory::from_fn(positions.len(), "the positions", |i| positions[i] as u64)?;
+            io::write(path, &wide, force)
+        }
+    }
 }
 
 fn describe(args: &SortArgs) -> String {
-    let keys = match args.keys {
-        Keys::Cub => ", CUB's benchmark keys (i * 2654435761) mod 7".to_string(),
-        Keys::Random => args.key_bits.map_or(String::new(), |b| format!(", {b} random bits each")),
+    let keys = match (&args.files.input, args.keys) {
+        (Some(path), _) => format!(" from {}", path.display()),
+        (None, Keys::Cub) => ", CUB's benchmark keys (i * 2654435761) mod 7".to_string(),
+        (None, Keys::Random) => args.key_bits.map_or(String::new(), |b| format!(", {b} random bits each")),
     };
-    format!("{keys}{}", if args.values { " with u32 values" } else { "" })
+    let order = if args.descending { ", descending" } else { "" };
+    let values = if args.values.is_some() { " with u32 values" } else { "" };
+    let positions = if args.indices.is_some() { " and their positions" } else { "" };
+    format!("{keys}{order}{values}{positions}")
+}
+
+/// The stable CPU argsort of `keys`: by order key (the library's key order: `-0.0` before
+/// `+0.0`), reversed when `descending`, NaNs last both ways.
+pub fn cpu_order<T: Element>(keys: &[T], descending: bool) -> Result<Vec<u32>> {
+    let mut order = memory::from_fn(keys.len(), "the CPU's order", |i| i as u32)?;
+    let rank = |i: &u32| {
+        let k = keys[*i as usize];
+        let nan = k.as_f64().is_nan();
+        (nan, if descending && !nan { !k.order_key() } else { k.order_key() })
+    };
+    order.par_sort_by_key(rank);
+    Ok(order)
 }
 
 struct Sort<T> {
     keys: Vec<T>,
     values: Option<Vec<u32>>,
+    /// Whether the stable argsort runs too.
+    positions: bool,
+    opts: SortOptions,
     cub_ms: Option<f64>,
     buffers: Option<Device<T>>,
     temp: TempStorage,
     what: String,
+    got: Sorted<T>,
 }
 
-/// Device keys and values as given, and the ones each run sorts.
+/// What the last check read back.
+#[derive(Default)]
+struct Sorted<T> {
+    keys: Vec<T>,
+    values: Vec<u32>,
+    positions: Vec<u32>,
+}
+
+/// Device keys and values as given, the ones each run sorts, and the argsort's keys and
+/// positions.
 struct Device<T> {
     keys: CudaSlice<T>,
     values: Option<CudaSlice<u32>>,
     work: CudaSlice<T>,
     work_values: Option<CudaSlice<u32>>,
+    /// Keys for the argsort when `work` carries values.
+    argsort_keys: Option<CudaSlice<T>>,
+    positions: Option<CudaSlice<u32>>,
 }
 
 impl<T: Element> Experiment for Sort<T> {
@@ -127,18 +261,27 @@ impl<T: Element> Experiment for Sort<T> {
     }
 
     fn traffic(&self) -> (u64, u64) {
-        let per = T::TYPE.size() as u64 + if self.values.is_some() { 4 } else { 0 };
+        let carried = if self.values.is_some() { 4 } else { 0 } + if self.positions { 4 } else { 0 };
         let n = self.keys.len() as u64;
-        (2 * n * per, n * T::TYPE.size() as u64)
+        (2 * n * (T::TYPE.size() as u64 + carried), n * T::TYPE.size() as u64)
     }
 
     fn prepare(&mut self, gpu: &Gpu) -> Result<()> {
         let stream = gpu.stream().clone();
+        let n = self.keys.len();
         let keys = gpu.upload(&stream, "keys", &self.keys)?;
         let values = self.values.as_deref().map(|v| gpu.upload(&stream, "values", v)).transpose()?;
         let work = gpu.upload(&stream, "keys to sort", &self.keys)?;
         let work_values = self.values.as_deref().map(|v| gpu.upload(&stream, "values to sort", v)).transpose()?;
-        self.buffers = Some(Device { keys, values, work, work_values });
+        let argsort_keys = match self.positions && values.is_some() {
+            true => Some(gpu.upload(&stream, "keys to argsort", &self.keys)?),
+            false => None,
+        };
+        let positions = match self.positions {
+            true => Some(gpu.alloc_zeros::<u32>(&stream, "positions", n)?),
+            false => None,
+        };
+        self.buffers = Some(Device { keys, values, work, work_values, argsort_keys, positions });
         Ok(())
     }
 
@@ -149,33 +292,50 @@ impl<T: Element> Experiment for Sort<T> {
         if let (Some(src), Some(dst)) = (d.values.as_ref(), d.work_values.as_mut()) {
             stream.memcpy_dtod(src, dst)?;
         }
+        if let Some(k) = d.argsort_keys.as_mut() {
+            stream.memcpy_dtod(&d.keys, k)?;
+        }
         Ok(())
     }
 
     fn run(&mut self, gpu: &Gpu) -> Result<()> {
         let d = self.buffers.as_mut().expect("prepared");
-        let opts = gpu_scan::SortOptions::new();
+        let (stream, opts, temp) = (gpu.stream(), &self.opts, &mut self.temp);
         match d.work_values.as_mut() {
-            Some(v) => gpu.sort_pairs(gpu.stream(), &mut d.work, v, &opts, &mut self.temp),
-            None => gpu.sort(gpu.stream(), &mut d.work, &opts, &mut self.temp),
+            Some(v) => gpu.sort_pairs(stream, &mut d.work, v, opts, temp)?,
+            None if d.positions.is_none() => gpu.sort(stream, &mut d.work, opts, temp)?,
+            None => {}
         }
+        if let Some(p) = d.positions.as_mut() {
+            gpu.argsort(stream, d.argsort_keys.as_mut().unwrap_or(&mut d.work), p, opts, temp)?;
+        }
+        Ok(())
     }
 
     fn check(&mut self, gpu: &Gpu) -> Result<Check> {
         let stream = gpu.stream();
         let d = self.buffers.as_ref().expect("prepared");
-        let got = gpu.download(stream, &d.work)?;
-        let got_values = d.work_values.as_ref().map(|v| gpu.download(stream, v)).transpose()?;
-        let (want, want_values) = reference::sort(&self.keys, self.values.as_deref());
+        let keys = gpu.download(stream, &d.work)?;
+        let values = d.work_values.as_ref().map(|v| gpu.download(stream, v)).transpose()?.unwrap_or_default();
+        let positions = d.positions.as_ref().map(|p| gpu.download(stream, p)).transpose()?.unwrap_or_default();
+        let order = cpu_order(&self.keys, self.opts.descending)?;
         let bits = |v: &[T]| v.iter().map(|x| x.to_bits()).collect::<Vec<u64>>();
-        let mut wrong = first_difference(&bits(&got), &bits(&want));
-        if wrong.is_none() {
-            wrong = match (got_values, want_values) {
-                (Some(g), Some(w)) => first_difference(&g, &w).map(|d| format!("values: {d}")),
-                _ => None,
-            };
+        let want_keys: Vec<u64> = order.iter().map(|&i| self.keys[i as usize].to_bits()).collect();
+        let mut wrong = first_difference(&bits(&keys), &want_keys);
+        if let (None, Some(v)) = (&wrong, &self.values) {
+            let want: Vec<u32> = order.iter().map(|&i| v[i as usize]).collect();
+            wrong = first_difference(&values, &want).map(|d| format!("values: {d}"));
         }
-        Ok(Check::new(format!("{} keys sorted, stable", self.keys.len()), wrong))
+        if wrong.is_none() && self.positions {
+            wrong = first_difference(&positions, &order).map(|d| format!("positions: {d}"));
+        }
+        if let (None, Some(k)) = (&wrong, &d.argsort_keys) {
+            let sorted = gpu.download(stream, k)?;
+            wrong = first_difference(&bits(&sorted), &want_keys).map(|d| format!("the argsort's keys: {d}"));
+        }
+        self.got = Sorted { keys, values, positions };
+        let order = if self.opts.descending { "descending" } else { "ascending" };
+        Ok(Check::new(format!("{} keys sorted {order}, stable", self.keys.len()), wrong))
     }
 
     fn cub_ms(&self) -> Option<f64> {
@@ -344,5 +504,19 @@ impl<T: Element> Experiment for Histogram<T> {
         check.notes.push(format!("starts: {}", show(&h.starts)));
         self.result = Some(h);
         Ok(check)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cpu_order;
+
+    #[test]
+    fn the_cpu_order_is_stable_with_nans_last_both_ways() {
+        let keys = [1.0f32, -0.0, f32::NAN, 0.0, -f32::NAN, 1.0, f32::NEG_INFINITY];
+        assert_eq!(cpu_order(&keys, false).unwrap(), [6, 1, 3, 0, 5, 2, 4]);
+        assert_eq!(cpu_order(&keys, true).unwrap(), [0, 5, 3, 1, 6, 2, 4]);
+        assert_eq!(cpu_order(&[2i32, -1, 2, -1], true).unwrap(), [0, 2, 1, 3]);
+        assert_eq!(cpu_order(&[u64::MAX, 0, u64::MAX], false).unwrap(), [1, 0, 2]);
     }
 }

@@ -1,20 +1,23 @@
 //! Stream compaction: keep the elements that satisfy a predicate, stable, and count them, in one
 //! pass (`gpu/src/kernels/compact.rs`): each tile counts its kept elements, the counts are scanned
-//! across tiles by the single-pass look-back, and each kept element goes to its offset.
+//! across tiles by the single-pass look-back, and each kept element goes to its offset. The
+//! positions of flagged elements are the same compaction run over the positions themselves.
 
 use crate::element::Element;
 use crate::error::Error;
 use crate::error::{at_least, Result};
 use crate::launch::compact::{self as launch, Operands};
-use crate::launch::zero;
+use crate::launch::scan::{run as run_scan, Operands as ScanOperands};
+use crate::launch::{fill_u32, zero};
 use crate::options::{CompactKernel, CompactOptions, Keep};
 use crate::plan::check_output;
 use crate::plan::compact::plan;
-use crate::plan::scan::aligned;
+use crate::plan::scan::{aligned, ScanPlan, ScanRequest};
 use crate::runtime::Gpu;
-use crate::temp::TempStorage;
+use crate::temp::{bytes_of, carve, TempStorage};
 use cudarc::driver::{CudaStream, DevicePtr, DevicePtrMut};
 use scan_abi::kernel::predicate;
+use scan_abi::{ElemType, Op};
 use std::sync::Arc;
 
 impl<T: Element> Keep<T> {
@@ -107,6 +110,81 @@ impl Gpu {
         let plan = plan(self.tuning(), T::TYPE, n, predicate::GREATER, kernel, true)?;
         // The tile state, and the count's word in the scratch region.
         Ok(plan.state.bytes() + 8)
+    }
+
+    /// Writes the positions `i` where `flags[i] != 0` to the front of `indices`, in order, and how
+    /// many there are to `count[0]` (NumPy's `flatnonzero`; with a compaction's flags, the input
+    /// positions of the elements it keeps). Positions are `u32` (up to 2^32 flags) or `u64`.
+    /// Asynchronous, like [`Gpu::compact`]; `opts.keep` must be [`Keep::Flags`].
+    ///
+    /// Requires `indices.len() >= flags.len()` and `count.len() >= 1`. The positions `0, 1, ..`
+    /// are made in the temporary storage's scratch and compacted by the flags.
+    pub fn flagged_indices<I: Element>(
+        &self,
+        stream: &Arc<CudaStream>,
+        flags: &impl DevicePtr<u8>,
+        indices: &mut impl DevicePtrMut<I>,
+        count: &mut impl DevicePtrMut<u64>,
+        opts: &CompactOptions<I>,
+        temp: &mut TempStorage,
+    ) -> Result<()> {
+        let n = flags.len() as u64;
+        check_output(indices.len(), n, "indices")?;
+        at_least("the count", count.len() as u64, 1, "values")?;
+        if opts.keep != Keep::Flags {
+            return Err(Error::invalid("flagged_indices keeps by flags: pass CompactOptions::new(Keep::Flags)"));
+        }
+        let iota = self.iota_plan::<I>(n, false)?;
+        let (f, _rf) = flags.device_ptr(stream);
+        let (o, _w) = indices.device_ptr_mut(stream);
+        let (c, _wc) = count.device_ptr_mut(stream);
+        if n == 0 {
+            return zero(stream, c, 8);
+        }
+        // The compaction's count word first: the kernel writes it to the scratch's first 8 bytes.
+        let at = temp.scratch_parts(self, stream, &[8, bytes_of(n, I::TYPE.size())?])?;
+        let positions = at[1];
+        if I::TYPE == ElemType::U32 {
+            fill_u32(stream, positions, 1, n)?;
+        } else {
+            // No 64-bit fill: an exclusive scan of zeros from an initial 1 makes the ones.
+            zero(stream, positions, n * 8)?;
+            let ops = ScanOperands { input: positions, output: positions, n, init: I::one(), identity: I::zero() };
+            run_scan(self, stream, &self.iota_plan::<I>(n, true)?, ops, temp)?;
+        }
+        let ops = ScanOperands { input: positions, output: positions, n, init: I::zero(), identity: I::zero() };
+        run_scan(self, stream, &iota, ops, temp)?;
+        let ptrs = Ptrs { input: positions, flags: f, output: o, count: c, n };
+        self.compact_ptrs(stream, &ptrs, predicate::FLAGS, I::zero(), opts.kernel, temp)
+    }
+
+    /// Bytes of temporary storage [`Gpu::flagged_indices`] of `n` flags into `I` with `kernel`
+    /// needs: the larger tile state of the compaction and the positions' scan, and scratch for
+    /// the count and the positions.
+    pub fn flagged_indices_temp_bytes<I: Element>(&self, n: u64, kernel: CompactKernel) -> Result<u64> {
+        let (iota_state, _) = self.iota_plan::<I>(n, false)?.temp_bytes();
+        if n == 0 {
+            return Ok(0);
+        }
+        let compact = plan(self.tuning(), I::TYPE, n, predicate::FLAGS, kernel, true)?;
+        let (_, scratch) = carve(&[8, bytes_of(n, I::TYPE.size())?])?;
+        Ok(compact.state.bytes().max(iota_state) + scratch)
+    }
+
+    /// The in-place exclusive sum (from an initial value when `init`) that makes the positions of
+    /// [`Gpu::flagged_indices`]: single-pass, so it needs no scratch, where the positions lie.
+    fn iota_plan<I: Element>(&self, n: u64, init: bool) -> Result<ScanPlan> {
+        let largest = match I::TYPE {
+            ElemType::U32 => 1 << 32,
+            ElemType::U64 => u64::MAX,
+            ty => return Err(Error::UnsupportedType { function: "flagged_indices", ty, supported: "u32 u64".into() }),
+        };
+        if n > largest {
+            return Err(Error::out_of_range("the flags of u32 positions", n, "at most 2^32; take u64 positions"));
+        }
+        let req =
+            ScanRequest { exclusive: true, in_place: true, has_init: init, ..ScanRequest::new(I::TYPE, Op::Add, n) };
+        crate::plan::scan::plan(self.tuning(), &req)
     }
 
     /// Copies the count at `count[0]` back: this waits for `stream`.
