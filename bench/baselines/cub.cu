@@ -143,16 +143,24 @@ static void widening(size_t n) {
   report("widening_sum_u32", "u8", n, 5.0 * n, ms, copy);
 }
 
-/// Runs of `length` equal keys, key i / length (`host segmented N --keys --mean-length L`).
-__global__ void run_keys(uint32_t* p, size_t n, uint32_t length) {
+/// Where a run of equal keys starts, as `host segmented N --keys --mean-length L` makes them: at
+/// i > 0 where `gpu_scan::input::bits(42 ^ 0x5e9, i)` is a multiple of L.
+__global__ void run_heads(uint32_t* p, size_t n, uint32_t length) {
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-    p[i] = (uint32_t)(i / length);
+    p[i] = i > 0 && splitmix64((42 ^ 0x5e9) ^ splitmix64(i)) % length == 0;
 }
 
 /// The inclusive sum of u32 values by u32 keys; GB/s counts keys and values read, values written.
 static void sum_by_key(size_t n, uint32_t length) {
   Buffer keys(n * 4), in(n * 4), out(n * 4);
-  run_keys<<<1024, 256>>>(keys.as<uint32_t>(), n, length);
+  // The keys: each run's index, the inclusive sum of the heads (made in `out`, then moved).
+  run_heads<<<1024, 256>>>(out.as<uint32_t>(), n, length);
+  size_t th = 0;
+  CK(cub::DeviceScan::InclusiveSum(nullptr, th, out.as<uint32_t>(), keys.as<uint32_t>(), (int64_t)n));
+  {
+    Buffer heads_temp(th);
+    CK(cub::DeviceScan::InclusiveSum(heads_temp.p, th, out.as<uint32_t>(), keys.as<uint32_t>(), (int64_t)n));
+  }
   fill<<<1024, 256>>>(in.as<uint32_t>(), n, false);
   float copy = median_ms([&] { CK(cudaMemcpyAsync(out.p, in.p, n * 4, cudaMemcpyDeviceToDevice)); });
   size_t tb = 0;
