@@ -284,6 +284,10 @@ pub fn measure<D: Target + ?Sized, E: Experiment<D>>(
         Err(e) => return Err(e),
     };
     outln!("time: {ms:.4} ms (median of {iters}, min {min_ms:.4}), {:.1} GB/s{yardstick}{cub}", gbps(moved, ms));
+    let reading = crate::io::reading_seconds();
+    if reading > 0.0 {
+        outln!("files: read in {reading:.2} s");
+    }
     for note in &check.notes {
         outln!("{note}");
     }

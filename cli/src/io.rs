@@ -13,6 +13,8 @@ use gpu_scan::{ElemType, Element, Error, Result};
 use npyz::WriterBuilder;
 use std::io::{BufReader, Read, Write};
 use std::path::Path;
+use std::sync::Mutex;
+use std::time::Instant;
 
 /// An element type that NumPy files hold.
 pub trait FileElement: Element + npyz::Deserialize + npyz::AutoSerialize {}
@@ -159,8 +161,28 @@ pub fn read<T: FileElement>(path: &Path) -> Result<Vec<T>> {
     read_shaped(path, 1)
 }
 
+/// Seconds spent reading input files in this process, which a run reports beside its GPU time.
+static READING: Mutex<f64> = Mutex::new(0.0);
+
+/// Counts `started`'s time to now as time spent reading input files.
+pub fn count_reading(started: Instant) {
+    *READING.lock().unwrap_or_else(|e| e.into_inner()) += started.elapsed().as_secs_f64();
+}
+
+/// Seconds spent reading input files so far (0 when none were read).
+pub fn reading_seconds() -> f64 {
+    *READING.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Reads the elements of the `ndim`-dimensional array of `T` in `path`, in C order.
 pub fn read_shaped<T: FileElement>(path: &Path, ndim: usize) -> Result<Vec<T>> {
+    let started = Instant::now();
+    let v = read_shaped_untimed(path, ndim);
+    count_reading(started);
+    v
+}
+
+fn read_shaped_untimed<T: FileElement>(path: &Path, ndim: usize) -> Result<Vec<T>> {
     let shape = input_shape(path, T::TYPE, ndim)?;
     let n: u64 = shape.iter().product();
     let len = usize::try_from(n).map_err(|_| bad(path, "holds more elements than this machine can address"))?;
@@ -414,12 +436,14 @@ pub fn check_same_len(path: &Path, flag: &str, ty: ElemType, len: u64) -> Result
 /// An output file of a run, and how to write it to the (temporary) path it is given.
 pub type Output<'a> = (&'a Path, Box<dyn FnOnce(&Path) -> Result<()> + 'a>);
 
-/// Writes every output of a run once it passed, saying so; a failed run writes none.
+/// Writes every output of a run once it passed, saying so and how long it took; a failed run
+/// writes none.
 pub fn write_outputs<'a>(passed: bool, outputs: Vec<Output<'a>>) -> Result<()> {
     for (path, write) in outputs {
         if passed {
+            let started = Instant::now();
             write(path)?;
-            crate::out::outln!("wrote {}", path.display());
+            crate::out::outln!("wrote {} in {:.2} s", path.display(), started.elapsed().as_secs_f64());
         } else {
             crate::out::outln!("{} not written: the result failed its check", path.display());
         }

@@ -1290,7 +1290,7 @@ fn widening_files_on_a_gpu() {
     let read_back = |name: &str| -> Vec<f64> {
         let bytes = std::fs::read(p(name)).unwrap();
         let npy = npyz::NpyFile::new(&bytes[..]).unwrap();
-        match npy.header().dtype().descr().as_str() {
+        match npy.header().dtype().descr().trim_matches('\'') {
             "<i8" => npy.into_vec::<i64>().unwrap().into_iter().map(|x| x as f64).collect(),
             "<u4" => npy.into_vec::<u32>().unwrap().into_iter().map(|x| x as f64).collect(),
             "<f4" => npy.into_vec::<f32>().unwrap().into_iter().map(|x| x as f64).collect(),

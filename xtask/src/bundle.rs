@@ -177,6 +177,8 @@ fn runner() -> String {
     s += &list("APPS", &mut cases::APPS.iter().map(|a| a.to_string()));
     s += &list("BATCHED", &mut cases::BATCHED.iter().map(|e| cases::batched_args(e)));
     s += &list("SWEEP_MORE", &mut cases::SWEEP_MORE.iter().map(|a| a.to_string()));
+    s += &list("PRIMITIVES", &mut cases::PRIMITIVES.iter().map(|a| a.to_string()));
+    s += &list("FILES", &mut cases::FILES.iter().map(|a| a.to_string()));
     let _ = writeln!(s, "SWEEP='{}'", cases::SWEEP);
     let _ = writeln!(s, "TORCH_SHAPES='{}'", cases::torch_shapes().join(" "));
     s += RUNNER_BODY;
@@ -191,6 +193,8 @@ const RUNNER_HEAD: &str = r#"#!/usr/bin/env bash
 #   bash run.sh yardsticks CUB (the toolkit's and the newest), torch and CuPy
 #   bash run.sh compare    the comparison build's CLI against this one, command by command
 #   bash run.sh bench      the yardsticks if not yet run, and our benchmarks (what compare left out)
+#   bash run.sh primitives CUB's widening sum, sorts and sums by key at 2^28-2^30, torch's, and ours
+#   bash run.sh files      every command on 2^28-element .npy files: read, GPU and write times
 # Modes run in the order given; results and logs go to $RESULTS_DIR (default: results/ here).
 set -uo pipefail
 B="$(cd "$(dirname "$0")" && pwd)"
@@ -387,6 +391,46 @@ bench() {
   cat "$R"/sweep-more*.log | grep -E 'single-pass|hierarch|blelloch|kogge|brent' | head -20
 }
 
+primitives() {
+  build_cub
+  wait
+  "$B/cub" --log2 30 --apps-log2 28 > "$R/cub-primitives.csv" || fail=1
+  "$B/cub35" --log2 30 --apps-log2 28 > "$R/cub35-primitives.csv" || fail=1
+  python3 "$B/baselines/peers.py" scans --log2 30 > "$R/peers-primitives.csv" 2> "$R/peers.log"
+  for c in "${PRIMITIVES[@]}"; do
+    case "$c" in sort*) extra="--baseline $R/cub35-primitives.csv" ;; *) extra="" ;; esac
+    "$HOST" --record "$R/primitives.csv" ${c//\{r\}/$R} $extra >> "$R/primitives.log" 2>&1 || fail=1
+  done
+  grep -h -E '^(widening_sum_u32|inclusive_sum,u8|radix_sort_pairs_random,u32|inclusive_sum_by_key)' "$R"/cub*-primitives.csv
+  grep -E '^(scan|sort|segmented)|^time|PASS|FAIL' "$R/primitives.log"
+}
+
+files() {
+  local d="$R/files"
+  mkdir -p "$d"
+  python3 - "$d" <<'PY'
+import sys
+import numpy as np
+d, n = sys.argv[1], 1 << 28
+rng = np.random.default_rng(42)
+np.save(f"{d}/u32.npy", rng.integers(0, 1000, n, dtype=np.uint32))
+np.save(f"{d}/u8.npy", rng.integers(0, 256, n, dtype=np.uint8))
+np.save(f"{d}/f32.npy", rng.random(n, dtype=np.float32))
+np.save(f"{d}/rows.npy", np.sort(rng.integers(0, 1 << 20, n, dtype=np.uint32)))
+np.save(f"{d}/keys.npy", np.cumsum(rng.random(n) < 1 / 16, dtype=np.uint32))
+np.save(f"{d}/m.npy", rng.random((1 << 20, 256), dtype=np.float32))
+np.save(f"{d}/a.npy", rng.uniform(0.5, 1.0, n).astype(np.float32))
+np.save(f"{d}/b.npy", rng.random(n, dtype=np.float32))
+PY
+  for c in "${FILES[@]}"; do
+    local args=${c//\{d\}/$d}
+    echo "== $args" >> "$R/files.log"
+    "$HOST" --record "$R/files.csv" $args --force --iters 5 >> "$R/files.log" 2>&1 || fail=1
+  done
+  grep -E '^==|^time|^files|^wrote|PASS|FAIL|error' "$R/files.log"
+  rm -rf "$d"
+}
+
 compare() {
   if [ ! -x "$B/compare/host" ]; then echo "no comparison build: bundle with --compare REV"; fail=1; return; fi
   mkdir -p "$R/scan"
@@ -397,7 +441,7 @@ compare() {
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || echo "no nvidia-smi"
 for mode in "$@"; do
   case "$mode" in
-    tests|examples|sanitize|yardsticks|compare|bench) echo "== $mode"; "$mode" ;;
+    tests|examples|sanitize|yardsticks|compare|bench|primitives|files) echo "== $mode"; "$mode" ;;
     *) echo "unknown mode $mode"; exit 2 ;;
   esac
 done

@@ -121,6 +121,32 @@ pub const APPS: &[&str] = &[
     "recurrence 2^27 --type f64",
 ];
 
+/// The primitives against CUB's (same-run `cub` CSVs): the widening sum of bytes at 2^30 (and the
+/// plain byte scan beside it), the stable sort of pairs and the argsort, the scan by key over runs
+/// of 16 and 1024. `{r}` is the results folder.
+pub const PRIMITIVES: &[&str] = &[
+    "scan 2^30 --output-type u32 --iters 30",
+    "scan 2^30 --type u8 --iters 30",
+    "sort 2^28 --values",
+    "sort 2^28 --indices {r}/argsort.npy --force",
+    "segmented 2^28 --keys --mean-length 16",
+    "segmented 2^28 --keys --mean-length 1024",
+];
+
+/// Every command on 2^28-element `.npy` files (made by `run.sh files` in `{d}`), its time split
+/// into reading, the GPU and writing.
+pub const FILES: &[&str] = &[
+    "scan --input {d}/u32.npy --output {d}/scan.npy",
+    "scan --input {d}/u8.npy --output-type u32 --output {d}/widen.npy",
+    "compact --input {d}/u32.npy --keep gt:500 --output {d}/compact.npy",
+    "sort --input {d}/u32.npy --output {d}/sorted.npy --indices {d}/argsort.npy",
+    "histogram --input {d}/f32.npy --bins 1000 --lo 0 --hi 1 --output {d}/counts.npy",
+    "csr --input {d}/rows.npy --rows 1048576 --output {d}/offsets.npy",
+    "segmented --input {d}/u32.npy --keys {d}/keys.npy --output {d}/by-key.npy",
+    "batched --input {d}/m.npy --axis 1 --output {d}/rows.npy",
+    "recurrence --a {d}/a.npy --b {d}/b.npy --output {d}/y.npy",
+];
+
 /// The batched table: `rows cols axis type op`.
 pub const BATCHED: &[&str] = &[
     "33554432 8 1 f32 add",

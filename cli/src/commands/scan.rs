@@ -15,7 +15,7 @@ use gpu_scan::reference::verify;
 use gpu_scan::{
     input, with_elem_type, Algorithm, BlockAlgo, ElemType, Error, Gpu, Op, Result, ScanOptions, TempStorage, Tuning,
 };
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// How the strategies run: options shared by `scan` and `bench`.
 #[derive(Args, Clone, Copy, Debug)]
@@ -283,16 +283,10 @@ fn typed<T: FileElement>(args: &ScanArgs, source: &Source, global: &Global, tuni
         })
     };
     let ran = experiment::run(global, args.runs.iters, &needs, make)?;
-    let (passed, exp) = (ran.passed, ran.exp);
-    match &args.output {
-        Some(out) if passed => {
-            io::write(out, &exp.got, args.force)?;
-            outln!("wrote {}", out.display());
-        }
-        Some(out) => outln!("{} not written: the result failed its check", out.display()),
-        None => {}
-    }
-    Ok(passed)
+    let (got, force) = (&ran.exp.got, args.force);
+    let outputs = args.output.iter().map(|p| (p.as_path(), Box::new(move |p: &Path| io::write(p, got, force)) as _));
+    io::write_outputs(ran.passed, outputs.collect())?;
+    Ok(ran.passed)
 }
 
 /// One scan of `data`: on the device, `(input, output)`.

@@ -5,7 +5,6 @@
 use crate::experiment::{self, Check, Experiment, Needs};
 use crate::io::{self, bad, Format};
 use crate::memory::{self, bytes_of, total};
-use crate::out::outln;
 use clap::builder::PossibleValue;
 use clap::ValueEnum;
 use gpu_scan::cudarc::driver::CudaSlice;
@@ -300,6 +299,13 @@ fn npy_type(path: &Path, header: &npyz::NpyHeader) -> Result<NarrowType> {
 /// Reads the `n` elements of `path` (checked by [`file_type_and_len`]) as `N`; a bool file must
 /// hold only 0 and 1.
 fn read_file<N: NarrowValue>(path: &Path, ty: NarrowType, n: usize) -> Result<Vec<N>> {
+    let started = std::time::Instant::now();
+    let v = read_file_untimed(path, ty, n);
+    io::count_reading(started);
+    v
+}
+
+fn read_file_untimed<N: NarrowValue>(path: &Path, ty: NarrowType, n: usize) -> Result<Vec<N>> {
     let size = ty.source().size();
     let file = std::fs::File::open(path).map_err(|e| bad(path, format!("cannot open: {e}")))?;
     let mut reader: Box<dyn Read> = match Format::of(path) {
@@ -381,14 +387,9 @@ fn typed<N: NarrowValue + WidensTo<T>, T: crate::io::FileElement>(
         Ok(Widening { data, ty, opts, buffers: None, temp: TempStorage::new(), got: Vec::new(), tolerance })
     };
     let ran = experiment::run(global, w.iters, &needs, make)?;
-    match w.output {
-        Some(out) if ran.passed => {
-            io::write(out, &ran.exp.got, w.force)?;
-            outln!("wrote {}", out.display());
-        }
-        Some(out) => outln!("{} not written: the result failed its check", out.display()),
-        None => {}
-    }
+    let (got, force) = (&ran.exp.got, w.force);
+    let outputs = w.output.iter().map(|&p| (p, Box::new(move |p: &Path| io::write(p, got, force)) as _));
+    io::write_outputs(ran.passed, outputs.collect())?;
     Ok(ran.passed)
 }
 
