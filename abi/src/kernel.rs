@@ -121,6 +121,9 @@ families! {
     Widening,
     /// The same with the fixed-order look-back, for half floats into f32.
     WideningDet,
+    /// The pipelined warp-specialized form (`widen_pipe_<source>_<type>_add`), its narrow tiles
+    /// staged in shared memory, in the wide type's pipelined shape.
+    WideningPipelined,
 }
 
 use Family::*;
@@ -132,7 +135,8 @@ impl Family {
         let traces = BlockAlgo::ALL.into_iter().filter(|b| b.traceable()).map(Trace);
         let widening = Source::ALL.into_iter().map(Widening);
         let det = Source::ALL.into_iter().filter(|s| s.is_float()).map(WideningDet);
-        PLAIN.iter().copied().chain(blocks).chain(traces).chain(widening).chain(det)
+        let pipelined = Source::ALL.into_iter().map(WideningPipelined);
+        PLAIN.iter().copied().chain(blocks).chain(traces).chain(widening).chain(det).chain(pipelined)
     }
 
     /// The name's first part.
@@ -172,7 +176,7 @@ impl Family {
             SinglePassStaged => matches!(ty.size(), 4 | 8) && op_ok(op),
             SinglePassDet => ty.is_float() && matches!(op, Some(Op::Add | Op::Mul)),
             SinglePassTimeline => ty == ElemType::U32 && op == Some(Op::Add),
-            Widening(s) => s.widens_to(ty) && op == Some(Op::Add),
+            Widening(s) | WideningPipelined(s) => s.widens_to(ty) && op == Some(Op::Add),
             WideningDet(s) => s.is_float() && s.widens_to(ty) && op == Some(Op::Add),
             Compact => op.is_none(),
             CompactPipelined => matches!(ty.size(), 4 | 8) && op.is_none(),
@@ -218,6 +222,7 @@ impl fmt::Display for Prefix {
             Trace(b) => return write!(f, "trace_{}", b.token()),
             Widening(s) => return write!(f, "widen_{}", s.name()),
             WideningDet(s) => return write!(f, "widen_det_{}", s.name()),
+            WideningPipelined(s) => return write!(f, "widen_pipe_{}", s.name()),
             Compact => "compact",
             CompactPipelined => "compact_pipe",
             PartitionCount => "partition_count",

@@ -493,14 +493,16 @@ pub struct WideningOptions<T> {
     /// Added in front of the first element, in the wide type.
     pub init: Option<T>,
     /// Half floats: sum in one fixed order, equal bit for bit to
-    /// [`crate::reference::replica`]'s `f32` scan of the widened input. Integer sums are exact in
-    /// any order and ignore it.
+    /// [`crate::reference::replica`]'s `f32` scan of the widened input (on the tiles kernel).
+    /// Integer sums are exact in any order and ignore it.
     pub deterministic: bool,
+    /// The kernel: tiles or pipelined (auto picks by size and alignment, as the wide scan does).
+    pub kernel: ScanKernel,
 }
 
 impl<T> Default for WideningOptions<T> {
     fn default() -> Self {
-        WideningOptions { exclusive: false, init: None, deterministic: false }
+        WideningOptions { exclusive: false, init: None, deterministic: false, kernel: ScanKernel::Auto }
     }
 }
 
@@ -522,6 +524,11 @@ impl<T> WideningOptions<T> {
 
     pub fn deterministic(mut self, deterministic: bool) -> Self {
         self.deterministic = deterministic;
+        self
+    }
+
+    pub fn kernel(mut self, kernel: ScanKernel) -> Self {
+        self.kernel = kernel;
         self
     }
 }

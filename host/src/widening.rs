@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 use crate::launch::scan::{self as launch, Operands};
 use crate::options::WideningOptions;
 use crate::plan::check_output;
-use crate::plan::scan::{widening, ScanPlan};
+use crate::plan::scan::{aligned, widening, ScanPlan, WideningRequest};
 use crate::runtime::Gpu;
 use crate::temp::TempStorage;
 use cudarc::driver::{CudaStream, DevicePtr, DevicePtrMut, DeviceRepr};
@@ -98,10 +98,10 @@ impl Gpu {
     ) -> Result<()> {
         let n = input.len() as u64;
         check_output(output.len(), n, "elements")?;
-        let plan = plan_of::<N, T>(self, n, opts)?;
-        let identity = T::identity(Op::Add)?;
         let (i, _read) = input.device_ptr(stream);
         let (o, _write) = output.device_ptr_mut(stream);
+        let plan = widening(self.tuning(), &request::<N, T>(n, opts, aligned(i) && aligned(o)))?;
+        let identity = T::identity(Op::Add)?;
         let ops = Operands { input: i, output: o, n, init: opts.init.unwrap_or(identity), identity };
         launch::run(self, stream, &plan, ops, temp)
     }
@@ -121,17 +121,29 @@ impl Gpu {
         self.download(&stream, &dst)
     }
 
-    /// Bytes of temporary storage a widening scan of `n` elements of `N` into `T` needs.
+    /// Bytes of temporary storage a widening scan of `n` elements of `N` into `T` needs (buffers
+    /// on 16-byte boundaries, as fresh allocations are).
     pub fn widening_scan_temp_bytes<N: WidensTo<T>, T: Element>(
         &self,
         n: u64,
         opts: &WideningOptions<T>,
     ) -> Result<u64> {
-        let (state, scratch) = plan_of::<N, T>(self, n, opts)?.temp_bytes();
+        let plan: ScanPlan = widening(self.tuning(), &request::<N, T>(n, opts, true))?;
+        let (state, scratch) = plan.temp_bytes();
         state.checked_add(scratch).ok_or_else(|| Error::invalid("the temporary storage overflows"))
     }
 }
 
-fn plan_of<N: WidensTo<T>, T: Element>(gpu: &Gpu, n: u64, opts: &WideningOptions<T>) -> Result<ScanPlan> {
-    widening(gpu.tuning(), N::SOURCE, T::TYPE, n, opts.exclusive, opts.init.is_some(), opts.deterministic)
+/// The planner's request for a widening sum of `n` elements with `opts`.
+pub fn request<N: WidensTo<T>, T: Element>(n: u64, opts: &WideningOptions<T>, aligned: bool) -> WideningRequest {
+    WideningRequest {
+        src: N::SOURCE,
+        ty: T::TYPE,
+        n,
+        exclusive: opts.exclusive,
+        has_init: opts.init.is_some(),
+        deterministic: opts.deterministic,
+        kernel: opts.kernel,
+        aligned,
+    }
 }

@@ -5,7 +5,7 @@
 
 use gpu_scan::cudarc::driver::CudaSlice;
 use gpu_scan::reference::{self as cpu, replica, verify::verify};
-use gpu_scan::{input, Algorithm, Element, Gpu, Op, TempStorage, WideningOptions, WidensTo};
+use gpu_scan::{input, Algorithm, Element, Gpu, Op, ScanKernel, TempStorage, WideningOptions, WidensTo};
 use half::{bf16, f16};
 use std::process::ExitCode;
 use workspace_tests::checks::assert_none_failed;
@@ -33,7 +33,8 @@ enum Check {
     Replica,
 }
 
-/// Scans `data[lo..]` into `out[lo..]` (a view starting `lo` elements in) and checks the result.
+/// Scans `data[lo..]` into `out[lo..]` (a view starting `lo` elements in) with `kernel` and
+/// checks the result.
 #[allow(clippy::too_many_arguments)]
 fn case<N: WidensTo<T>, T: Element>(
     gpu: &Gpu,
@@ -43,16 +44,18 @@ fn case<N: WidensTo<T>, T: Element>(
     exclusive: bool,
     init: Option<T>,
     check: Check,
+    kernel: ScanKernel,
 ) -> Option<String> {
     let stream = gpu.stream().clone();
     let d_in = gpu.upload(&stream, "in", data).unwrap();
     let mut d_out: CudaSlice<T> = gpu.alloc_zeros(&stream, "out", data.len()).unwrap();
-    let opts = WideningOptions::new().exclusive(exclusive).init(init).deterministic(check == Check::Replica);
+    let opts =
+        WideningOptions::new().exclusive(exclusive).init(init).deterministic(check == Check::Replica).kernel(kernel);
     gpu.widening_scan(&stream, &d_in.slice(lo..), &mut d_out.slice_mut(lo..), &opts, temp).unwrap();
     let got = gpu.download(&stream, &d_out).unwrap();
     let wide: Vec<T> = cpu::widened(&data[lo..]);
     let what = format!(
-        "{:?} into {} n={} at {lo} exclusive={exclusive} init={init:?}",
+        "{:?} into {} n={} at {lo} exclusive={exclusive} init={init:?} {kernel:?}",
         N::SOURCE,
         T::TYPE.name(),
         data.len() - lo
@@ -70,7 +73,9 @@ fn case<N: WidensTo<T>, T: Element>(
     failed.then_some(what)
 }
 
-/// Every combination of size, view offset, exclusive and initial value for one pair of types.
+/// Every combination of size, view offset, exclusive and initial value for one pair of types,
+/// on the tiles kernel and (where the views are 16-byte aligned and the order may be free) the
+/// pipelined one.
 fn cases<N: WidensTo<T>, T: Element>(
     gpu: &Gpu,
     temp: &mut TempStorage,
@@ -80,11 +85,16 @@ fn cases<N: WidensTo<T>, T: Element>(
     failures: &mut Vec<String>,
 ) {
     for n in SIZES {
-        let data = make(n + 3);
-        for lo in [3, 2, 1] {
-            for exclusive in [false, true] {
-                for init in [None, Some(init)] {
-                    failures.extend(case::<N, T>(gpu, temp, &data[..n + lo], lo, exclusive, init, check));
+        let data = make(n + 16);
+        for lo in [0, 1, 3, 16] {
+            let pipelined = lo % 16 == 0 && check != Check::Replica;
+            let kernels = [ScanKernel::Tiles, ScanKernel::Pipelined];
+            for kernel in kernels.into_iter().filter(|&k| pipelined || k == ScanKernel::Tiles) {
+                for exclusive in [false, true] {
+                    for init in [None, Some(init)] {
+                        let view = &data[..n + lo];
+                        failures.extend(case::<N, T>(gpu, temp, view, lo, exclusive, init, check, kernel));
+                    }
                 }
             }
         }
@@ -111,8 +121,8 @@ fn integers(gpu: &Gpu) {
     cases::<bool, i64>(gpu, &mut temp, |n| raw(n).iter().map(|&b| b & 4 == 4).collect(), -2, Check::Exact, &mut f);
     // 2^24 bytes of 255 sum to 2^32 - 2^24: past what a u32 scan of 16-bit words could hold.
     let top = vec![u8::MAX; 1 << 24];
-    f.extend(case::<u8, u32>(gpu, &mut temp, &top, 0, false, None, Check::Exact));
-    f.extend(case::<u8, u64>(gpu, &mut temp, &top, 0, true, Some(u64::MAX), Check::Exact));
+    f.extend(case::<u8, u32>(gpu, &mut temp, &top, 0, false, None, Check::Exact, ScanKernel::Auto));
+    f.extend(case::<u8, u64>(gpu, &mut temp, &top, 0, true, Some(u64::MAX), Check::Exact, ScanKernel::Pipelined));
     assert_none_failed(&f);
 }
 
@@ -148,7 +158,7 @@ fn conversions<H: WidensTo<f32> + std::fmt::Display>(gpu: &Gpu, from_bits: fn(u1
     wrong.map(|(x, g)| format!("{:?} {x} summed alone became {g}", H::SOURCE))
 }
 
-/// A too-short output and an empty input.
+/// A too-short output, an empty input, and the kernels a request cannot have.
 fn errors(gpu: &Gpu) {
     let stream = gpu.stream().clone();
     let mut temp = TempStorage::new();
@@ -159,4 +169,16 @@ fn errors(gpu: &Gpu) {
     let empty = gpu.upload(&stream, "in", &[0u8; 0]).unwrap();
     gpu.widening_scan(&stream, &empty.slice(0..0), &mut short, &WideningOptions::new(), &mut temp).unwrap();
     assert_eq!(gpu.download(&stream, &short).unwrap(), [0, 0]);
+    let mut out = gpu.alloc_zeros::<u32>(&stream, "out", 3).unwrap();
+    let pipelined = WideningOptions::new().kernel(ScanKernel::Pipelined);
+    let e = gpu.widening_scan(&stream, &d_in.slice(1..), &mut out.slice_mut(1..), &pipelined, &mut temp).unwrap_err();
+    assert!(e.to_string().contains("16-byte boundaries"), "{e}");
+    let staged = WideningOptions::new().kernel(ScanKernel::Staged);
+    let e = gpu.widening_scan(&stream, &d_in, &mut out, &staged, &mut temp).unwrap_err();
+    assert!(e.to_string().contains("no staged kernel"), "{e}");
+    let halves = gpu.upload(&stream, "in", &[f16::ONE; 3]).unwrap();
+    let mut sums = gpu.alloc_zeros::<f32>(&stream, "out", 3).unwrap();
+    let det = WideningOptions::new().deterministic(true).kernel(ScanKernel::Pipelined);
+    let e = gpu.widening_scan(&stream, &halves, &mut sums, &det, &mut temp).unwrap_err();
+    assert!(e.to_string().contains("no fixed-order look-back"), "{e}");
 }

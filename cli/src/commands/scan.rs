@@ -174,13 +174,12 @@ pub fn run(args: &ScanArgs, global: &Global) -> Result<bool> {
     with_elem_type!(ty, T => typed::<T>(args, &source, global, &tuning))
 }
 
-/// `scan --output-type`: a widening sum, which has no other operator, algorithm or kernel.
+/// `scan --output-type`: a widening sum, which has no other operator or algorithm.
 fn widen(args: &ScanArgs, output_type: ElemType, global: &Global) -> Result<bool> {
     let s = &args.strategy;
     let refused = [
         (args.op.0 != Op::Add, "--op (a widening scan is a sum)"),
         (args.algo != Algo::SinglePass, "--algo"),
-        (s.kernel.0 != gpu_scan::ScanKernel::Auto, "--kernel"),
         (args.in_place, "--in-place (the output is wider than the input)"),
         (args.trace, "--trace"),
         (args.gpus.is_some() || args.ranks.is_some(), "--gpus and --ranks"),
@@ -195,6 +194,7 @@ fn widen(args: &ScanArgs, output_type: ElemType, global: &Global) -> Result<bool
         exclusive: args.exclusive,
         init: args.init.as_deref(),
         deterministic: s.deterministic,
+        kernel: s.kernel.0,
         input: args.input.as_deref(),
         output: args.output.as_deref(),
         force: args.force,

@@ -119,6 +119,7 @@ pub struct WideningRun<'a> {
     pub exclusive: bool,
     pub init: Option<&'a str>,
     pub deterministic: bool,
+    pub kernel: gpu_scan::ScanKernel,
     /// A file, or comma-separated values.
     pub input: Option<&'a str>,
     pub output: Option<&'a Path>,
@@ -365,16 +366,23 @@ fn typed<N: NarrowValue + WidensTo<T>, T: crate::io::FileElement>(
     // element for a float sum's reference).
     let reference = if T::TYPE.is_float() { bytes_of(n, 16, &what)? } else { wide };
     let host = total(&[narrow, wide, wide, reference], &what)?;
-    let temp_bytes = gpu_scan::plan::scan::widening(
-        &global.resolve()?.0,
-        ty.source(),
-        T::TYPE,
+    let opts = opts.kernel(w.kernel);
+    let request = gpu_scan::plan::scan::WideningRequest {
+        src: ty.source(),
+        ty: T::TYPE,
         n,
-        w.exclusive,
-        init.is_some(),
-        w.deterministic,
-    )?
-    .temp_bytes();
+        exclusive: w.exclusive,
+        has_init: init.is_some(),
+        deterministic: w.deterministic,
+        kernel: w.kernel,
+        aligned: true,
+    };
+    let plan = gpu_scan::plan::scan::widening(&global.resolve()?.0, &request)?;
+    let kernel = match plan.family() {
+        Some(scan_abi::Family::WideningPipelined(_)) => " pipelined kernel",
+        _ => " tiles kernel",
+    };
+    let temp_bytes = plan.temp_bytes();
     let needs = Needs { device: total(&[narrow, wide, temp_bytes.0, temp_bytes.1], &what)?, host, what };
     let seed = w.seed;
     let make = || -> Result<Widening<N, T>> {
@@ -384,7 +392,7 @@ fn typed<N: NarrowValue + WidensTo<T>, T: crate::io::FileElement>(
             _ => memory::from_fn(len, "the generated input", |i| N::from_random(input::bits(seed, i as u64)))?,
         };
         let tolerance = if given.is_some() { verify::Tolerance::WorstCase } else { verify::Tolerance::Statistical };
-        Ok(Widening { data, ty, opts, buffers: None, temp: TempStorage::new(), got: Vec::new(), tolerance })
+        Ok(Widening { data, ty, opts, kernel, buffers: None, temp: TempStorage::new(), got: Vec::new(), tolerance })
     };
     let ran = experiment::run(global, w.iters, &needs, make)?;
     let (got, force) = (&ran.exp.got, w.force);
@@ -414,6 +422,8 @@ struct Widening<N: WidensTo<T>, T: gpu_scan::Element> {
     data: Vec<N>,
     ty: NarrowType,
     opts: WideningOptions<T>,
+    /// Which kernel the planner chose, for the title.
+    kernel: &'static str,
     buffers: Option<(CudaSlice<N>, CudaSlice<T>)>,
     temp: TempStorage,
     got: Vec<T>,
@@ -424,12 +434,13 @@ impl<N: NarrowValue + WidensTo<T>, T: gpu_scan::Element> Experiment for Widening
     fn title(&self) -> String {
         let o = &self.opts;
         format!(
-            "scan: n={} {} into {} add {}{}, widening single-pass{}",
+            "scan: n={} {} into {} add {}{}, widening single-pass{}{}",
             self.data.len(),
             self.ty.name(),
             T::TYPE.name(),
             if o.exclusive { "exclusive" } else { "inclusive" },
             o.init.map(|v| format!(" init={v}")).unwrap_or_default(),
+            self.kernel,
             if o.deterministic && T::TYPE.is_float() { " (deterministic)" } else { "" }
         )
     }

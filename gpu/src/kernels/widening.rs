@@ -6,27 +6,32 @@
 //! [`single_pass`](crate::kernels::single_pass::single_pass) scans it: a lane's vector is `V`
 //! wide elements, read as one access of `V` narrow ones (a warp reads contiguous bytes), so the
 //! deterministic kernels give bit for bit what the wide deterministic scan gives on the widened
-//! input.
+//! input. The pipelined kernels ([`WidenScan`]) stage the narrow tiles in shared memory through
+//! [`pipeline`]'s warp roles, in the wide type's pipelined shape.
 
-use crate::arch::{f16_to_f32, lane, load_narrow, warp_idx, WARP};
+use crate::arch::{f16_to_f32, lane, load_narrow, store_vec16, warp_idx, WARP};
+use crate::kernels::pipelined::{pipeline, striped, TileWork};
 use crate::kernels::single_pass::{block_prefix, Publish, TileSmem};
 use crate::kernels::{claim_tile, prefetch_tile_l2, Mode, Place, SHAPES};
 use crate::lookback::StatusValue;
-use crate::op::{combine_after, combine_opt, ScanOp};
-use crate::smem::Carver;
+use crate::op::{combine_after, combine_opt, Add, ScanOp};
+use crate::smem::{Carver, Smem};
 use crate::tile::store_striped;
 use crate::warp;
 use core::mem::size_of;
-use scan_abi::shape::{vector_elems, Tile, VECTOR_BYTES};
+use scan_abi::shape::{vector_elems, Pipeline, Tile, VECTOR_BYTES};
 
 /// A narrow element that converts exactly into `T`.
 pub trait Widen<T>: Copy {
+    /// What fills a partial tile's stage: zero.
+    const ZERO: Self;
     fn widen(self) -> T;
 }
 
 macro_rules! widen_as {
     ($($from:ty => [$($to:ty),*]),*) => { $($(
         impl Widen<$to> for $from {
+            const ZERO: $from = 0;
             #[inline(always)]
             fn widen(self) -> $to {
                 self as $to
@@ -48,6 +53,7 @@ pub struct F16(pub u16);
 pub struct Bf16(pub u16);
 
 impl Widen<f32> for F16 {
+    const ZERO: F16 = F16(0);
     #[inline(always)]
     fn widen(self) -> f32 {
         f16_to_f32(self.0)
@@ -55,6 +61,7 @@ impl Widen<f32> for F16 {
 }
 
 impl Widen<f32> for Bf16 {
+    const ZERO: Bf16 = Bf16(0);
     #[inline(always)]
     fn widen(self) -> f32 {
         f32::from_bits((self.0 as u32) << 16)
@@ -155,6 +162,158 @@ pub unsafe fn single_pass_widening<
     store_striped::<T, V, VECS>(out.wrapping_add(offset), valid, vals, writes);
 }
 
+/// The pipelined kernels' work on a tile of narrow `I` staged in shared memory: each lane's
+/// vector is `V` of them (one wide 16-byte vector once converted), reduced or scanned in the wide
+/// `T` and stored straight from registers, 16 bytes a lane (shared memory holds the narrow tile,
+/// so nothing goes out by bulk copy).
+#[derive(Clone, Copy)]
+pub struct WidenScan<I, T, const V: usize> {
+    out: *mut T,
+    init: T,
+    mode: Mode,
+    aligned: bool,
+    narrow: core::marker::PhantomData<I>,
+}
+
+impl<I: Widen<T>, T: StatusValue, const V: usize> TileWork for WidenScan<I, T, V>
+where
+    Add: ScanOp<T>,
+{
+    type T = I;
+    type A = T;
+    type O = Add;
+    const V: usize = V;
+
+    #[inline(always)]
+    fn start(self) -> Option<T> {
+        if self.mode.has_init {
+            Some(self.init)
+        } else {
+            None
+        }
+    }
+    #[inline(always)]
+    fn fill(self) -> I {
+        I::ZERO
+    }
+    #[inline(always)]
+    unsafe fn reduce(self, part: Smem<I>, rows: core::ops::Range<usize>, _first: u64) -> T {
+        let l = lane();
+        let mut acc = <Add as ScanOp<T>>::identity();
+        for j in rows {
+            let v = load_narrow::<I, V>(part.at(striped(j, l, V)));
+            for x in v.iter() {
+                acc = <Add as ScanOp<T>>::combine(acc, x.widen());
+            }
+        }
+        warp::reduce::<T, Add>(acc)
+    }
+    #[inline(always)]
+    unsafe fn finish(self, share: Smem<I>, rows: usize, running: Option<T>, first: u64, valid: u32) -> bool {
+        if self.aligned && valid == WARP * (V * rows) as u32 {
+            self.scan_rows::<true>(share, rows, running, first, valid);
+        } else {
+            self.scan_rows::<false>(share, rows, running, first, valid);
+        }
+        false
+    }
+}
+
+impl<I: Widen<T>, T: StatusValue, const V: usize> WidenScan<I, T, V>
+where
+    Add: ScanOp<T>,
+{
+    /// Each row of the share scanned from what comes before it and stored, by 16-byte vectors
+    /// where `FULL` (every element valid, the output aligned), else element by element.
+    #[inline(always)]
+    unsafe fn scan_rows<const FULL: bool>(
+        self,
+        share: Smem<I>,
+        rows: usize,
+        mut running: Option<T>,
+        first: u64,
+        valid: u32,
+    ) {
+        let l = lane();
+        let dst = self.out.wrapping_add(first as usize);
+        for j in 0..rows {
+            let at = striped(j, l, V);
+            let mut v = load_narrow::<I, V>(share.at(at)).map(I::widen);
+            for k in 1..V {
+                v[k] = <Add as ScanOp<T>>::combine(v[k - 1], v[k]);
+            }
+            let (before, through) = warp::scan::<T, Add>(v[V - 1]);
+            let prefix = combine_opt::<T, Add>(running, before);
+            if self.mode.exclusive {
+                for k in (1..V).rev() {
+                    v[k] = combine_after::<T, Add>(prefix, v[k - 1]);
+                }
+                v[0] = prefix.unwrap_or(<Add as ScanOp<T>>::identity());
+            } else {
+                for x in v.iter_mut() {
+                    *x = combine_after::<T, Add>(prefix, *x);
+                }
+            }
+            running = Some(combine_after::<T, Add>(running, warp::broadcast(through, WARP - 1)));
+            if FULL {
+                store_vec16::<T, V>(dst.add(at as usize), v);
+            } else {
+                for (k, &x) in v.iter().enumerate() {
+                    if at + (k as u32) < valid {
+                        *dst.add(at as usize + k) = x;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `widen_pipe_<source>_<type>_add`: the pipelined widening sum in the wide type's pipelined
+/// shape (`Shapes::scan_pipeline_of`), with the pipelined scan kernels' arguments.
+macro_rules! widening_pipelined_kernel {
+    ($name:ident, $from:ty, $t:ty) => {
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn $name(
+            inp: *const $from,
+            out: *mut $t,
+            n: u64,
+            init: $t,
+            flags: u32,
+            temp: *mut u8,
+            counter_base: u32,
+            epoch: u32,
+            backoff_ns: u32,
+            stages: u32,
+        ) {
+            const P: Pipeline = SHAPES.scan_pipeline_of(<$t as crate::op::Element>::TYPE, scan_abi::Op::Add);
+            const V: usize = vector_elems(size_of::<$t>()) as usize;
+            const D: usize = SHAPES.lookback_depth;
+            let aligned = (inp as usize | out as usize) % VECTOR_BYTES == 0;
+            let init = crate::kernels::initial(flags, temp, init);
+            let work = WidenScan::<$from, $t, V> {
+                out,
+                init,
+                mode: Mode::from_flags(flags),
+                aligned,
+                narrow: core::marker::PhantomData,
+            };
+            pipeline::<WidenScan<$from, $t, V>, { P.warps }, { P.split }, { P.items as usize / V }, D, false>(
+                work,
+                inp,
+                n,
+                n,
+                aligned,
+                temp,
+                counter_base,
+                epoch,
+                backoff_ns,
+                stages,
+            )
+        }
+    };
+}
+
 /// `widen_<source>_<type>_add` and, with `det`, `widen_det_<source>_<type>_add`: the wide
 /// type's single-pass tile, its look-back free or in fixed order.
 macro_rules! widening_kernel {
@@ -195,6 +354,7 @@ macro_rules! widening_kernel {
 macro_rules! widening_kernels {
     ($($src:ident: $from:ty => [$($t:ident),*];)*) => { paste::paste! { $($(
         widening_kernel!([<widen_ $src _ $t _add>], $from, $t, false);
+        widening_pipelined_kernel!([<widen_pipe_ $src _ $t _add>], $from, $t);
     )*)* } };
 }
 widening_kernels! {

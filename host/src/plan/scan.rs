@@ -385,18 +385,25 @@ pub fn recurrence(t: &Tuning, ty: ElemType, n: u64, kernel: ScanKernel, aligned:
     tiles_launch(t, Kernel::typed(family, ty), n, map, flags, backoff)
 }
 
-/// The sum of `n` elements of `src` into the wider `ty` (inclusive or exclusive, after an
-/// initial value or not), its look-back in fixed order when `deterministic` and the sum is a
-/// float's.
-pub fn widening(
-    t: &Tuning,
-    src: Source,
-    ty: ElemType,
-    n: u64,
-    exclusive: bool,
-    has_init: bool,
-    deterministic: bool,
-) -> Result<ScanPlan> {
+/// A widening sum as the planner sees it: `n` elements of `src` into the wider `ty`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WideningRequest {
+    pub src: Source,
+    pub ty: ElemType,
+    pub n: u64,
+    pub exclusive: bool,
+    pub has_init: bool,
+    /// The look-back in fixed order, for float sums (integer sums are exact in any order).
+    pub deterministic: bool,
+    pub kernel: ScanKernel,
+    /// Input and output start on 16-byte boundaries.
+    pub aligned: bool,
+}
+
+/// Plans a widening sum: the pipelined kernel where the wide scan would take it (by the output's
+/// bytes), else one tile per block; the fixed-order look-back for deterministic float sums.
+pub fn widening(t: &Tuning, req: &WideningRequest) -> Result<ScanPlan> {
+    let (src, ty) = (req.src, req.ty);
     if !src.widens_to(ty) {
         let to: Vec<&str> = ElemType::ALL.into_iter().filter(|&o| src.widens_to(o)).map(|o| o.name()).collect();
         return Err(Error::invalid(format!(
@@ -407,13 +414,34 @@ pub fn widening(
             to.join(", ")
         )));
     }
-    if n == 0 {
+    let fixed = req.deterministic && src.is_float();
+    let pipelined = match req.kernel {
+        ScanKernel::Pipelined if fixed => return Err(Error::invalid(
+            "the pipelined scan kernel has no fixed-order look-back (deterministic float sums run on the tiles kernel)",
+        )),
+        ScanKernel::Pipelined if !req.aligned => {
+            return Err(Error::invalid("the pipelined scan kernel needs input and output on 16-byte boundaries"))
+        }
+        ScanKernel::Staged => {
+            return Err(Error::invalid("a widening scan has no staged kernel; use tiles or pipelined"))
+        }
+        ScanKernel::Pipelined => true,
+        ScanKernel::Auto => !fixed && req.aligned && pipelined_by_default(t, ty, Op::Add, req.n),
+        ScanKernel::Tiles => false,
+    };
+    if req.n == 0 {
         return Ok(ScanPlan::Empty);
     }
-    let family = if deterministic && src.is_float() { Family::WideningDet(src) } else { Family::Widening(src) };
-    let kernel = Kernel::new(family, ty, Op::Add);
-    let flags = scan_flags(exclusive, has_init);
-    tiles_launch(t, kernel, n, ty.size(), flags, t.choices.lookback_backoff_ns).map(ScanPlan::SinglePass)
+    let flags = scan_flags(req.exclusive, req.has_init);
+    let backoff = t.choices.lookback_backoff_ns;
+    if pipelined {
+        let p = t.shapes.scan_pipeline_of(ty, Op::Add);
+        let kernel = Kernel::new(Family::WideningPipelined(src), ty, Op::Add);
+        let tiles = req.n.div_ceil(p.tile() as u64);
+        return persistent_launch(t, kernel, p, tiles, src.size(), ty.size(), flags, backoff).map(ScanPlan::SinglePass);
+    }
+    let family = if fixed { Family::WideningDet(src) } else { Family::Widening(src) };
+    tiles_launch(t, Kernel::new(family, ty, Op::Add), req.n, ty.size(), flags, backoff).map(ScanPlan::SinglePass)
 }
 
 /// The `u32` add scan of the diagnostic timeline kernel (one tile per block, in registers).
@@ -485,6 +513,36 @@ mod tests {
         assert_eq!(family(&plan(SM90, &det).unwrap()), Family::SinglePassDet);
         let det_max = ScanRequest { deterministic: true, ..request(ElemType::F32, Op::Max, 1 << 28) };
         assert_eq!(family(&plan(SM90, &det_max).unwrap()), Family::SinglePassPipelined, "max is exact in any order");
+    }
+
+    #[test]
+    fn widening_sums_pipeline_by_the_output_bytes_and_fix_the_order_of_half_floats() {
+        let r = |src, ty, n| WideningRequest {
+            src,
+            ty,
+            n,
+            exclusive: false,
+            has_init: false,
+            deterministic: false,
+            kernel: ScanKernel::Auto,
+            aligned: true,
+        };
+        let at = |req: WideningRequest| family(&widening(SM90, &req).unwrap());
+        let bytes = r(Source::U8, ElemType::U32, 64 * MIB / 4);
+        assert_eq!(at(bytes), Family::WideningPipelined(Source::U8), "64 MiB written: pipelined");
+        assert_eq!(at(WideningRequest { n: bytes.n - 1, ..bytes }), Family::Widening(Source::U8));
+        assert_eq!(at(WideningRequest { aligned: false, ..bytes }), Family::Widening(Source::U8));
+        let halves = WideningRequest { deterministic: true, ..r(Source::F16, ElemType::F32, 1 << 28) };
+        assert_eq!(at(halves), Family::WideningDet(Source::F16));
+        let ints = WideningRequest { deterministic: true, ..bytes };
+        assert_eq!(at(ints), Family::WideningPipelined(Source::U8), "integer sums are exact in any order");
+        assert_eq!(widening(SM90, &WideningRequest { n: 0, ..bytes }).unwrap(), ScanPlan::Empty);
+        let e = |req: WideningRequest| widening(SM90, &req).unwrap_err().to_string();
+        assert!(e(r(Source::U32, ElemType::U32, 9)).contains("u32 widens into u64, i64"));
+        assert!(e(WideningRequest { kernel: ScanKernel::Pipelined, ..halves }).contains("fixed-order"));
+        assert!(e(WideningRequest { kernel: ScanKernel::Staged, ..bytes }).contains("no staged kernel"));
+        let unaligned = WideningRequest { kernel: ScanKernel::Pipelined, aligned: false, ..bytes };
+        assert!(e(unaligned).contains("16-byte boundaries"));
     }
 
     #[test]
