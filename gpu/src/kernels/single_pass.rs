@@ -234,6 +234,15 @@ impl<T: Copy> TileSmem<T> {
     }
 }
 
+/// Where warp `w`'s part of tile `tile` starts, and how many of its elements exist, for tiles of
+/// `tile_elems` over `n` elements and parts of `segment`.
+#[inline(always)]
+pub(crate) fn warp_part(tile: u32, n: u64, tile_elems: u64, w: u32, segment: u32) -> (usize, u32) {
+    let base = tile as u64 * tile_elems;
+    let valid = ((n - base).min(tile_elems) as u32).saturating_sub(w * segment);
+    ((base + (w * segment) as u64) as usize, valid)
+}
+
 /// The single-pass scan of 1- and 2-byte elements, kept packed four or two to a register through
 /// the look-back: before it each vector is only reduced in the thread; after it, it is scanned
 /// from its prefix and packed again. A tile then takes as many registers as a 4-byte tile of the
@@ -272,11 +281,7 @@ pub unsafe fn single_pass_packed<
     let vectors = (inp as usize | out as usize) % VECTOR_BYTES == 0;
     let segment = WARP * (V * VECS) as u32;
     let tile_elems = TH as u64 * (V * VECS) as u64;
-    let part = |tile: u32| {
-        let base = tile as u64 * tile_elems;
-        let valid = ((n - base).min(tile_elems) as u32).saturating_sub(w * segment);
-        ((base + (w * segment) as u64) as usize, valid)
-    };
+    let part = |tile: u32| warp_part(tile, n, tile_elems, w, segment);
     // Full parts come in as 16-byte vectors of words; the last, partial one element by element,
     // packed as it arrives (identity past the end).
     let load = |tile| {
@@ -382,11 +387,7 @@ pub unsafe fn single_pass_staged<
     let vectors = (inp as usize | out as usize) % VECTOR_BYTES == 0;
     let segment = WARP * (V * VECS) as u32;
     let tile_elems = TH as u64 * (V * VECS) as u64;
-    let part = |tile: u32| {
-        let base = tile as u64 * tile_elems;
-        let valid = ((n - base).min(tile_elems) as u32).saturating_sub(w * segment);
-        ((base + (w * segment) as u64) as usize, valid)
-    };
+    let part = |tile: u32| warp_part(tile, n, tile_elems, w, segment);
     let mine = staged.offset(w * segment);
     prefetch_tile_l2(inp, |tile| Place::flat(tile, n, tile_elems), SHAPES.prefetch_tiles, vectors);
     // Element `k` of this lane's vector `j` within the warp's part.

@@ -11,7 +11,7 @@
 
 use crate::arch::{f16_to_f32, lane, load_narrow, store_vec16, warp_idx, WARP};
 use crate::kernels::pipelined::{pipeline, striped, TileWork};
-use crate::kernels::single_pass::{block_prefix, Publish, TileSmem};
+use crate::kernels::single_pass::{block_prefix, warp_part, Publish, TileSmem};
 use crate::kernels::{claim_tile, prefetch_tile_l2, Mode, Place, SHAPES};
 use crate::lookback::StatusValue;
 use crate::op::{combine_after, combine_opt, Add, ScanOp};
@@ -104,11 +104,7 @@ pub unsafe fn single_pass_widening<
     let writes = out as usize % VECTOR_BYTES == 0;
     let segment = WARP * (V * VECS) as u32;
     let tile_elems = TH as u64 * (V * VECS) as u64;
-    let part = |tile: u32| {
-        let base = tile as u64 * tile_elems;
-        let valid = ((n - base).min(tile_elems) as u32).saturating_sub(w * segment);
-        ((base + (w * segment) as u64) as usize, valid)
-    };
+    let part = |tile: u32| warp_part(tile, n, tile_elems, w, segment);
     let aligned = inp as usize % VECTOR_BYTES == 0;
     prefetch_tile_l2(inp, |tile| Place::flat(tile, n, tile_elems), SHAPES.prefetch_tiles, aligned);
     // Element `k` of this lane's vector `j` within the warp's part.
@@ -268,56 +264,63 @@ where
     }
 }
 
-/// `widen_pipe_<source>_<type>_add`: the pipelined widening sum in the wide type's pipelined
-/// shape (`Shapes::scan_pipeline_of`), with the pipelined scan kernels' arguments.
-macro_rules! widening_pipelined_kernel {
-    ($name:ident, $from:ty, $t:ty) => {
-        #[no_mangle]
-        #[allow(clippy::too_many_arguments)]
-        pub unsafe extern "ptx-kernel" fn $name(
-            inp: *const $from,
-            out: *mut $t,
-            n: u64,
-            init: $t,
-            flags: u32,
-            temp: *mut u8,
-            counter_base: u32,
-            epoch: u32,
-            backoff_ns: u32,
-            stages: u32,
-        ) {
-            const P: Pipeline = SHAPES.scan_pipeline_of(<$t as crate::op::Element>::TYPE, scan_abi::Op::Add);
-            const V: usize = vector_elems(size_of::<$t>()) as usize;
-            const D: usize = SHAPES.lookback_depth;
-            let aligned = (inp as usize | out as usize) % VECTOR_BYTES == 0;
-            let init = crate::kernels::initial(flags, temp, init);
-            let work = WidenScan::<$from, $t, V> {
-                out,
-                init,
-                mode: Mode::from_flags(flags),
-                aligned,
-                narrow: core::marker::PhantomData,
-            };
-            pipeline::<WidenScan<$from, $t, V>, { P.warps }, { P.split }, { P.items as usize / V }, D, false>(
-                work,
-                inp,
-                n,
-                n,
-                aligned,
-                temp,
-                counter_base,
-                epoch,
-                backoff_ns,
-                stages,
-            )
-        }
-    };
+/// The pipelined widening sum of `n` elements of `I` at `inp` into `T` at `out`, in the shape `R`
+/// reducing warps, `R * S` scanning warps and `VECS` vectors of `V` per reducing thread (the wide
+/// type's pipelined shape); arguments as the pipelined scan kernels take them.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn pipelined_widening<
+    I: Widen<T>,
+    T: StatusValue,
+    const V: usize,
+    const R: u32,
+    const S: u32,
+    const VECS: usize,
+    const D: usize,
+>(
+    inp: *const I,
+    out: *mut T,
+    n: u64,
+    init: T,
+    flags: u32,
+    temp: *mut u8,
+    counter_base: u32,
+    epoch: u32,
+    backoff_ns: u32,
+    stages: u32,
+) where
+    Add: ScanOp<T>,
+{
+    let aligned = (inp as usize | out as usize) % VECTOR_BYTES == 0;
+    let work = WidenScan::<I, T, V> { out, init, mode: Mode::from_flags(flags), aligned, narrow: core::marker::PhantomData };
+    pipeline::<WidenScan<I, T, V>, R, S, VECS, D, false>(
+        work,
+        inp,
+        n,
+        n,
+        aligned,
+        temp,
+        counter_base,
+        epoch,
+        backoff_ns,
+        stages,
+    )
 }
 
-/// `widen_<source>_<type>_add` and, with `det`, `widen_det_<source>_<type>_add`: the wide
-/// type's single-pass tile, its look-back free or in fixed order.
+/// One widening kernel `$name` from `$from` into `$t`: `tiles` (`widen_<source>_<type>_add`, and
+/// with a fixed-order look-back `widen_det_...`), the wide type's single-pass tile; or
+/// `pipelined` (`widen_pipe_...`), the wide type's pipelined shape (`Shapes::scan_pipeline_of`),
+/// which also takes the number of stages.
 macro_rules! widening_kernel {
-    ($name:ident, $from:ty, $t:ty, $fixed:expr) => {
+    ($name:ident, $from:ty, $t:ty, tiles $fixed:expr) => {
+        widening_kernel!(@emit $name, $from, $t, [],
+            single_pass_widening::<$from, $t, Add, { TILE.threads }, V, { TILE.items as usize / V }, D, K, $fixed>);
+    };
+    ($name:ident, $from:ty, $t:ty, pipelined) => {
+        widening_kernel!(@emit $name, $from, $t, [stages],
+            pipelined_widening::<$from, $t, V, { P.warps }, { P.split }, { P.items as usize / V }, D>);
+    };
+    (@emit $name:ident, $from:ty, $t:ty, [$($stages:ident)?], $($driver:tt)*) => {
         #[no_mangle]
         #[allow(clippy::too_many_arguments)]
         pub unsafe extern "ptx-kernel" fn $name(
@@ -330,31 +333,27 @@ macro_rules! widening_kernel {
             counter_base: u32,
             epoch: u32,
             backoff_ns: u32,
+            $($stages: u32,)?
         ) {
             const SIZE: usize = size_of::<$t>();
-            const SHAPE: Tile = SHAPES.single_pass.at(SIZE);
+            #[allow(dead_code)]
+            const TILE: Tile = SHAPES.single_pass.at(SIZE);
+            #[allow(dead_code)]
+            const P: Pipeline = SHAPES.scan_pipeline_of(<$t as crate::op::Element>::TYPE, scan_abi::Op::Add);
             const V: usize = vector_elems(SIZE) as usize;
             const D: usize = SHAPES.lookback_depth;
+            #[allow(dead_code)]
             const K: usize = SHAPES.lookback_windows;
-            single_pass_widening::<$from, $t, crate::op::Add, { SHAPE.threads }, V, { SHAPE.items as usize / V }, D, K, $fixed>(
-                inp,
-                out,
-                n,
-                crate::kernels::initial(flags, temp, init),
-                flags,
-                temp,
-                counter_base,
-                epoch,
-                backoff_ns,
-            )
+            let init = crate::kernels::initial(flags, temp, init);
+            $($driver)*(inp, out, n, init, flags, temp, counter_base, epoch, backoff_ns $(, $stages)?)
         }
     };
 }
 
 macro_rules! widening_kernels {
     ($($src:ident: $from:ty => [$($t:ident),*];)*) => { paste::paste! { $($(
-        widening_kernel!([<widen_ $src _ $t _add>], $from, $t, false);
-        widening_pipelined_kernel!([<widen_pipe_ $src _ $t _add>], $from, $t);
+        widening_kernel!([<widen_ $src _ $t _add>], $from, $t, tiles false);
+        widening_kernel!([<widen_pipe_ $src _ $t _add>], $from, $t, pipelined);
     )*)* } };
 }
 widening_kernels! {
@@ -368,5 +367,5 @@ widening_kernels! {
     bf16: Bf16 => [f32];
 }
 
-widening_kernel!(widen_det_f16_f32_add, F16, f32, true);
-widening_kernel!(widen_det_bf16_f32_add, Bf16, f32, true);
+widening_kernel!(widen_det_f16_f32_add, F16, f32, tiles true);
+widening_kernel!(widen_det_bf16_f32_add, Bf16, f32, tiles true);
