@@ -135,7 +135,7 @@ impl Gpu {
 }
 
 /// The planner's request for a widening sum of `n` elements with `opts`.
-pub fn request<N: WidensTo<T>, T: Element>(n: u64, opts: &WideningOptions<T>, aligned: bool) -> WideningRequest {
+pub(crate) fn request<N: WidensTo<T>, T: Element>(n: u64, opts: &WideningOptions<T>, aligned: bool) -> WideningRequest {
     WideningRequest {
         src: N::SOURCE,
         ty: T::TYPE,
