@@ -29,7 +29,7 @@ use crate::arch::{
 };
 use crate::kernels::segmented::{finish_part, fixed_heads, scan_part};
 use crate::kernels::single_pass::single_pass_placed;
-use crate::kernels::{claim_tile, next_tile, prefetch_tile_l2, Mode, Place, SHAPES};
+use crate::kernels::{claim_tile, finish, next_tile, prefetch_tile_l2, Mode, Place, SHAPES};
 use crate::lookback::{StatusValue, TileStatus};
 use crate::op::{combine_after, combine_opt, Add, Max, Min, Mul, ScanOp, Seg, SegOp};
 use crate::smem::{Carver, Smem};
@@ -37,21 +37,6 @@ use crate::tile::{load_striped, store_striped};
 use crate::warp;
 use scan_abi::shape::{vector_elems, Tile, VECTOR_BYTES};
 use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
-
-/// Each thread's `IT` items, scanned in place (inclusive or exclusive) after `prefix`.
-#[inline(always)]
-fn finish<T: Copy, O: ScanOp<T>, const IT: usize>(vals: &mut [T; IT], prefix: Option<T>, exclusive: bool) {
-    if exclusive {
-        for k in (1..IT).rev() {
-            vals[k] = combine_after::<T, O>(prefix, vals[k - 1]);
-        }
-        vals[0] = prefix.unwrap_or(O::identity());
-    } else {
-        for x in vals.iter_mut() {
-            *x = combine_after::<T, O>(prefix, *x);
-        }
-    }
-}
 
 /// The scan down every column of `inp` into `out`, in tiles of `groups * IT` rows by `strip`
 /// columns (`groups = min(TH / strip, SHAPES.column_groups)`). `temp` holds the tile

@@ -12,7 +12,7 @@
 use crate::arch::{f16_to_f32, lane, load_narrow, store_vec16, warp_idx, WARP};
 use crate::kernels::pipelined::{pipeline, striped, TileWork};
 use crate::kernels::single_pass::{block_prefix, warp_part, Publish, TileSmem};
-use crate::kernels::{claim_tile, prefetch_tile_l2, Mode, Place, SHAPES};
+use crate::kernels::{claim_tile, finish, prefetch_tile_l2, scan_vectors, Mode, Place, SHAPES};
 use crate::lookback::StatusValue;
 use crate::op::{combine_after, combine_opt, Add, ScanOp};
 use crate::smem::{Carver, Smem};
@@ -129,30 +129,10 @@ pub unsafe fn single_pass_widening<
         vals
     });
 
-    let mut lane_prefix = [None; VECS];
-    let mut warp_running: Option<T> = None;
-    for (j, v) in vals.iter_mut().enumerate() {
-        for k in 1..V {
-            v[k] = O::combine(v[k - 1], v[k]);
-        }
-        let (before, through) = warp::scan::<T, O>(v[V - 1]);
-        lane_prefix[j] = combine_opt::<T, O>(warp_running, before);
-        warp_running = Some(combine_after::<T, O>(warp_running, warp::broadcast(through, WARP - 1)));
-    }
+    let (lane_prefix, warp_running) = scan_vectors::<T, O, V, VECS>(&mut vals);
     let warp_prefix = block_prefix::<T, O, TH, D, K, FIXED>((w, l), warp_running, tile, mode, init, publish, sh);
-
     for (j, v) in vals.iter_mut().enumerate() {
-        let prefix = combine_opt::<T, O>(warp_prefix, lane_prefix[j]);
-        if mode.exclusive {
-            for k in (1..V).rev() {
-                v[k] = combine_after::<T, O>(prefix, v[k - 1]);
-            }
-            v[0] = prefix.unwrap_or(O::identity());
-        } else {
-            for x in v.iter_mut() {
-                *x = combine_after::<T, O>(prefix, *x);
-            }
-        }
+        finish::<T, O, V>(v, combine_opt::<T, O>(warp_prefix, lane_prefix[j]), mode.exclusive);
     }
     let (offset, valid) = part(tile);
     store_striped::<T, V, VECS>(out.wrapping_add(offset), valid, vals, writes);
@@ -239,17 +219,7 @@ where
                 v[k] = <Add as ScanOp<T>>::combine(v[k - 1], v[k]);
             }
             let (before, through) = warp::scan::<T, Add>(v[V - 1]);
-            let prefix = combine_opt::<T, Add>(running, before);
-            if self.mode.exclusive {
-                for k in (1..V).rev() {
-                    v[k] = combine_after::<T, Add>(prefix, v[k - 1]);
-                }
-                v[0] = prefix.unwrap_or(<Add as ScanOp<T>>::identity());
-            } else {
-                for x in v.iter_mut() {
-                    *x = combine_after::<T, Add>(prefix, *x);
-                }
-            }
+            finish::<T, Add, V>(&mut v, combine_opt::<T, Add>(running, before), self.mode.exclusive);
             running = Some(combine_after::<T, Add>(running, warp::broadcast(through, WARP - 1)));
             if FULL {
                 store_vec16::<T, V>(dst.add(at as usize), v);
