@@ -108,7 +108,7 @@ pub struct ScanArgs {
 }
 
 /// Where the scanned values come from.
-enum Source {
+pub(crate) enum Source {
     Generated,
     List(String),
     File(PathBuf),
@@ -117,7 +117,7 @@ enum Source {
 impl Source {
     /// `--input` names a file when something exists there, it names a folder, or it ends in
     /// .npy/.bin/.raw; otherwise it is a list of values.
-    fn of(input: &Option<String>) -> Source {
+    pub(crate) fn of(input: &Option<String>) -> Source {
         match input {
             None => Source::Generated,
             Some(s) => {
@@ -195,7 +195,7 @@ fn widen(args: &ScanArgs, output_type: ElemType, global: &Global) -> Result<bool
         init: args.init.as_deref(),
         deterministic: s.deterministic,
         kernel: s.kernel.0,
-        input: args.input.as_deref(),
+        values: Source::of(&args.input),
         output: args.output.as_deref(),
         force: args.force,
         seed: args.runs.seed,

@@ -2,6 +2,7 @@
 //! int8, uint8, int16, uint16, int32, uint32, float16, bfloat16 or bool) into a wider type,
 //! checked against the CPU and timed like every scan.
 
+use super::scan::Source as Values;
 use crate::experiment::{self, Check, Experiment, Needs};
 use crate::io::{self, bad, Format};
 use crate::memory::{self, bytes_of, total};
@@ -13,7 +14,7 @@ use gpu_scan::{input, Algorithm, ElemType, Error, Gpu, Op, Result, Source, TempS
 use half::{bf16, f16};
 use std::fmt::Display;
 use std::io::{BufReader, Read};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::str::FromStr;
 use std::sync::OnceLock;
 
@@ -120,27 +121,16 @@ pub struct WideningRun<'a> {
     pub init: Option<&'a str>,
     pub deterministic: bool,
     pub kernel: gpu_scan::ScanKernel,
-    /// A file, or comma-separated values.
-    pub input: Option<&'a str>,
+    /// Generated, a file, or comma-separated values.
+    pub values: Values,
     pub output: Option<&'a Path>,
     pub force: bool,
     pub seed: u64,
     pub iters: u32,
 }
 
-/// Where the values come from.
-enum Values {
-    Generated,
-    List(String),
-    File(PathBuf),
-}
-
 pub fn run(w: &WideningRun, global: &crate::args::Global) -> Result<bool> {
-    let values = match w.input {
-        None => Values::Generated,
-        Some(s) if looks_like_file(s) => Values::File(PathBuf::from(s)),
-        Some(s) => Values::List(s.to_string()),
-    };
+    let values = &w.values;
     let requested =
         w.ty.map(|t| {
             t.narrow().ok_or_else(|| {
@@ -148,7 +138,7 @@ pub fn run(w: &WideningRun, global: &crate::args::Global) -> Result<bool> {
             })
         })
         .transpose()?;
-    let (ty, given) = match &values {
+    let (ty, given) = match values {
         Values::File(path) => {
             let (ty, n) = file_type_and_len(path, requested)?;
             (ty, Some(n))
@@ -189,13 +179,6 @@ pub fn run(w: &WideningRun, global: &crate::args::Global) -> Result<bool> {
 
 fn names() -> String {
     NarrowType::ALL.map(NarrowType::name).join(" ")
-}
-
-/// As `scan --input` tells a file from a list of values.
-fn looks_like_file(s: &str) -> bool {
-    let p = Path::new(s);
-    let file_like = matches!(p.extension().and_then(|e| e.to_str()), Some("npy" | "bin" | "raw"));
-    p.exists() || file_like || s.contains(std::path::MAIN_SEPARATOR)
 }
 
 /// A narrow element as the command line reads, makes and prints it.
@@ -335,7 +318,7 @@ fn read_file_untimed<N: NarrowValue>(path: &Path, ty: NarrowType, n: usize) -> R
 fn typed<N: NarrowValue + WidensTo<T>, T: crate::io::FileElement>(
     w: &WideningRun,
     ty: NarrowType,
-    values: Values,
+    values: &Values,
     given: Option<u64>,
     global: &crate::args::Global,
 ) -> Result<bool> {
@@ -345,7 +328,7 @@ fn typed<N: NarrowValue + WidensTo<T>, T: crate::io::FileElement>(
             v.parse::<T>().map_err(|_| Error::invalid(format!("--init `{v}` is not a valid {} value", T::TYPE.name())))
         })
         .transpose()?;
-    let list: Option<Vec<N>> = match &values {
+    let list: Option<Vec<N>> = match values {
         Values::List(s) => Some(parse_list::<N>(s, ty)?),
         _ => None,
     };
@@ -386,7 +369,7 @@ fn typed<N: NarrowValue + WidensTo<T>, T: crate::io::FileElement>(
     let needs = Needs { device: total(&[narrow, wide, temp_bytes.0, temp_bytes.1], &what)?, host, what };
     let seed = w.seed;
     let make = || -> Result<Widening<N, T>> {
-        let data = match (&values, list) {
+        let data = match (values, list) {
             (_, Some(v)) => v,
             (Values::File(path), _) => read_file::<N>(path, ty, len)?,
             _ => memory::from_fn(len, "the generated input", |i| N::from_random(input::bits(seed, i as u64)))?,
