@@ -25,6 +25,7 @@ pub fn block_threads(shapes: &Shapes, kernel: Kernel) -> Option<u32> {
         Trace(_) => return None,
         Compact => s.compact.at(size).threads,
         CompactPipelined => s.compact_pipeline.at(size).threads(),
+        SegmentedPipelined(_) => s.segmented_pipeline.at(size).threads(),
         PartitionCount | PartitionScatter => s.partition.threads,
         SortCounts => s.sort_counts.at(size).threads,
         SortPass | SortPassValues => s.sort.at(size).threads,

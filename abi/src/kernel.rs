@@ -48,7 +48,8 @@ macro_rules! families {
     (
         $($(#[$doc:meta])* $plain:ident,)* ;
         $($(#[$pdoc:meta])* $per_block:ident,)* ;
-        $($(#[$sdoc:meta])* $per_source:ident,)*
+        $($(#[$sdoc:meta])* $per_source:ident,)* ;
+        $($(#[$gdoc:meta])* $per_segments:ident,)*
     ) => {
         /// A family of kernels: one algorithm, stamped out per element type (and operator).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -56,6 +57,7 @@ macro_rules! families {
             $($(#[$doc])* $plain,)*
             $($(#[$pdoc])* $per_block(BlockAlgo),)*
             $($(#[$sdoc])* $per_source(Source),)*
+            $($(#[$gdoc])* $per_segments(Segments),)*
         }
 
         const PLAIN: &[Family] = &[$(Family::$plain),*];
@@ -124,6 +126,50 @@ families! {
     /// The pipelined warp-specialized form (`widen_pipe_<source>_<type>_add`), its narrow tiles
     /// staged in shared memory, in the wide type's pipelined shape.
     WideningPipelined,
+    ;
+    /// The segmented scan by the pipelined kernel's warp roles, the segments staged beside the
+    /// values: `segmented_pipe_<segments>_<type>_<op>`.
+    SegmentedPipelined,
+}
+
+/// What marks the segments of a pipelined segmented scan: head flags, or where a key of 4 or 8
+/// bytes differs from the one before (keys compared by their bits, so signed keys share the
+/// unsigned kernels).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Segments {
+    Flags,
+    Keys32,
+    Keys64,
+}
+
+impl Segments {
+    pub const ALL: [Segments; 3] = [Segments::Flags, Segments::Keys32, Segments::Keys64];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            Segments::Flags => "flags",
+            Segments::Keys32 => "k32",
+            Segments::Keys64 => "k64",
+        }
+    }
+
+    /// Bytes of one entry.
+    pub const fn size(self) -> usize {
+        match self {
+            Segments::Flags => 1,
+            Segments::Keys32 => 4,
+            Segments::Keys64 => 8,
+        }
+    }
+
+    /// The kernels for keys of `ty`: integer keys of 4 or 8 bytes.
+    pub const fn of_keys(ty: ElemType) -> Option<Segments> {
+        match ty {
+            ElemType::U32 | ElemType::I32 => Some(Segments::Keys32),
+            ElemType::U64 | ElemType::I64 => Some(Segments::Keys64),
+            _ => None,
+        }
+    }
 }
 
 use Family::*;
@@ -136,7 +182,9 @@ impl Family {
         let widening = Source::ALL.into_iter().map(Widening);
         let det = Source::ALL.into_iter().filter(|s| s.is_float()).map(WideningDet);
         let pipelined = Source::ALL.into_iter().map(WideningPipelined);
-        PLAIN.iter().copied().chain(blocks).chain(traces).chain(widening).chain(det).chain(pipelined)
+        let segmented = Segments::ALL.into_iter().map(SegmentedPipelined);
+        let plain = PLAIN.iter().copied().chain(blocks).chain(traces);
+        plain.chain(widening).chain(det).chain(pipelined).chain(segmented)
     }
 
     /// The name's first part.
@@ -188,6 +236,7 @@ impl Family {
             SegmentedKeyHeads => !ty.is_float() && op.is_none(),
             Recurrence | RecurrenceStaged | RecurrencePipelined => ty.is_float() && op.is_none(),
             Segmented
+            | SegmentedPipelined(_)
             | BatchedColumns
             | BatchedColumnVectors
             | BatchedColumnsVec
@@ -223,6 +272,7 @@ impl fmt::Display for Prefix {
             Widening(s) => return write!(f, "widen_{}", s.name()),
             WideningDet(s) => return write!(f, "widen_det_{}", s.name()),
             WideningPipelined(s) => return write!(f, "widen_pipe_{}", s.name()),
+            SegmentedPipelined(g) => return write!(f, "segmented_pipe_{}", g.name()),
             Compact => "compact",
             CompactPipelined => "compact_pipe",
             PartitionCount => "partition_count",

@@ -39,6 +39,15 @@ pub const fn pipelined(p: Pipeline, elem_size: usize, aggregate_size: usize) -> 
         + p.stages * window(p.tile(), e)
 }
 
+/// The pipelined segmented scan of shape `p` over values of `elem_size` bytes with segment
+/// entries of `entry_size` bytes: the pipelined windows with (head, value) aggregates, then each
+/// stage's entries after a 16-byte lead.
+pub const fn segmented_pipelined(p: Pipeline, elem_size: usize, entry_size: usize) -> u32 {
+    let lead = VECTOR_BYTES as u32 / entry_size as u32;
+    pipelined(p, elem_size, seg_pair_bytes(elem_size) as usize)
+        + window(p.stages * (p.tile() + lead), entry_size as u32)
+}
+
 /// Compaction: the tile index, per-warp counts (u32), the tile's output offset (u64) and the
 /// tile's kept elements, staged in order.
 pub const fn compact(s: &Shapes, elem_size: usize) -> u32 {

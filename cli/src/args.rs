@@ -7,7 +7,7 @@ use clap::builder::PossibleValue;
 use clap::{Args, ValueEnum};
 use gpu_scan::{
     Algorithm, Axis, BatchedKernel, BlockAlgo, CompactKernel, ElemType, Error, Op, Propagation, ScanKernel,
-    StatusOrdering, Tuning,
+    SegmentedKernel, StatusOrdering, Tuning,
 };
 use scan_abi::Family;
 use std::path::PathBuf;
@@ -167,6 +167,14 @@ value_enum!(
         (CompactKernel::Auto, "as the tuning table says"),
         (CompactKernel::Tiles, "one tile per block"),
         (CompactKernel::Pipelined, "the pipelined kernel's warp roles (4- and 8-byte elements)"),
+    ])
+);
+value_enum!(
+    /// The segmented-scan kernel.
+    SegmentedKernelArg(SegmentedKernel): SegmentedKernel::ALL, SegmentedKernel::name, |k| described(k, &[
+        (SegmentedKernel::Auto, "as the tuning table says"),
+        (SegmentedKernel::Tiles, "one tile per block"),
+        (SegmentedKernel::Pipelined, "the pipelined kernel's warp roles, flags or keys staged beside the values (not --rows-of)"),
     ])
 );
 value_enum!(

@@ -12,7 +12,7 @@ use crate::arch::{
     ballot, lane, load_acquire_u128, load_acquire_u64, load_relaxed_u128, load_relaxed_u64, nanosleep,
     store_relaxed_u128, store_relaxed_u64, store_release_u128, store_release_u64, sync_warp, WARP,
 };
-use crate::op::{Element, ScanOp};
+use crate::op::{Element, ScanOp, Seg};
 use crate::smem::Smem;
 use crate::warp;
 use core::mem::size_of;
@@ -91,6 +91,21 @@ macro_rules! element_status {
     )*};
 }
 element_status!(u8, u16, u32, i32, u64, i64, f32, f64);
+
+/// A segmented value's word holds the value alone, read back with no head: a tile whose aggregate
+/// holds a head publishes it as its inclusive prefix at once (`TileWork::closes`), so an
+/// aggregate's word never has one, and what follows a prefix never reads the prefix's head.
+impl<T: StatusValue> StatusValue for Seg<T> {
+    #[inline(always)]
+    unsafe fn publish_to(status: TileStatus, tile: u32, flag: u32, value: Self) {
+        T::publish_to(status, tile, flag, value.v)
+    }
+    #[inline(always)]
+    unsafe fn read_from(status: TileStatus, tile: u32) -> (u32, Self) {
+        let (flag, v) = T::read_from(status, tile);
+        (flag, Seg { head: 0, v })
+    }
+}
 
 /// Publishes a value of `K` 8-byte words as `K` 16-byte words, each one of them with the status.
 #[inline(always)]

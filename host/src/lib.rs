@@ -52,8 +52,8 @@ pub use error::{Error, Result};
 pub use foreign::ForeignSlice;
 pub use options::{
     Algorithm, Axis, BatchedKernel, BatchedOptions, CompactKernel, CompactOptions, CsrOptions, HistogramOptions, Keep,
-    Matrix, PartitionOptions, Propagation, RecurrenceOptions, ReduceOptions, ScanKernel, ScanOptions, SegmentedOptions,
-    SortOptions, StatusOrdering, WideningOptions,
+    Matrix, PartitionOptions, Propagation, RecurrenceOptions, ReduceOptions, ScanKernel, ScanOptions, SegmentedKernel,
+    SegmentedOptions, SortOptions, StatusOrdering, WideningOptions,
 };
 pub use runtime::{device_count, driver_present, ptx, DeviceInfo, Gpu};
 pub use scan_abi::block::BlockAlgo;

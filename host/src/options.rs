@@ -308,6 +308,32 @@ impl BatchedOptions {
     }
 }
 
+/// Which segmented-scan kernel runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum SegmentedKernel {
+    /// As the tuning table says.
+    #[default]
+    Auto,
+    /// One tile per block, the head flags read beside the tile.
+    Tiles,
+    /// The pipelined kernel's warp roles, head flags or keys staged beside the values (segments
+    /// from flags or keys, not of a fixed length).
+    Pipelined,
+}
+
+impl SegmentedKernel {
+    pub const ALL: [SegmentedKernel; 3] = [SegmentedKernel::Auto, SegmentedKernel::Tiles, SegmentedKernel::Pipelined];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            SegmentedKernel::Auto => "auto",
+            SegmentedKernel::Tiles => "tiles",
+            SegmentedKernel::Pipelined => "pipelined",
+        }
+    }
+}
+
 /// A segmented scan: every segment scanned on its own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -316,15 +342,21 @@ pub struct SegmentedOptions {
     pub op: Op,
     /// A segment's first element gets the identity.
     pub exclusive: bool,
+    pub kernel: SegmentedKernel,
 }
 
 impl SegmentedOptions {
     pub fn new(op: Op) -> SegmentedOptions {
-        SegmentedOptions { op, exclusive: false }
+        SegmentedOptions { op, exclusive: false, kernel: SegmentedKernel::Auto }
     }
 
     pub fn exclusive(mut self, exclusive: bool) -> Self {
         self.exclusive = exclusive;
+        self
+    }
+
+    pub fn kernel(mut self, kernel: SegmentedKernel) -> Self {
+        self.kernel = kernel;
         self
     }
 }

@@ -7,7 +7,7 @@ use gpu_scan::reference as cpu;
 use gpu_scan::reference::apps::segmented as segmented_reference;
 use gpu_scan::{
     input, CompactOptions, Element, ForeignSlice, Gpu, Keep, Op, PartitionOptions, ReduceOptions, ScanOptions,
-    SegmentedOptions, SortOptions, TempStorage,
+    SegmentedKernel, SegmentedOptions, SortOptions, TempStorage,
 };
 use std::process::ExitCode;
 use workspace_tests::checks::assert_none_failed;
@@ -245,6 +245,10 @@ fn argsort_is_the_stable_cpu_argsort(gpu: &Gpu) {
     assert_none_failed(&failures);
 }
 
+/// One scan by key of `n` elements (runs of about `run` equal keys) on `kernel`, the keys and
+/// values read from `skip` elements into their buffers (a view off the 16-byte boundary takes
+/// the pipelined kernel's element-by-element loads).
+#[allow(clippy::too_many_arguments)]
 fn scan_by_key_case<K: Element, T: Element>(
     gpu: &Gpu,
     temp: &mut TempStorage,
@@ -252,32 +256,56 @@ fn scan_by_key_case<K: Element, T: Element>(
     run: u64,
     op: Op,
     exclusive: bool,
+    kernel: SegmentedKernel,
+    skip: usize,
 ) -> Option<String> {
     let stream = gpu.stream().clone();
     // Runs of about `run` equal keys; a key may come back after another (a new segment).
-    let keys: Vec<K> = (0..n as u64).map(|i| K::from_bits((i / run + input::bits(run, i / run) % 2) % 3)).collect();
-    let data: Vec<T> = input::generate(op, n as u64, n);
+    let keys: Vec<K> =
+        (0..(n + skip) as u64).map(|i| K::from_bits((i / run + input::bits(run, i / run) % 2) % 3)).collect();
+    let data: Vec<T> = input::generate(op, n as u64, n + skip);
     let d_keys = gpu.upload(&stream, "keys", &keys).unwrap();
     let d_in = gpu.upload(&stream, "in", &data).unwrap();
     let mut d_out = gpu.alloc_zeros::<T>(&stream, "out", n).unwrap();
-    let opts = SegmentedOptions::new(op).exclusive(exclusive);
-    gpu.scan_by_key(&stream, &d_keys, &d_in, &mut d_out, &opts, temp).unwrap();
-    let want = segmented_reference(op, &data, |i| i == 0 || keys[i] != keys[i - 1], exclusive).unwrap();
+    let opts = SegmentedOptions::new(op).exclusive(exclusive).kernel(kernel);
+    let (keys, data) = (&keys[skip..], &data[skip..]);
+    let (v_keys, v_in) = (d_keys.slice(skip..), d_in.slice(skip..));
+    gpu.scan_by_key(&stream, &v_keys, &v_in, &mut d_out, &opts, temp).unwrap();
+    let want = segmented_reference(op, data, |i| i == 0 || keys[i] != keys[i - 1], exclusive).unwrap();
     let got = gpu.download(&stream, &d_out).unwrap();
     (got.iter().map(|x| x.to_bits()).ne(want.iter().map(|x| x.to_bits()))).then(|| {
-        format!("scan_by_key {} keys {} n={n} run={run} {op:?} exclusive={exclusive}", K::TYPE.name(), T::TYPE.name())
+        let (k, t, kernel) = (K::TYPE.name(), T::TYPE.name(), kernel.name());
+        format!("scan_by_key {k} keys {t} n={n} run={run} {op:?} exclusive={exclusive} {kernel} skip={skip}")
     })
 }
 
 fn scan_by_key_matches_the_cpu(gpu: &Gpu) {
     let mut temp = TempStorage::new();
     let mut failures = Vec::new();
-    for n in [0, 1, 31, 33, 4097, 1_000_003] {
-        for run in [1u64, 16, 1024] {
-            for exclusive in [false, true] {
-                failures.extend(scan_by_key_case::<u32, u32>(gpu, &mut temp, n, run, Op::Add, exclusive));
-                failures.extend(scan_by_key_case::<u8, i64>(gpu, &mut temp, n, run, Op::Max, exclusive));
-                failures.extend(scan_by_key_case::<i64, u64>(gpu, &mut temp, n, run, Op::Min, exclusive));
+    let tiles = |size| gpu.tuning().shapes.segmented_pipeline.at(size).tile() as usize;
+    let (t4, t8) = (tiles(4), tiles(8));
+    let sizes = [0, 1, 31, 33, t8 - 1, t8 + 1, t4 - 1, t4, t4 + 1, 3 * t4 + 7, 100_003, 1_000_003];
+    for kernel in [SegmentedKernel::Tiles, SegmentedKernel::Pipelined] {
+        for n in sizes {
+            for run in [1u64, 16, 1024] {
+                for exclusive in [false, true] {
+                    let (t, skip) = (&mut temp, 0);
+                    failures.extend(scan_by_key_case::<u32, u32>(gpu, t, n, run, Op::Add, exclusive, kernel, skip));
+                    failures.extend(scan_by_key_case::<u8, i64>(gpu, t, n, run, Op::Max, exclusive, kernel, skip));
+                    failures.extend(scan_by_key_case::<i64, u64>(gpu, t, n, run, Op::Min, exclusive, kernel, skip));
+                    failures.extend(scan_by_key_case::<u32, f32>(gpu, t, n, run, Op::Add, exclusive, kernel, skip));
+                    failures.extend(scan_by_key_case::<i32, f64>(gpu, t, n, run, Op::Mul, exclusive, kernel, skip));
+                    failures.extend(scan_by_key_case::<u64, i32>(gpu, t, n, run, Op::Max, exclusive, kernel, skip));
+                    failures.extend(scan_by_key_case::<u16, u32>(gpu, t, n, run, Op::Min, exclusive, kernel, skip));
+                }
+            }
+        }
+        // Views off the 16-byte boundary.
+        for skip in [1, 3] {
+            for n in [t4 + 1, 100_003] {
+                let t = &mut temp;
+                failures.extend(scan_by_key_case::<u32, u32>(gpu, t, n, 16, Op::Add, false, kernel, skip));
+                failures.extend(scan_by_key_case::<i64, f64>(gpu, t, n, 5, Op::Max, true, kernel, skip));
             }
         }
     }

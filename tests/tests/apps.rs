@@ -424,14 +424,16 @@ fn scan_data<T: Element>(op: Op, seed: u64, n: usize) -> Vec<T> {
 /// dense), from offsets, and fixed-length rows; every operator (float sums and products of
 /// integer-valued inputs); inclusive and exclusive.
 fn segmented_scans_match_the_cpu(gpu: &Gpu) {
-    use gpu_scan::{Axis, BatchedOptions, Matrix, SegmentedOptions};
+    use gpu_scan::{Axis, BatchedOptions, Matrix, SegmentedKernel, SegmentedOptions};
     use scan_abi::kernel::ARITHMETIC_OPS;
     let stream = gpu.stream().clone();
     let mut temp = TempStorage::new();
     let mut failures = Vec::new();
+    let tile = |size| gpu.tuning().shapes.segmented_pipeline.at(size).tile() as usize;
+    let sizes = [0usize, 1, 33, 1023, tile(8) + 1, tile(4) - 1, tile(4) + 1, 4097, 100_003];
     macro_rules! each {
         ($($t:ty),*) => {$(
-            for n in [0usize, 1, 33, 1023, 4097, 100_003] {
+            for n in sizes {
                 for mean in [1u64, 3, 50, 5000, 1 << 40] {
                     let heads: Vec<u8> = (0..n as u64).map(|i| (input::bits(mean, i) % mean == 0) as u8).collect();
                     let d_heads = gpu.upload(&stream, "heads", &heads).unwrap();
@@ -440,11 +442,14 @@ fn segmented_scans_match_the_cpu(gpu: &Gpu) {
                         let d_in = gpu.upload(&stream, "in", &data).unwrap();
                         for exclusive in [false, true] {
                             let mut d_out = gpu.alloc_zeros::<$t>(&stream, "out", n).unwrap();
-                            let opts = SegmentedOptions::new(op).exclusive(exclusive);
-                            gpu.segmented_scan(&stream, &d_in, &d_heads, &mut d_out, &opts, &mut temp).unwrap();
                             let want = reference::segmented(op, &data, |i| heads[i] != 0, exclusive).unwrap();
-                            if !same_bits(&gpu.download(&stream, &d_out).unwrap(), &want) {
-                                failures.push(format!("segmented {} {} n={n} mean={mean} exclusive={exclusive}", stringify!($t), op.name()));
+                            for kernel in [SegmentedKernel::Tiles, SegmentedKernel::Pipelined] {
+                                let opts = SegmentedOptions::new(op).exclusive(exclusive).kernel(kernel);
+                                gpu.segmented_scan(&stream, &d_in, &d_heads, &mut d_out, &opts, &mut temp).unwrap();
+                                if !same_bits(&gpu.download(&stream, &d_out).unwrap(), &want) {
+                                    let (t, k) = (stringify!($t), kernel.name());
+                                    failures.push(format!("segmented {t} {} n={n} mean={mean} exclusive={exclusive} {k}", op.name()));
+                                }
                             }
                             let cols = (mean as usize).clamp(1, 1000);
                             if n % cols == 0 {
@@ -486,27 +491,33 @@ fn segmented_scans_match_the_cpu(gpu: &Gpu) {
     let data = input::uniform::<f32>(3, n, -1.0, 1.0);
     let d_in = gpu.upload(&stream, "in", &data).unwrap();
     let mut d_out = gpu.alloc_zeros::<f32>(&stream, "out", n).unwrap();
-    let opts = SegmentedOptions::new(Op::Add);
-    gpu.segmented_scan(&stream, &d_in, &d_heads, &mut d_out, &opts, &mut temp).unwrap();
-    let got = gpu.download(&stream, &d_out).unwrap();
     let is_start: std::collections::HashSet<u64> = starts.iter().copied().collect();
-    let (mut sum, mut mag) = (0f64, 0f64);
-    for i in 0..n {
-        if is_start.contains(&(i as u64)) {
-            (sum, mag) = (0.0, 0.0);
-        }
-        sum += data[i] as f64;
-        mag += data[i].abs() as f64;
-        if (got[i] as f64 - sum).abs() > 64.0 * f32::EPSILON as f64 * mag {
-            failures.push(format!("f32 segmented sum by offsets: element {i}: {} vs {sum}", got[i]));
-            break;
+    for kernel in [SegmentedKernel::Tiles, SegmentedKernel::Pipelined] {
+        let opts = SegmentedOptions::new(Op::Add).kernel(kernel);
+        gpu.segmented_scan(&stream, &d_in, &d_heads, &mut d_out, &opts, &mut temp).unwrap();
+        let got = gpu.download(&stream, &d_out).unwrap();
+        let (mut sum, mut mag) = (0f64, 0f64);
+        for i in 0..n {
+            if is_start.contains(&(i as u64)) {
+                (sum, mag) = (0.0, 0.0);
+            }
+            sum += data[i] as f64;
+            mag += data[i].abs() as f64;
+            if (got[i] as f64 - sum).abs() > 64.0 * f32::EPSILON as f64 * mag {
+                failures.push(format!(
+                    "f32 segmented sum by offsets ({}): element {i}: {} vs {sum}",
+                    kernel.name(),
+                    got[i]
+                ));
+                break;
+            }
         }
     }
     assert_none_failed(&failures);
 }
 
 fn segmented_mistakes_are_errors(gpu: &Gpu) {
-    use gpu_scan::{Axis, BatchedOptions, Matrix, SegmentedOptions};
+    use gpu_scan::{Axis, BatchedOptions, Matrix, SegmentedKernel, SegmentedOptions};
     let stream = gpu.stream().clone();
     let mut temp = TempStorage::new();
     let d_in = gpu.upload(&stream, "in", &[1u32, 2, 3, 4]).unwrap();
@@ -520,6 +531,9 @@ fn segmented_mistakes_are_errors(gpu: &Gpu) {
     let xor = SegmentedOptions::new(Op::Xor);
     let e = gpu.segmented_scan_fixed(&stream, &d_in, 2, &mut out, &xor, &mut temp).unwrap_err();
     assert!(e.to_string().contains("not xor on u32"), "{e}");
+    let pipelined = add.kernel(SegmentedKernel::Pipelined);
+    let e = gpu.segmented_scan_fixed(&stream, &d_in, 2, &mut out, &pipelined, &mut temp).unwrap_err();
+    assert!(e.to_string().contains("not segments of a fixed length"), "{e}");
     let rows = BatchedOptions::new(Axis::Rows, Op::Add);
     let e = gpu.batched_scan(&stream, &d_in, Matrix::new(1, 3), &mut out, &rows, &mut temp).unwrap_err();
     assert!(e.to_string().contains("a 1 x 3 matrix is not the input's 4 elements"), "{e}");

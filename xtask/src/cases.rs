@@ -57,6 +57,13 @@ pub const SANITIZE: &[(&str, &str)] = &[
         "segmented-keys-i64-f64-max",
         "segmented 70001 --type f64 --op max --exclusive --keys --key-type i64 --mean-length 50",
     ),
+    ("segmented-pipelined-flags", "segmented 70001 --kernel pipelined --mean-length 7"),
+    ("segmented-pipelined-keys-u32", "segmented 70001 --kernel pipelined --keys --mean-length 3"),
+    ("segmented-pipelined-keys-u16", "segmented 70001 --kernel pipelined --keys --key-type u16 --mean-length 5"),
+    (
+        "segmented-pipelined-keys-i64-f64-max",
+        "segmented 70001 --type f64 --op max --exclusive --keys --key-type i64 --mean-length 50 --kernel pipelined",
+    ),
     ("batched-column-tiles", "batched 2001 33 --kernel column-tiles"),
     ("batched-vector-tiles", "batched 3841 64 --type f64 --kernel vector-tiles --exclusive"),
     ("batched-vector-tiles-window4", "batched 20003 4 --kernel vector-tiles --op max"),
@@ -93,6 +100,10 @@ pub const RACECHECK_MBARRIER: &[&str] = &[
     "widen-pipelined-f16-f32",
     "compact-pipelined-f64",
     "compact-indices-pipelined",
+    "segmented-pipelined-flags",
+    "segmented-pipelined-keys-u32",
+    "segmented-pipelined-keys-u16",
+    "segmented-pipelined-keys-i64-f64-max",
     "batched-columns-pipelined",
     "batched-columns-pipelined16",
     "batched-rows-pipelined",
@@ -137,6 +148,10 @@ pub const PRIMITIVES: &[&str] = &[
     "sort 2^28 --indices {r}/argsort.npy --force",
     "segmented 2^28 --keys --mean-length 16",
     "segmented 2^28 --keys --mean-length 1024",
+    "segmented 2^28 --keys --mean-length 16 --kernel tiles",
+    "segmented 2^28 --mean-length 16",
+    "segmented 2^28 --mean-length 16 --kernel tiles",
+    "segmented 2^28 --keys --key-type u64 --type u64 --mean-length 16",
 ];
 
 /// Every command on 2^28-element `.npy` files (made by `run.sh files` in `{d}`), its time split

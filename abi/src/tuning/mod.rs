@@ -59,6 +59,8 @@ pub struct Shapes {
     pub columns16_pipeline: BySize<Pipeline>,
     pub recurrence_pipeline: BySize<Pipeline>,
     pub compact_pipeline: BySize<Pipeline>,
+    /// The pipelined segmented scan (blocked shares; the segments staged beside the values).
+    pub segmented_pipeline: BySize<Pipeline>,
     /// Tiles each look-back lane inspects per round.
     pub lookback_depth: usize,
     /// Windows the fixed-order look-back holds before it waits.
@@ -102,6 +104,8 @@ pub struct Choices {
     pub recurrence_pipelined_min_bytes: u64,
     /// The pipelined compaction (4- and 8-byte elements kept by a comparison) from this size on.
     pub compact_pipelined_min_bytes: u64,
+    /// The pipelined segmented scan and scan by key from this many bytes of values on.
+    pub segmented_pipelined_min_bytes: u64,
     /// Tiles in flight per pipelined block, for every pipeline (`None`: each pipeline's own).
     pub pipeline_stages: Option<u32>,
     /// Blocks per SM of the pipelined kernels (`None`: as many as fit).

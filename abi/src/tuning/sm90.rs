@@ -64,6 +64,8 @@ pub const SM90: Tuning = Tuning {
         // f64 pairs (16 bytes) take blocked shares and two scanning warps; f32 pairs the scan's.
         recurrence_pipeline: Pipeline::striped_all(6).with(16, Pipeline::blocked(16, 10, 2, 5)),
         compact_pipeline: Pipeline::blocked_all(10, 2, 5),
+        // Values and keys both staged: 20 KB of 4-byte pairs a stage, five stages, two blocks an SM.
+        segmented_pipeline: Pipeline::blocked_all(5, 1, 5),
         // Deeper look-back windows only put more polls in flight on the same chain.
         lookback_depth: 1,
         lookback_windows: 8,
@@ -80,6 +82,7 @@ pub const SM90: Tuning = Tuning {
         staged: BySize([false, false, false, true, true]),
         recurrence_pipelined_min_bytes: 64 * MIB,
         compact_pipelined_min_bytes: 64 * MIB,
+        segmented_pipelined_min_bytes: 64 * MIB,
         pipeline_stages: None,
         pipeline_blocks_per_sm: None,
         // Sleeping between polls measured no faster than polling at once.

@@ -4,7 +4,7 @@
 
 use crate::args::{
     host_len, positive, types_of, AxisArg, BatchedKernelArg, BatchedOp, BatchedType, Files, Global, KeyType, Runs,
-    SegmentedOp, SegmentedType,
+    SegmentedKernelArg, SegmentedOp, SegmentedType,
 };
 use crate::experiment::{self, first_difference, Check, Experiment, Needs};
 use crate::io;
@@ -12,6 +12,7 @@ use crate::memory::{self, bytes_of, total};
 use clap::Args;
 use gpu_scan::cudarc::driver::CudaSlice;
 use gpu_scan::plan::batched::BatchedRequest;
+use gpu_scan::plan::segmented::Marks;
 use gpu_scan::reference::apps as reference;
 use gpu_scan::{
     input, with_elem_type, Axis, BatchedOptions, ElemType, Element, Error, Gpu, Matrix, Op, Result, SegmentedOptions,
@@ -57,6 +58,9 @@ pub struct SegmentedArgs {
     /// Fixed segments of this many elements instead (N must be a multiple): the rows of a matrix.
     #[arg(long, value_parser = positive)]
     rows_of: Option<u64>,
+    /// The kernel (auto picks by size and how the segments are given).
+    #[arg(long, default_value = "auto")]
+    kernel: SegmentedKernelArg,
     /// --input: the values; --output: their segmented scan.
     #[command(flatten)]
     files: Files,
@@ -171,8 +175,8 @@ impl<'a> Source<'a> {
             }
             Source::Keys(_, ty) => {
                 let k = bytes_of(n, ty.size() as u64, what)?;
-                // The heads the scan by key makes lie in its temporary storage.
-                (total(&[k, n], what)?, total(&[k, n], what)?)
+                // Any heads the scan by key makes lie in its temporary storage.
+                (total(&[k, n], what)?, k)
             }
             Source::Rows(_) => (n, 0),
         })
@@ -189,17 +193,19 @@ pub fn segmented(args: &SegmentedArgs, global: &Global) -> Result<bool> {
     let count = args.files.len(ty, args.n)?;
     let source = Source::of(args, count)?;
     args.files.check_outputs(&[])?;
-    let plan = gpu_scan::plan::segmented::plan(&tuning, ty, op, count, args.exclusive)?;
-    if let Source::Keys(_, k) = source {
-        gpu_scan::plan::segmented::key_heads(&tuning, k, count)?;
-    }
+    let marks = match source {
+        Source::Keys(_, k) => Marks::Keys(k),
+        Source::Rows(_) => Marks::Fixed,
+        Source::Heads(_) | Source::Offsets(_) | Source::Random => Marks::Flags,
+    };
+    let plan = gpu_scan::plan::segmented::plan(&tuning, ty, op, count, args.exclusive, args.kernel.0, marks)?;
     let what = format!("a segmented scan of {count} {}", ty.name());
     let bytes = bytes_of(count, ty.size() as u64, &what)?;
     let (host, device) = source.bytes(count, &what)?;
     // The input, its segments, the result read back and the CPU's.
     let needs = Needs {
         host: total(&[bytes, host, bytes, bytes], &what)?,
-        device: total(&[bytes, device, bytes, plan.state.bytes()], &what)?,
+        device: total(&[bytes, device, bytes, plan.temp_bytes(count)], &what)?,
         what,
     };
     with_elem_type!(ty, T => segmented_typed::<T>(args, global, count, source, &needs))
@@ -248,7 +254,7 @@ fn segmented_typed<T: io::FileElement>(
                 (memory::generate::<T>(op, seed, n)?, segments, format!("mean length {mean}"))
             }
         };
-        let opts = SegmentedOptions::new(op).exclusive(args.exclusive);
+        let opts = SegmentedOptions::new(op).exclusive(args.exclusive).kernel(args.kernel.0);
         Ok(Segmented { data, segments, from, opts, buffers: None, temp: TempStorage::new(), got: Vec::new() })
     };
     let ran = experiment::run(global, args.runs.iters, needs, make)?;

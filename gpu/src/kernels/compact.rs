@@ -196,6 +196,7 @@ impl<T: Element, const V: usize, const B: usize> TileWork for Compact<T, V, B> {
     type T = T;
     type A = u64;
     type O = Add;
+    type K = ();
     const V: usize = V;
 
     #[inline(always)]
@@ -209,7 +210,7 @@ impl<T: Element, const V: usize, const B: usize> TileWork for Compact<T, V, B> {
     /// Counts in warp-striped rows: a count does not care about order, and striped 16-byte
     /// reads never meet in a bank.
     #[inline(always)]
-    unsafe fn reduce(self, part: Smem<T>, rows: core::ops::Range<usize>, first: u64) -> u64 {
+    unsafe fn reduce(self, part: Smem<T>, _: Smem<()>, rows: core::ops::Range<usize>, first: u64) -> u64 {
         let l = lane();
         let mut c = 0u32;
         for j in rows {
@@ -229,7 +230,15 @@ impl<T: Element, const V: usize, const B: usize> TileWork for Compact<T, V, B> {
     /// stored element by element. Otherwise they gather at the share's front and consecutive
     /// lanes store consecutive places.
     #[inline(always)]
-    unsafe fn finish(self, share: Smem<T>, rows: usize, before: Option<u64>, first: u64, valid: u32) -> bool {
+    unsafe fn finish(
+        self,
+        share: Smem<T>,
+        _: Smem<()>,
+        rows: usize,
+        before: Option<u64>,
+        first: u64,
+        valid: u32,
+    ) -> bool {
         const { assert!(B > 0 && B * V <= 32) };
         debug_assert!(rows == B);
         let l = lane();

@@ -15,6 +15,7 @@ pub mod onesweep;
 pub mod partition;
 pub mod pipelined;
 pub mod segmented;
+pub mod segmented_pipelined;
 pub mod single_pass;
 pub mod trace;
 pub mod widening;

@@ -58,6 +58,18 @@ impl Ring {
     }
 }
 
+/// Elements of a pipeline's second input staged ahead of each tile: one 16-byte vector, so the
+/// tile itself stays on a 16-byte boundary for its bulk copy (1 where there is no second input,
+/// which takes no bytes).
+#[inline(always)]
+const fn side_lead<K>() -> u32 {
+    if size_of::<K>() == 0 {
+        1
+    } else {
+        (VECTOR_BYTES / size_of::<K>()) as u32
+    }
+}
+
 /// Tile index of a stage whose claim found no tile left: every role stops there.
 const NO_TILE: u32 = u32::MAX;
 
@@ -71,21 +83,55 @@ pub trait TileWork: Copy {
     type A: StatusValue;
     /// How aggregates combine.
     type O: ScanOp<Self::A>;
+    /// A second input staged beside the first, element for element, with the element before
+    /// each tile (the keys or head flags of a segmented scan); `()` where there is none.
+    type K: Copy;
     /// Elements per 16-byte vector of `T`.
     const V: usize;
+
+    /// Where the second input starts (read only where `K` is not `()`; on a 16-byte boundary
+    /// where the pipeline is told its inputs are aligned).
+    #[inline(always)]
+    fn side(self) -> *const Self::K {
+        core::ptr::null()
+    }
 
     /// What comes before the first tile (none: nothing).
     fn start(self) -> Option<Self::A>;
     /// What fills a partial tile's stage past the end.
     fn fill(self) -> Self::T;
     /// The total of rows `rows` (of 32 lanes' vectors each) of the reducing warp's part at
-    /// `part`, whose first element is element `first` of the input; in every lane.
-    unsafe fn reduce(self, part: Smem<Self::T>, rows: core::ops::Range<usize>, first: u64) -> Self::A;
-    /// Finishes a scanning warp's share of `rows` rows at `share`: its first element is element
-    /// `first` of the input, `valid` of its elements exist, and `before` comes before it.
-    /// Returns whether lane 0 left a bulk copy out of the share in flight (a committed bulk
-    /// group), so that the stage stays taken until the copy has read it.
-    unsafe fn finish(self, share: Smem<Self::T>, rows: usize, before: Option<Self::A>, first: u64, valid: u32) -> bool;
+    /// `part`, whose first element is element `first` of the input; in every lane. `side` is the
+    /// second input from the element before the part on: `side.get(i + 1)` goes with element `i`.
+    unsafe fn reduce(
+        self,
+        part: Smem<Self::T>,
+        side: Smem<Self::K>,
+        rows: core::ops::Range<usize>,
+        first: u64,
+    ) -> Self::A;
+    /// Finishes a scanning warp's share of `rows` rows at `share` (its second input at `side`,
+    /// as [`Self::reduce`] has it): its first element is element `first` of the input, `valid`
+    /// of its elements exist, and `before` comes before it. Returns whether lane 0 left a bulk
+    /// copy out of the share in flight (a committed bulk group), so that the stage stays taken
+    /// until the copy has read it.
+    unsafe fn finish(
+        self,
+        share: Smem<Self::T>,
+        side: Smem<Self::K>,
+        rows: usize,
+        before: Option<Self::A>,
+        first: u64,
+        valid: u32,
+    ) -> bool;
+    /// Whether a tile whose aggregate is `total` has that as its inclusive prefix, whatever came
+    /// before it (a segment starts in it): it is published as such at once, and look-backs stop
+    /// there.
+    #[inline(always)]
+    fn closes(self, total: Self::A) -> bool {
+        let _ = total;
+        false
+    }
     /// Told by one thread the inclusive prefix of `tile` (of `tiles`) once it is known.
     #[inline(always)]
     unsafe fn prefix_known(self, tile: u32, tiles: u64, inclusive: Self::A) {
@@ -138,6 +184,7 @@ impl<T: StatusValue + Vector16<O>, O: ScanOp<T>, const B: usize> TileWork for Sc
     type T = T;
     type A = T;
     type O = O;
+    type K = ();
     const V: usize = <T as Vector16<O>>::ELEMS;
 
     #[inline(always)]
@@ -153,7 +200,7 @@ impl<T: StatusValue + Vector16<O>, O: ScanOp<T>, const B: usize> TileWork for Sc
         O::identity()
     }
     #[inline(always)]
-    unsafe fn reduce(self, part: Smem<T>, rows: core::ops::Range<usize>, _first: u64) -> T {
+    unsafe fn reduce(self, part: Smem<T>, _: Smem<()>, rows: core::ops::Range<usize>, _first: u64) -> T {
         let l = lane();
         if B > 0 {
             let share = part.offset((rows.start * WARP as usize * Self::V) as u32);
@@ -178,7 +225,15 @@ impl<T: StatusValue + Vector16<O>, O: ScanOp<T>, const B: usize> TileWork for Sc
         }
     }
     #[inline(always)]
-    unsafe fn finish(self, share: Smem<T>, rows: usize, running: Option<T>, first: u64, valid: u32) -> bool {
+    unsafe fn finish(
+        self,
+        share: Smem<T>,
+        _: Smem<()>,
+        rows: usize,
+        running: Option<T>,
+        first: u64,
+        valid: u32,
+    ) -> bool {
         // Each case is its own copy of the row loop, so a full tile's rows carry neither the
         // per-element bounds of a partial one nor both modes' finishing code.
         if B > 0 {
@@ -312,6 +367,7 @@ where
     type T = T;
     type A = [T; C];
     type O = Lanewise<O>;
+    type K = ();
     const V: usize = V;
 
     #[inline(always)]
@@ -323,7 +379,7 @@ where
         O::identity()
     }
     #[inline(always)]
-    unsafe fn reduce(self, part: Smem<T>, rows: core::ops::Range<usize>, _first: u64) -> [T; C] {
+    unsafe fn reduce(self, part: Smem<T>, _: Smem<()>, rows: core::ops::Range<usize>, _first: u64) -> [T; C] {
         const { assert!(O::COMMUTATIVE && C % V == 0 && (C / V).is_power_of_two() && C / V <= 8 && B > 0) };
         let l = lane();
         let share = part.offset((rows.start * WARP as usize * V) as u32);
@@ -339,7 +395,15 @@ where
         acc
     }
     #[inline(always)]
-    unsafe fn finish(self, share: Smem<T>, rows: usize, before: Option<[T; C]>, first: u64, valid: u32) -> bool {
+    unsafe fn finish(
+        self,
+        share: Smem<T>,
+        _: Smem<()>,
+        rows: usize,
+        before: Option<[T; C]>,
+        first: u64,
+        valid: u32,
+    ) -> bool {
         let full = self.aligned && valid == WARP * (V * rows) as u32;
         debug_assert!(rows == Self::K * B);
         match (full, self.exclusive) {
@@ -605,6 +669,10 @@ pub unsafe fn pipeline<W: TileWork, const R: u32, const S: u32, const VECS: usiz
     let aggregates = smem.take::<W::A>(stages);
     let prefixes = smem.take::<W::A>(stages);
     let bufs = smem.take::<W::T>(stages * tile_elems);
+    // The second input's stages (none where `K` is `()`): each its tile after a 16-byte lead whose
+    // last element is the one before the tile.
+    let side_elems = tile_elems + side_lead::<W::K>();
+    let sides = smem.take::<W::K>(stages * side_elems);
     // The free-order look-back holds nothing.
     let held = smem.take::<W::A>(0);
     smem.check();
@@ -613,6 +681,11 @@ pub unsafe fn pipeline<W: TileWork, const R: u32, const S: u32, const VECS: usiz
     let ready = |s: u32| bars.at(2 * stages + s);
     let empty = |s: u32| bars.at(3 * stages + s);
     let buf = |s: u32| bufs.offset(s * tile_elems);
+    let side_buf = |s: u32| sides.offset(s * side_elems);
+    // The second input of the part or share `at` elements into stage `s`'s tile, from the element
+    // before it on.
+    let side_at = |s: u32, at: u32| side_buf(s).offset(side_lead::<W::K>() + at - 1);
+    let has_side = size_of::<W::K>() != 0;
     let status = TileStatus { words: temp.add(COUNTER_BYTES), epoch, acq_rel: false };
 
     if thread_idx() == 0 {
@@ -659,14 +732,30 @@ pub unsafe fn pipeline<W: TileWork, const R: u32, const S: u32, const VECS: usiz
                 if l == 0 {
                     fence_proxy_async_shared();
                     let bytes = tile_elems * size_of::<W::T>() as u32;
-                    mbar_arrive_expect_bytes(full(s), bytes);
+                    // The second input from the lead on, or for the first tile from its start.
+                    let lead = if base > 0 { side_lead::<W::K>() } else { 0 };
+                    let side_bytes = if has_side { (tile_elems + lead) * size_of::<W::K>() as u32 } else { 0 };
+                    mbar_arrive_expect_bytes(full(s), bytes + side_bytes);
                     bulk_copy_to_shared(buf(s).at(0) as *mut u8, inp.add(base as usize) as *const u8, bytes, full(s));
+                    if has_side {
+                        let to = side_buf(s).at(side_lead::<W::K>() - lead) as *mut u8;
+                        let from = work.side().add(base as usize - lead as usize) as *const u8;
+                        bulk_copy_to_shared(to, from, side_bytes, full(s));
+                    }
                 }
             } else {
                 let mut i = l;
                 while i < tile_elems {
                     buf(s).set(i, if i < len { *inp.add((base + i as u64) as usize) } else { work.fill() });
+                    if has_side {
+                        // Past the end the last element's, repeated: nothing there starts a segment.
+                        let from = work.side().add((base + i.min(len - 1) as u64) as usize);
+                        side_buf(s).set(side_lead::<W::K>() + i, *from);
+                    }
                     i += WARP;
+                }
+                if has_side && l == 0 && base > 0 {
+                    side_buf(s).set(side_lead::<W::K>() - 1, *work.side().add(base as usize - 1));
                 }
                 sync_warp();
                 if l == 0 {
@@ -695,7 +784,7 @@ pub unsafe fn pipeline<W: TileWork, const R: u32, const S: u32, const VECS: usiz
             let part = buf(s).offset(w * segment);
             let first = if ROWS { placed.0 } else { tile as u64 * tile_elems as u64 } + (w * segment) as u64;
             for h in 0..S as usize {
-                let total = work.reduce(part, h * rows..(h + 1) * rows, first);
+                let total = work.reduce(part, side_at(s, w * segment), h * rows..(h + 1) * rows, first);
                 if l == 0 {
                     part_totals.set((s * R + w) * S + h as u32, total);
                 }
@@ -712,7 +801,11 @@ pub unsafe fn pipeline<W: TileWork, const R: u32, const S: u32, const VECS: usiz
                     status.publish(head, FLAG_PREFIX, inclusive);
                     work.prefix_known(head, tiles, inclusive);
                 } else {
-                    status.publish(tile, FLAG_AGGREGATE, tile_total);
+                    let closed = work.closes(tile_total);
+                    status.publish(tile, if closed { FLAG_PREFIX } else { FLAG_AGGREGATE }, tile_total);
+                    if closed {
+                        work.prefix_known(tile, tiles, tile_total);
+                    }
                 }
                 aggregates.set(s, tile_total);
                 mbar_arrive(reduced(s));
@@ -775,7 +868,7 @@ pub unsafe fn pipeline<W: TileWork, const R: u32, const S: u32, const VECS: usiz
                 let first = tile as u64 * tile_elems as u64 + (sw * sub) as u64;
                 (first, ((n - first.min(n)).min(sub as u64)) as u32)
             };
-            let bulk = work.finish(buf(s).offset(sw * sub), rows, running, first, valid);
+            let bulk = work.finish(buf(s).offset(sw * sub), side_at(s, sw * sub), rows, running, first, valid);
             sync_warp();
             if l == 0 {
                 if bulk {

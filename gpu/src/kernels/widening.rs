@@ -158,6 +158,7 @@ where
     type T = I;
     type A = T;
     type O = Add;
+    type K = ();
     const V: usize = V;
 
     #[inline(always)]
@@ -173,7 +174,7 @@ where
         I::ZERO
     }
     #[inline(always)]
-    unsafe fn reduce(self, part: Smem<I>, rows: core::ops::Range<usize>, _first: u64) -> T {
+    unsafe fn reduce(self, part: Smem<I>, _: Smem<()>, rows: core::ops::Range<usize>, _first: u64) -> T {
         let l = lane();
         let mut acc = <Add as ScanOp<T>>::identity();
         for j in rows {
@@ -185,7 +186,15 @@ where
         warp::reduce::<T, Add>(acc)
     }
     #[inline(always)]
-    unsafe fn finish(self, share: Smem<I>, rows: usize, running: Option<T>, first: u64, valid: u32) -> bool {
+    unsafe fn finish(
+        self,
+        share: Smem<I>,
+        _: Smem<()>,
+        rows: usize,
+        running: Option<T>,
+        first: u64,
+        valid: u32,
+    ) -> bool {
         if self.aligned && valid == WARP * (V * rows) as u32 {
             self.scan_rows::<true>(share, rows, running, first, valid);
         } else {

@@ -7,7 +7,7 @@ use crate::error::{exactly, Error, Result};
 use crate::launch::{segmented as launch, zero};
 use crate::options::SegmentedOptions;
 use crate::plan::check_output;
-use crate::plan::segmented::{heads, key_heads, plan};
+use crate::plan::segmented::{heads, plan, Marks, SegmentedPlan};
 use crate::runtime::Gpu;
 use crate::temp::TempStorage;
 use cudarc::driver::{CudaStream, DevicePtr, DevicePtrMut};
@@ -49,7 +49,7 @@ impl Gpu {
         let n = input.len() as u64;
         exactly("the head flags", heads.len() as u64, n, "bytes")?;
         let (h, _rh) = heads.device_ptr(stream);
-        self.segmented(stream, input, (h, 0), output, opts, temp)
+        self.segmented(stream, input, Marks::Flags, (h, 0), output, opts, temp)
     }
 
     /// [`Gpu::segmented_scan`] with a segment starting at every multiple of `segment_len` (the
@@ -66,14 +66,15 @@ impl Gpu {
         if segment_len == 0 {
             return Err(Error::out_of_range("the segment length", 0, "at least 1"));
         }
-        self.segmented(stream, input, (0, segment_len), output, opts, temp)
+        self.segmented(stream, input, Marks::Fixed, (0, segment_len), output, opts, temp)
     }
 
     /// Scans every run of equal keys of `input` on its own into `output`, as `opts` says (a
     /// segment starts wherever `keys[i] != keys[i - 1]`, as CUB's scan by key and NumPy-style
     /// group-wise cumulative sums take them). Keys of any integer type. Asynchronous. Requires
-    /// `keys.len() == input.len()` and `output.len() >= input.len()`; the head flags take
-    /// `input.len()` bytes of the temporary storage's scratch.
+    /// `keys.len() == input.len()` and `output.len() >= input.len()`. Keys of 4 and 8 bytes
+    /// are read by the pipelined scan itself; otherwise their head flags take `input.len()` bytes
+    /// of the temporary storage's scratch first.
     pub fn scan_by_key<K: Element, T: Element>(
         &self,
         stream: &Arc<CudaStream>,
@@ -83,36 +84,32 @@ impl Gpu {
         opts: &SegmentedOptions,
         temp: &mut TempStorage,
     ) -> Result<()> {
-        let n = input.len() as u64;
-        exactly("the keys", keys.len() as u64, n, "keys")?;
-        check_output(output.len(), n, "elements")?;
-        let launch = key_heads(self.tuning(), K::TYPE, n)?;
-        let seg = plan(self.tuning(), T::TYPE, opts.op, n, opts.exclusive)?;
-        if n == 0 {
-            return Ok(());
-        }
-        let heads = temp.scratch(self, stream, n)?;
+        exactly("the keys", keys.len() as u64, input.len() as u64, "keys")?;
         let (k, _rk) = keys.device_ptr(stream);
-        launch::key_heads(self, stream, &launch, k, n, heads)?;
-        let (i, _r) = input.device_ptr(stream);
-        let (o, _w) = output.device_ptr_mut(stream);
-        launch::run(self, stream, &seg, (i, o, n), (heads, 0), temp)
+        self.segmented(stream, input, Marks::Keys(K::TYPE), (k, 0), output, opts, temp)
     }
 
-    /// Bytes of temporary storage [`Gpu::scan_by_key`] of `n` elements needs.
-    pub fn scan_by_key_temp_bytes<T: Element>(&self, n: u64, opts: &SegmentedOptions) -> Result<u64> {
-        Ok(self.segmented_temp_bytes::<T>(n, opts)? + n)
+    /// Bytes of temporary storage [`Gpu::scan_by_key`] of `n` elements with keys of `K` needs.
+    pub fn scan_by_key_temp_bytes<K: Element, T: Element>(&self, n: u64, opts: &SegmentedOptions) -> Result<u64> {
+        Ok(self.plan_segmented::<T>(n, opts, Marks::Keys(K::TYPE))?.temp_bytes(n))
     }
 
-    /// Bytes of temporary storage a segmented scan of `n` elements of `T` with `opts` needs.
+    /// Bytes of temporary storage a segmented scan of `n` elements of `T` with `opts` needs
+    /// (from head flags; fixed-length segments need no more).
     pub fn segmented_temp_bytes<T: Element>(&self, n: u64, opts: &SegmentedOptions) -> Result<u64> {
-        Ok(plan(self.tuning(), T::TYPE, opts.op, n, opts.exclusive)?.state.bytes())
+        Ok(self.plan_segmented::<T>(n, opts, Marks::Flags)?.temp_bytes(n))
     }
 
+    fn plan_segmented<T: Element>(&self, n: u64, opts: &SegmentedOptions, marks: Marks) -> Result<SegmentedPlan> {
+        plan(self.tuning(), T::TYPE, opts.op, n, opts.exclusive, opts.kernel, marks)
+    }
+
+    #[allow(clippy::too_many_arguments)]
     fn segmented<T: Element>(
         &self,
         stream: &Arc<CudaStream>,
         input: &impl DevicePtr<T>,
+        marks: Marks,
         segments: (u64, u64),
         output: &mut impl DevicePtrMut<T>,
         opts: &SegmentedOptions,
@@ -120,7 +117,7 @@ impl Gpu {
     ) -> Result<()> {
         let n = input.len() as u64;
         check_output(output.len(), n, "elements")?;
-        let plan = plan(self.tuning(), T::TYPE, opts.op, n, opts.exclusive)?;
+        let plan = self.plan_segmented::<T>(n, opts, marks)?;
         if n == 0 {
             return Ok(());
         }

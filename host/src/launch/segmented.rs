@@ -1,4 +1,4 @@
-//! Carrying out a segmented-scan plan (`segmented_kernels!` in gpu/).
+//! Carrying out a segmented-scan plan (`segmented_kernels!`, `segmented_pipe_kernels!` in gpu/).
 
 use super::{go, ready, state};
 use crate::error::Result;
@@ -9,24 +9,43 @@ use crate::temp::TempStorage;
 use cudarc::driver::{CudaStream, PushKernelArg};
 use std::sync::Arc;
 
-/// Carries out `plan` over `n` elements; segments start where `heads` (one byte per element) is
-/// set, or, with `heads` 0, at every multiple of `seg_len`.
+/// Carries out `plan` over `n` elements; segments start where `marks` (one entry per element:
+/// head flags, or keys where the plan says) says, or, with `marks` 0, at every multiple of
+/// `seg_len`. Keys the scan does not read itself become head flags in `n` bytes of scratch first.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run(
     gpu: &Gpu,
     stream: &Arc<CudaStream>,
     plan: &SegmentedPlan,
     (input, output, n): (u64, u64, u64),
-    (heads, seg_len): (u64, u64),
+    (marks, seg_len): (u64, u64),
     temp: &mut TempStorage,
 ) -> Result<()> {
+    let marks = match &plan.key_heads {
+        Some(launch) => {
+            let heads = temp.scratch(gpu, stream, n)?;
+            key_heads(gpu, stream, launch, marks, n, heads)?;
+            heads
+        }
+        None => marks,
+    };
     let r = ready(gpu, &plan.launch)?;
     let s = state(gpu, stream, temp, &plan.state, &r)?;
     let mut b = stream.launch_builder(&r.f);
-    b.arg(&input).arg(&heads).arg(&seg_len).arg(&output).arg(&n).arg(&plan.flags);
-    b.arg(&s.ptr).arg(&s.counter_base).arg(&s.epoch);
-    // SAFETY: matches segmented_kernels! in gpu/; input, output (and heads) hold n elements, the
-    // tile state what the plan sized.
+    match &plan.pipelined {
+        Some((backoff_ns, stages)) => {
+            b.arg(&input).arg(&marks).arg(&output).arg(&n).arg(&plan.flags);
+            b.arg(&s.ptr).arg(&s.counter_base).arg(&s.epoch).arg(backoff_ns).arg(stages);
+        }
+        None => {
+            b.arg(&input).arg(&marks).arg(&seg_len).arg(&output).arg(&n).arg(&plan.flags);
+            b.arg(&s.ptr).arg(&s.counter_base).arg(&s.epoch);
+        }
+    }
+    // SAFETY: matches segmented_kernels! (or, pipelined, segmented_pipe_kernels!) in gpu/;
+    // input, output and the marks hold n elements (the marks of the kernel's entry type: flags,
+    // or keys of 4 or 8 bytes for the pipelined kernel of keys), the tile state what the plan
+    // sized.
     temp.poison_on_error(unsafe { go(&mut b, &r) })
 }
 
@@ -47,14 +66,7 @@ pub(crate) fn heads(
 }
 
 /// Marks `heads[i] = 1` where key `i` differs from key `i - 1` (and at 0), 0 elsewhere.
-pub(crate) fn key_heads(
-    gpu: &Gpu,
-    stream: &Arc<CudaStream>,
-    launch: &Launch,
-    keys: u64,
-    n: u64,
-    heads: u64,
-) -> Result<()> {
+fn key_heads(gpu: &Gpu, stream: &Arc<CudaStream>, launch: &Launch, keys: u64, n: u64, heads: u64) -> Result<()> {
     let r = ready(gpu, launch)?;
     let mut b = stream.launch_builder(&r.f);
     b.arg(&keys).arg(&n).arg(&heads);

@@ -5,9 +5,10 @@
 
 use super::batched::{self, BatchedPlan, BatchedRequest};
 use super::scan::{self, ScanPlan, ScanRequest};
+use super::segmented::Marks;
 use super::{compact, multi, partition, segmented, sort, Grid, MAX_TILES};
 use crate::error::Error;
-use crate::options::{Algorithm, Axis, BatchedKernel, CompactKernel, Matrix, ScanKernel};
+use crate::options::{Algorithm, Axis, BatchedKernel, CompactKernel, Matrix, ScanKernel, SegmentedKernel};
 use scan_abi::kernel::predicate;
 use scan_abi::partition::Digit;
 use scan_abi::tuning::{for_arch, Tuning};
@@ -128,9 +129,12 @@ fn sorts_partitions_segments_and_ranks_beyond_2_32() {
     assert_eq!((p.tiles, p.entries), (1 << 22, 1 << 30));
     assert!(out_of_range(partition::plan(SM90, ElemType::F32, u64::MAX, &Digit::radix(0))));
     // u64 segments in tiles of 4096, 16-byte status words.
-    let s = segmented::plan(SM90, ElemType::U64, Op::Add, 1 << 33, false).unwrap();
-    assert_eq!(s.state.bytes(), 128 + (1 << 21) * 16);
-    assert!(out_of_range(segmented::plan(SM90, ElemType::U64, Op::Add, u64::MAX, false)));
+    let seg = |n, kernel| segmented::plan(SM90, ElemType::U64, Op::Add, n, false, kernel, Marks::Flags);
+    assert_eq!(seg(1 << 33, SegmentedKernel::Tiles).unwrap().state.bytes(), 128 + (1 << 21) * 16);
+    assert!(out_of_range(seg(u64::MAX, SegmentedKernel::Tiles)));
+    // Pipelined: tiles of 1280.
+    assert_eq!(seg(1 << 33, SegmentedKernel::Auto).unwrap().state.slots, (1u64 << 33).div_ceil(1280));
+    assert!(out_of_range(seg(u64::MAX, SegmentedKernel::Auto)));
     let shard = ScanRequest::new(ElemType::U32, Op::Add, 1 << 40);
     assert_eq!(multi::plan(SM90, &shard, 8).unwrap().reduce.len(), 4);
     assert!(out_of_range(multi::plan(SM90, &ScanRequest { n: u64::MAX, ..shard }, 8)));

@@ -5,8 +5,11 @@
 
 use super::batched::{self, BatchedRequest};
 use super::scan::{self, ScanRequest};
+use super::segmented::Marks;
 use super::{compact, multi, partition, segmented, sort, Grid, Launch};
-use crate::options::{Algorithm, Axis, BatchedKernel, CompactKernel, Matrix, Propagation, ScanKernel, StatusOrdering};
+use crate::options::{
+    Algorithm, Axis, BatchedKernel, CompactKernel, Matrix, Propagation, ScanKernel, SegmentedKernel, StatusOrdering,
+};
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 use scan_abi::block::BlockAlgo;
@@ -301,8 +304,13 @@ proptest! {
         }
         let _ = partition::helper(&t, Family::CsrCount, n);
         let _ = partition::count_scan(&t, n, flags.1);
-        if let Ok(p) = segmented::plan(&t, ty, op, n, flags.1) {
-            let _ = p.state.bytes();
+        for marks in [Marks::Fixed, Marks::Flags, Marks::Keys(ty)] {
+            for kernel in SegmentedKernel::ALL {
+                if let Ok(p) = segmented::plan(&t, ty, op, n, flags.1, kernel, marks) {
+                    launch_fits(&p.launch)?;
+                    let _ = p.temp_bytes(n);
+                }
+            }
         }
         let _ = segmented::heads(&t, n);
         let req = ScanRequest { exclusive: flags.0, has_init: flags.1, ..ScanRequest::new(ty, op, n) };

@@ -1,28 +1,105 @@
-//! Planning a segmented scan (`gpu/src/kernels/segmented.rs`): the single-pass tiles, whose
-//! look-back carries (head, value) pairs, so a segment's start cuts the chain.
+//! Planning a segmented scan: the single-pass tiles (`gpu/src/kernels/segmented.rs`), whose
+//! look-back carries (head, value) pairs, so a segment's start cuts the chain; or, for large
+//! inputs, the pipelined kernel (`segmented_pipelined.rs`), which stages the head flags or the
+//! keys beside the values. A scan by key whose keys no pipelined kernel takes (or that runs on
+//! the tiles) marks the heads first.
 
 use super::batched::supported;
-use super::{per_tile, scan_flags, Launch, TileState};
+use super::{per_tile, scan_flags, Grid, Launch, TileState};
 use crate::error::{Error, Result};
+use crate::options::SegmentedKernel;
+use scan_abi::kernel::Segments;
 use scan_abi::tuning::Tuning;
 use scan_abi::{smem, ElemType, Family, Kernel, Op};
 
+/// Where a segmented scan's segments start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Marks {
+    /// At every multiple of a fixed length.
+    Fixed,
+    /// Where a head flag is set.
+    Flags,
+    /// Where a key of this type differs from the one before.
+    Keys(ElemType),
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SegmentedPlan {
+    /// For keys the scan does not read itself: the helper that marks their heads first, into
+    /// `n` bytes of scratch.
+    pub key_heads: Option<Launch>,
     pub launch: Launch,
     pub state: TileState,
     pub flags: u32,
+    /// The pipelined kernel's look-back backoff and stages (`None`: the tiles).
+    pub pipelined: Option<(u32, u32)>,
 }
 
-/// Plans the segmented scan of `n` elements of `ty` with `op`.
-pub fn plan(t: &Tuning, ty: ElemType, op: Op, n: u64, exclusive: bool) -> Result<SegmentedPlan> {
+impl SegmentedPlan {
+    /// Bytes of temporary storage: the tile state, and the marked heads.
+    pub fn temp_bytes(&self, n: u64) -> u64 {
+        self.state.bytes() + if self.key_heads.is_some() { n } else { 0 }
+    }
+}
+
+/// Plans the segmented scan of `n` elements of `ty` with `op`, its segments as `marks` says.
+pub fn plan(
+    t: &Tuning,
+    ty: ElemType,
+    op: Op,
+    n: u64,
+    exclusive: bool,
+    kernel: SegmentedKernel,
+    marks: Marks,
+) -> Result<SegmentedPlan> {
     supported(ty, op, "segmented")?;
+    let key_heads = match marks {
+        Marks::Keys(k) => Some(key_heads(t, k, n)?),
+        _ => None,
+    };
     let size = ty.size();
+    let pipelined = match kernel {
+        SegmentedKernel::Pipelined if marks == Marks::Fixed => {
+            return Err(Error::invalid(
+                "the pipelined segmented scan takes head flags or keys, not segments of a fixed length",
+            ))
+        }
+        SegmentedKernel::Pipelined => true,
+        SegmentedKernel::Auto => {
+            marks != Marks::Fixed && n.saturating_mul(size as u64) >= t.choices.segmented_pipelined_min_bytes
+        }
+        SegmentedKernel::Tiles => false,
+    };
+    let flags = scan_flags(exclusive, false);
+    if pipelined {
+        // Keys of 4 and 8 bytes are staged themselves; others become head flags first.
+        let (segments, key_heads) = match marks {
+            Marks::Keys(k) => Segments::of_keys(k).map_or((Segments::Flags, key_heads), |s| (s, None)),
+            _ => (Segments::Flags, None),
+        };
+        let mut p = t.shapes.segmented_pipeline.at(size);
+        p.stages = t.choices.pipeline_stages.unwrap_or(p.stages);
+        let tiles = n.div_ceil(p.tile() as u64);
+        let launch = Launch {
+            kernel: Kernel::new(Family::SegmentedPipelined(segments), ty, op),
+            grid: Grid::Persistent { tiles, per_sm: t.choices.pipeline_blocks_per_sm },
+            threads: p.threads(),
+            smem: smem::segmented_pipelined(p, size, segments.size()),
+        };
+        let state = TileState::persistent(tiles, size)?;
+        return Ok(SegmentedPlan {
+            key_heads,
+            launch,
+            state,
+            flags,
+            pipelined: Some((t.choices.lookback_backoff_ns, p.stages)),
+        });
+    }
     let tile = t.shapes.single_pass.at(size);
     let tiles = n.div_ceil(tile.tile() as u64);
     let launch =
         per_tile(Kernel::new(Family::Segmented, ty, op), tiles, tile.threads, smem::segmented(&t.shapes, size));
-    Ok(SegmentedPlan { launch, state: TileState::per_tile(tiles, size)?, flags: scan_flags(exclusive, false) })
+    Ok(SegmentedPlan { key_heads, launch, state: TileState::per_tile(tiles, size)?, flags, pipelined: None })
 }
 
 /// The helper that marks segment starts from offsets: one thread per offset.
@@ -53,11 +130,32 @@ mod tests {
     #[test]
     fn segmented_scans_exist_for_arithmetic_on_wide_types_only() {
         let t = for_arch(90);
-        assert!(plan(t, ElemType::F64, Op::Max, 10, true).is_ok());
-        let e = plan(t, ElemType::U32, Op::Xor, 10, false).unwrap_err().to_string();
+        let at = |ty, op, n, kernel, marks| plan(t, ty, op, n, false, kernel, marks);
+        assert!(plan(t, ElemType::F64, Op::Max, 10, true, SegmentedKernel::Auto, Marks::Flags).is_ok());
+        let e = at(ElemType::U32, Op::Xor, 10, SegmentedKernel::Auto, Marks::Flags).unwrap_err().to_string();
         assert!(e.contains("not xor on u32"), "{e}");
-        assert!(plan(t, ElemType::U8, Op::Add, 10, false).is_err());
-        let p = plan(t, ElemType::U32, Op::Add, 100_000, false).unwrap();
+        assert!(at(ElemType::U8, Op::Add, 10, SegmentedKernel::Auto, Marks::Flags).is_err());
+        let p = at(ElemType::U32, Op::Add, 100_000, SegmentedKernel::Auto, Marks::Flags).unwrap();
         assert_eq!(p.state.slots, 100_000u64.div_ceil(t.shapes.single_pass.at(4).tile() as u64));
+    }
+
+    #[test]
+    fn large_inputs_take_the_pipelined_kernel_which_stages_keys_of_4_and_8_bytes_itself() {
+        let t = for_arch(90);
+        let big = t.choices.segmented_pipelined_min_bytes / 4;
+        let at = |n, kernel, marks| plan(t, ElemType::U32, Op::Add, n, false, kernel, marks).unwrap();
+        let family = |p: SegmentedPlan| p.launch.kernel.family;
+        assert_eq!(family(at(big - 1, SegmentedKernel::Auto, Marks::Flags)), Family::Segmented);
+        assert_eq!(family(at(big, SegmentedKernel::Auto, Marks::Flags)), Family::SegmentedPipelined(Segments::Flags));
+        assert_eq!(family(at(big, SegmentedKernel::Auto, Marks::Fixed)), Family::Segmented, "no pipelined fixed rows");
+        let keyed = at(big, SegmentedKernel::Auto, Marks::Keys(ElemType::I64));
+        assert_eq!((family(keyed), keyed.key_heads), (Family::SegmentedPipelined(Segments::Keys64), None));
+        let narrow = at(10, SegmentedKernel::Pipelined, Marks::Keys(ElemType::U16));
+        assert_eq!(family(narrow), Family::SegmentedPipelined(Segments::Flags));
+        assert!(narrow.key_heads.is_some() && narrow.temp_bytes(10) == narrow.state.bytes() + 10);
+        let tiles = at(big, SegmentedKernel::Tiles, Marks::Keys(ElemType::U32));
+        assert!(family(tiles) == Family::Segmented && tiles.key_heads.is_some());
+        let e = plan(t, ElemType::U32, Op::Add, 10, false, SegmentedKernel::Pipelined, Marks::Fixed).unwrap_err();
+        assert!(e.to_string().contains("fixed length"), "{e}");
     }
 }

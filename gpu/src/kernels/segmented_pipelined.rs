@@ -1,0 +1,250 @@
+//! The segmented scan in the pipelined kernel's warp roles ([`pipeline`]): the scan by key, where
+//! a segment starts wherever a key differs from the one before, and the scan from head flags.
+//!
+//! The keys (or flags) are the pipeline's second input, staged with each tile of values by the
+//! same bulk copies, with the key before the tile in front, so every role finds an element's
+//! head in shared memory. A tile's aggregate is a (head, value) pair under [`SegOp`]; a tile
+//! that holds a head knows its inclusive prefix from its own data and publishes it at once
+//! ([`TileWork::closes`]), so look-backs stop there.
+//!
+//! Shares are blocked: each lane scans a run of `B` vectors in order, and the warp one segmented
+//! scan of the lanes' (head, value) totals per share.
+
+use crate::arch::{lane, load_narrow, load_vec16, store_vec16, WARP};
+use crate::kernels::pipelined::{blocked, pipeline, store_share, TileWork};
+use crate::kernels::segmented::Heads;
+use crate::kernels::{Mode, SHAPES};
+use crate::lookback::StatusValue;
+use crate::op::{combine_after, combine_opt, Add, Element, Max, Min, Mul, ScanOp, Seg, SegOp};
+use crate::smem::Smem;
+use crate::warp;
+use core::marker::PhantomData;
+use scan_abi::shape::{vector_elems, Pipeline, VECTOR_BYTES};
+
+/// What the second input says about where segments start.
+pub trait Starts: Copy {
+    /// Whether the element whose entry is `this`, after one whose entry is `before`, starts a
+    /// segment.
+    fn starts(before: Self, this: Self) -> bool;
+}
+
+/// A head flag: nonzero starts a segment.
+#[derive(Clone, Copy)]
+#[repr(transparent)]
+pub struct Flag(pub u8);
+
+impl Starts for Flag {
+    #[inline(always)]
+    fn starts(_: Flag, this: Flag) -> bool {
+        this.0 != 0
+    }
+}
+
+/// Keys, compared by their bits (a signed key's run is its unsigned twin's).
+macro_rules! key_starts {
+    ($($k:ty),*) => {$(
+        impl Starts for $k {
+            #[inline(always)]
+            fn starts(before: $k, this: $k) -> bool {
+                before != this
+            }
+        }
+    )*};
+}
+key_starts!(u32, u64);
+
+/// The pipelined segmented scan's work on a tile of values `T` (`V` to a 16-byte vector) with
+/// their segment entries `K`, in blocked shares of `B` vectors per lane.
+#[derive(Clone, Copy)]
+pub struct SegmentedWork<K, T, O, const V: usize, const B: usize> {
+    keys: *const K,
+    out: *mut T,
+    exclusive: bool,
+    /// Output on a 16-byte boundary: a full share leaves by one bulk copy.
+    aligned: bool,
+    op: PhantomData<O>,
+}
+
+impl<K: Starts, T: Element + StatusValue, O: ScanOp<T>, const V: usize, const B: usize> SegmentedWork<K, T, O, V, B> {
+    /// This lane's run of the blocked share at `share` (entries at `keys`, from the one before
+    /// the share on), whose first element is element `first` of the input: its vectors, and
+    /// which of its elements start a segment (the input's first element always does).
+    #[inline(always)]
+    unsafe fn run(share: Smem<T>, keys: Smem<K>, first: u64) -> ([[T; V]; B], Heads) {
+        const { assert!(B > 0 && B * V <= 32) };
+        let l = lane();
+        let mut before = keys.get(blocked(0, l, B, V));
+        let mut vals = [[O::identity(); V]; B];
+        let mut head = Heads::default();
+        for (i, v) in vals.iter_mut().enumerate() {
+            let at = blocked(i, l, B, V);
+            *v = load_vec16::<T, V>(share.at(at));
+            let entries = load_narrow::<K, V>(keys.at(at + 1));
+            for (k, &e) in entries.iter().enumerate() {
+                head.set::<V>(i, k, K::starts(before, e));
+                before = e;
+            }
+        }
+        head.set::<V>(0, 0, first == 0 && l == 0);
+        (vals, head)
+    }
+
+    /// Each lane scans its run in place, segment by segment; returns the run's (head, value)
+    /// total.
+    #[inline(always)]
+    fn scan_run(vals: &mut [[T; V]; B], head: Heads) -> Seg<T> {
+        let mut acc: Option<T> = None;
+        let mut any = false;
+        for (i, v) in vals.iter_mut().enumerate() {
+            for (k, x) in v.iter_mut().enumerate() {
+                let h = head.at::<V>(i, k);
+                any |= h;
+                *x = if h { *x } else { combine_after::<T, O>(acc, *x) };
+                acc = Some(*x);
+            }
+        }
+        Seg { head: any as u32, v: acc.unwrap_or(O::identity()) }
+    }
+
+    /// [`TileWork::finish`] for one case: `FULL`, every element valid and the output aligned
+    /// (the share goes back into its place and out by one bulk copy), else element by element.
+    #[inline(always)]
+    unsafe fn scan_share<const FULL: bool, const EXCLUSIVE: bool>(
+        self,
+        share: Smem<T>,
+        keys: Smem<K>,
+        before: Option<Seg<T>>,
+        first: u64,
+        valid: u32,
+    ) -> bool {
+        let l = lane();
+        let (mut vals, head) = Self::run(share, keys, first);
+        let total = Self::scan_run(&mut vals, head);
+        let (lane_before, _) = warp::segmented_scan::<T, O>(total.v, total.head != 0);
+        // What reaches this lane's elements up to its first head.
+        let incoming = combine_opt::<Seg<T>, SegOp<O>>(before, lane_before).map(|s| s.v);
+        let dst = self.out.wrapping_add(first as usize);
+        let mut seen = false;
+        let mut previous = incoming;
+        for (i, v) in vals.iter_mut().enumerate() {
+            for (k, x) in v.iter_mut().enumerate() {
+                let h = head.at::<V>(i, k);
+                seen |= h;
+                let inclusive = if seen { *x } else { combine_after::<T, O>(incoming, *x) };
+                *x = if !EXCLUSIVE {
+                    inclusive
+                } else if h {
+                    O::identity()
+                } else {
+                    previous.unwrap_or(O::identity())
+                };
+                previous = Some(inclusive);
+            }
+            let at = blocked(i, l, B, V);
+            if FULL {
+                store_vec16::<T, V>(share.at(at), *v);
+            } else {
+                for (k, &x) in v.iter().enumerate() {
+                    if at + (k as u32) < valid {
+                        *dst.add(at as usize + k) = x;
+                    }
+                }
+            }
+        }
+        if FULL {
+            store_share(share, dst, valid)
+        }
+        FULL
+    }
+}
+
+impl<K: Starts, T: Element + StatusValue, O: ScanOp<T>, const V: usize, const B: usize> TileWork
+    for SegmentedWork<K, T, O, V, B>
+{
+    type T = T;
+    type A = Seg<T>;
+    type O = SegOp<O>;
+    type K = K;
+    const V: usize = V;
+
+    #[inline(always)]
+    fn side(self) -> *const K {
+        self.keys
+    }
+    #[inline(always)]
+    fn start(self) -> Option<Seg<T>> {
+        None
+    }
+    #[inline(always)]
+    fn fill(self) -> T {
+        O::identity()
+    }
+    #[inline(always)]
+    unsafe fn reduce(self, part: Smem<T>, keys: Smem<K>, rows: core::ops::Range<usize>, first: u64) -> Seg<T> {
+        let at = (rows.start * WARP as usize * V) as u32;
+        let (mut vals, head) = Self::run(part.offset(at), keys.offset(at), first + at as u64);
+        let total = Self::scan_run(&mut vals, head);
+        warp::segmented_scan::<T, O>(total.v, total.head != 0).1
+    }
+    #[inline(always)]
+    unsafe fn finish(
+        self,
+        share: Smem<T>,
+        keys: Smem<K>,
+        rows: usize,
+        before: Option<Seg<T>>,
+        first: u64,
+        valid: u32,
+    ) -> bool {
+        debug_assert!(rows == B);
+        let full = self.aligned && valid == WARP * (V * B) as u32;
+        match (full, self.exclusive) {
+            (true, false) => self.scan_share::<true, false>(share, keys, before, first, valid),
+            (true, true) => self.scan_share::<true, true>(share, keys, before, first, valid),
+            (false, false) => self.scan_share::<false, false>(share, keys, before, first, valid),
+            (false, true) => self.scan_share::<false, true>(share, keys, before, first, valid),
+        }
+    }
+    #[inline(always)]
+    fn closes(self, total: Seg<T>) -> bool {
+        total.head != 0
+    }
+}
+
+/// `segmented_pipe_<segments>_<t>_<op>`: scans `n` values at `inp` segment by segment into `out`,
+/// the segments given by `keys` (`n` entries of `$k`: head flags, or keys); `flags` as the
+/// segmented scan's (exclusive only), then the pipelined kernels' tile state and stages, in the
+/// shape `Shapes::segmented_pipeline`.
+macro_rules! segmented_pipe_kernels {
+    ($segments:ident: $k:ty => $($t:ident),*) => { paste::paste! { $(
+        segmented_pipe_kernels!(@one $segments, $k, $t, Add);
+        segmented_pipe_kernels!(@one $segments, $k, $t, Mul);
+        segmented_pipe_kernels!(@one $segments, $k, $t, Min);
+        segmented_pipe_kernels!(@one $segments, $k, $t, Max);
+    )* } };
+    (@one $segments:ident, $k:ty, $t:ident, $op:ident) => { paste::paste! {
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn [<segmented_pipe_ $segments _ $t _ $op:lower>](
+            inp: *const $t, keys: *const $k, out: *mut $t, n: u64, flags: u32,
+            temp: *mut u8, counter_base: u32, epoch: u32, backoff_ns: u32, stages: u32,
+        ) {
+            const SIZE: usize = core::mem::size_of::<$t>();
+            const P: Pipeline = SHAPES.segmented_pipeline.at(SIZE);
+            const V: usize = vector_elems(SIZE) as usize;
+            const B: usize = P.blocked_run(V as u32);
+            const D: usize = SHAPES.lookback_depth;
+            type W = SegmentedWork<$k, $t, $op, V, B>;
+            let exclusive = Mode::from_flags(flags).exclusive;
+            let aligned = (inp as usize | keys as usize | out as usize) % VECTOR_BYTES == 0;
+            let work = W { keys, out, exclusive, aligned, op: PhantomData };
+            pipeline::<W, { P.warps }, { P.split }, { P.items as usize / V }, D, false>(
+                work, inp, n, n, aligned, temp, counter_base, epoch, backoff_ns, stages,
+            )
+        }
+    } };
+}
+segmented_pipe_kernels!(flags: Flag => u32, i32, u64, i64, f32, f64);
+segmented_pipe_kernels!(k32: u32 => u32, i32, u64, i64, f32, f64);
+segmented_pipe_kernels!(k64: u64 => u32, i32, u64, i64, f32, f64);
+
