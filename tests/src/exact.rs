@@ -182,3 +182,13 @@ mod tests {
         assert!(a.iter().any(|&v| v == -1.0) && b.iter().any(|&v| v != 0.0));
     }
 }
+
+/// `n` elements for a scan with `op`: random where `op` gives the same bits in any combine order
+/// on `T`, else integer-valued floats ([`floats`]).
+pub fn scan_input<T: Element>(op: Op, seed: u64, n: usize) -> Vec<T> {
+    if op.order_sensitive(T::TYPE) {
+        floats::<T>(op, seed, n)
+    } else {
+        input::generate::<T>(op, seed, n)
+    }
+}

@@ -263,7 +263,7 @@ fn scan_by_key_case<K: Element, T: Element>(
     // Runs of about `run` equal keys; a key may come back after another (a new segment).
     let keys: Vec<K> =
         (0..(n + skip) as u64).map(|i| K::from_bits((i / run + input::bits(run, i / run) % 2) % 3)).collect();
-    let data: Vec<T> = input::generate(op, n as u64, n + skip);
+    let data: Vec<T> = workspace_tests::exact::scan_input(op, n as u64, n + skip);
     let d_keys = gpu.upload(&stream, "keys", &keys).unwrap();
     let d_in = gpu.upload(&stream, "in", &data).unwrap();
     let mut d_out = gpu.alloc_zeros::<T>(&stream, "out", n).unwrap();

@@ -411,15 +411,6 @@ fn order_free<T: Element>(op: Op) -> bool {
     !op.order_sensitive(T::TYPE)
 }
 
-/// `n` elements for a scan with `op`: random, or integer-valued floats for a float sum or product.
-fn scan_data<T: Element>(op: Op, seed: u64, n: usize) -> Vec<T> {
-    if order_free::<T>(op) {
-        input::generate::<T>(op, seed, n)
-    } else {
-        exact_floats::floats::<T>(op, seed, n)
-    }
-}
-
 /// Segmented scans against the per-segment CPU scan, bit for bit: heads at random (sparse and
 /// dense), from offsets, and fixed-length rows; every operator (float sums and products of
 /// integer-valued inputs); inclusive and exclusive.
@@ -438,7 +429,7 @@ fn segmented_scans_match_the_cpu(gpu: &Gpu) {
                     let heads: Vec<u8> = (0..n as u64).map(|i| (input::bits(mean, i) % mean == 0) as u8).collect();
                     let d_heads = gpu.upload(&stream, "heads", &heads).unwrap();
                     for op in ARITHMETIC_OPS {
-                        let data: Vec<$t> = scan_data::<$t>(op, n as u64 ^ mean, n);
+                        let data: Vec<$t> = exact_floats::scan_input::<$t>(op, n as u64 ^ mean, n);
                         let d_in = gpu.upload(&stream, "in", &data).unwrap();
                         for exclusive in [false, true] {
                             let mut d_out = gpu.alloc_zeros::<$t>(&stream, "out", n).unwrap();

@@ -37,7 +37,7 @@ impl Heads {
     }
 
     #[inline(always)]
-    pub fn set<const V: usize>(&mut self, j: usize, k: usize, head: bool) {
+    fn set<const V: usize>(&mut self, j: usize, k: usize, head: bool) {
         self.0 |= (head as u32) << (j * V + k);
     }
 }

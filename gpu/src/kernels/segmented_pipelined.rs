@@ -12,7 +12,6 @@
 
 use crate::arch::{lane, load_narrow, load_vec16, store_vec16, WARP};
 use crate::kernels::pipelined::{blocked, pipeline, store_share, TileWork};
-use crate::kernels::segmented::Heads;
 use crate::kernels::{Mode, SHAPES};
 use crate::lookback::StatusValue;
 use crate::op::{combine_after, combine_opt, Add, Element, Max, Min, Mul, ScanOp, Seg, SegOp};
@@ -67,43 +66,29 @@ pub struct SegmentedWork<K, T, O, const V: usize, const B: usize> {
 
 impl<K: Starts, T: Element + StatusValue, O: ScanOp<T>, const V: usize, const B: usize> SegmentedWork<K, T, O, V, B> {
     /// This lane's run of the blocked share at `share` (entries at `keys`, from the one before
-    /// the share on), whose first element is element `first` of the input: its vectors, and
-    /// which of its elements start a segment (the input's first element always does).
+    /// the share on), whose first element is element `first` of the input, scanned in place
+    /// segment by segment as it is read (the input's first element always starts one). Returns
+    /// the run's heads, bit `i * V + k` for element `k` of vector `i`, and its (head, value) total.
     #[inline(always)]
-    unsafe fn run(share: Smem<T>, keys: Smem<K>, first: u64) -> ([[T; V]; B], Heads) {
+    unsafe fn run(share: Smem<T>, keys: Smem<K>, first: u64, vals: &mut [[T; V]; B]) -> (u32, Seg<T>) {
         const { assert!(B > 0 && B * V <= 32) };
         let l = lane();
         let mut before = keys.get(blocked(0, l, B, V));
-        let mut vals = [[O::identity(); V]; B];
-        let mut head = Heads::default();
+        let mut heads = 0u32;
+        let mut acc: Option<T> = None;
         for (i, v) in vals.iter_mut().enumerate() {
             let at = blocked(i, l, B, V);
             *v = load_vec16::<T, V>(share.at(at));
             let entries = load_narrow::<K, V>(keys.at(at + 1));
-            for (k, &e) in entries.iter().enumerate() {
-                head.set::<V>(i, k, K::starts(before, e));
+            for (k, (x, &e)) in v.iter_mut().zip(entries.iter()).enumerate() {
+                let head = K::starts(before, e) || (i == 0 && k == 0 && first == 0 && l == 0);
                 before = e;
-            }
-        }
-        head.set::<V>(0, 0, first == 0 && l == 0);
-        (vals, head)
-    }
-
-    /// Each lane scans its run in place, segment by segment; returns the run's (head, value)
-    /// total.
-    #[inline(always)]
-    fn scan_run(vals: &mut [[T; V]; B], head: Heads) -> Seg<T> {
-        let mut acc: Option<T> = None;
-        let mut any = false;
-        for (i, v) in vals.iter_mut().enumerate() {
-            for (k, x) in v.iter_mut().enumerate() {
-                let h = head.at::<V>(i, k);
-                any |= h;
-                *x = if h { *x } else { combine_after::<T, O>(acc, *x) };
+                heads |= (head as u32) << (i * V + k);
+                *x = if head { *x } else { combine_after::<T, O>(acc, *x) };
                 acc = Some(*x);
             }
         }
-        Seg { head: any as u32, v: acc.unwrap_or(O::identity()) }
+        (heads, Seg { head: (heads != 0) as u32, v: acc.unwrap_or(O::identity()) })
     }
 
     /// [`TileWork::finish`] for one case: `FULL`, every element valid and the output aligned
@@ -118,27 +103,24 @@ impl<K: Starts, T: Element + StatusValue, O: ScanOp<T>, const V: usize, const B:
         valid: u32,
     ) -> bool {
         let l = lane();
-        let (mut vals, head) = Self::run(share, keys, first);
-        let total = Self::scan_run(&mut vals, head);
+        let mut vals = [[O::identity(); V]; B];
+        let (heads, total) = Self::run(share, keys, first, &mut vals);
         let (lane_before, _) = warp::segmented_scan::<T, O>(total.v, total.head != 0);
-        // What reaches this lane's elements up to its first head.
+        // What reaches this lane's elements before its first head.
         let incoming = combine_opt::<Seg<T>, SegOp<O>>(before, lane_before).map(|s| s.v);
+        let first_head = heads.trailing_zeros() as usize;
         let dst = self.out.wrapping_add(first as usize);
-        let mut seen = false;
         let mut previous = incoming;
         for (i, v) in vals.iter_mut().enumerate() {
             for (k, x) in v.iter_mut().enumerate() {
-                let h = head.at::<V>(i, k);
-                seen |= h;
-                let inclusive = if seen { *x } else { combine_after::<T, O>(incoming, *x) };
-                *x = if !EXCLUSIVE {
-                    inclusive
-                } else if h {
-                    O::identity()
+                let at = i * V + k;
+                let inclusive = if at >= first_head { *x } else { combine_after::<T, O>(incoming, *x) };
+                if EXCLUSIVE {
+                    *x = if heads >> at & 1 != 0 { O::identity() } else { previous.unwrap_or(O::identity()) };
+                    previous = Some(inclusive);
                 } else {
-                    previous.unwrap_or(O::identity())
-                };
-                previous = Some(inclusive);
+                    *x = inclusive;
+                }
             }
             let at = blocked(i, l, B, V);
             if FULL {
@@ -182,8 +164,8 @@ impl<K: Starts, T: Element + StatusValue, O: ScanOp<T>, const V: usize, const B:
     #[inline(always)]
     unsafe fn reduce(self, part: Smem<T>, keys: Smem<K>, rows: core::ops::Range<usize>, first: u64) -> Seg<T> {
         let at = (rows.start * WARP as usize * V) as u32;
-        let (mut vals, head) = Self::run(part.offset(at), keys.offset(at), first + at as u64);
-        let total = Self::scan_run(&mut vals, head);
+        let mut vals = [[O::identity(); V]; B];
+        let (_, total) = Self::run(part.offset(at), keys.offset(at), first + at as u64, &mut vals);
         warp::segmented_scan::<T, O>(total.v, total.head != 0).1
     }
     #[inline(always)]
