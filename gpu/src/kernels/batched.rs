@@ -182,7 +182,7 @@ pub unsafe fn scan_columns_vec<
 ) {
     const { assert!(V * core::mem::size_of::<T>() == VECTOR_BYTES) };
     let mode = Mode::from_flags(flags);
-    let (t, w, l) = (thread_idx(), warp_idx(), lane());
+    let t = thread_idx();
     let warps = TH / WARP;
     let strip = tpr * V as u32;
     let (g, c) = (t / tpr, t % tpr);

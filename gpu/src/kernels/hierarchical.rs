@@ -17,7 +17,6 @@ use crate::op::{combine_opt, ScanOp};
 use crate::smem::{Carver, Smem};
 use crate::tile::{load_blocked, store_blocked};
 use scan_abi::block::blocked_buffer_elems;
-use scan_abi::shape::Tile;
 
 /// Valid elements of tile `tile` of `tile_elems`.
 #[inline(always)]

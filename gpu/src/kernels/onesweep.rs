@@ -23,7 +23,6 @@ use crate::op::{Add, Element};
 use crate::smem::{Carver, Smem};
 use crate::warp;
 use scan_abi::partition::RADIX_BITS;
-use scan_abi::shape::Tile;
 use scan_abi::smem;
 use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
 

@@ -1,5 +1,5 @@
 //! Planning a batched scan of a row-major `rows × cols` matrix along either axis (kernels in
-//! `gpu/src/kernels/batched.rs` and `pipelined.rs`), each one pass over the data:
+//! `gpu/src/kernels/batched.rs` and `pipelined/`), each one pass over the data:
 //!
 //! - down the columns: pipelined scans of rows of 16 or 32 bytes; for few rows, one thread per
 //!   vector of columns walking every row; otherwise column tiles with a look-back per column,
