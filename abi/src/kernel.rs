@@ -350,12 +350,22 @@ impl fmt::Display for Kernel {
     }
 }
 
-/// The module group a kernel name belongs to: everything before its last `_` (all operators of
-/// one family and type, or all types of a family named without operators). The host loads one
-/// small PTX module per group on first use.
-pub fn group_of(kernel: &str) -> &str {
-    match kernel.rfind('_') {
-        Some(i) => &kernel[..i],
-        None => kernel,
+/// The module group of a kernel: its family and element type (every operator of one family and
+/// type). The host loads one small PTX module per group on first use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Group {
+    pub family: Family,
+    pub ty: ElemType,
+}
+
+impl Kernel {
+    pub const fn group(self) -> Group {
+        Group { family: self.family, ty: self.ty }
+    }
+}
+
+impl fmt::Display for Group {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}_{}", self.family.prefix(), self.ty.name())
     }
 }

@@ -3,7 +3,7 @@
 
 use scan_abi::block::BlockAlgo;
 use scan_abi::bounds::{self, block_threads, bounded_kernels};
-use scan_abi::kernel::{group_of, Family, Kernel};
+use scan_abi::kernel::{Family, Kernel};
 use scan_abi::shape::{vector_elems, Pipeline, Tile};
 use scan_abi::tuning::{for_arch, Tuning, DEFAULT_ARCH, TABLES};
 use scan_abi::{smem, status, ElemType, Op};
@@ -32,8 +32,11 @@ fn kernel_names_are_unique_and_follow_the_family_type_operator_pattern() {
         "no operator in the name"
     );
     assert_eq!(Kernel::typed(Family::RecurrencePipelined, ElemType::F64).to_string(), "recurrence_pipe_f64");
-    assert_eq!(group_of("single_pass_u32_add"), "single_pass_u32");
-    assert_eq!(group_of("compact_u8"), "compact");
+    let add = Kernel::new(Family::SinglePass, ElemType::U32, Op::Add);
+    assert_eq!(add.group(), Kernel::new(Family::SinglePass, ElemType::U32, Op::Max).group(), "operators share one");
+    assert_ne!(add.group(), Kernel::new(Family::SinglePass, ElemType::I32, Op::Add).group());
+    assert_eq!(add.group().to_string(), "single_pass_u32");
+    assert_eq!(Kernel::typed(Family::Compact, ElemType::U8).group().to_string(), "compact_u8");
 }
 
 #[test]

@@ -126,6 +126,16 @@ pub fn first_difference<T: Element>(got: &[T], want: &[T]) -> Option<usize> {
         .or((got.len() != want.len()).then(|| got.len().min(want.len())))
 }
 
+/// `n` elements for a scan with `op`: random where `op` gives the same bits in any combine order
+/// on `T`, else integer-valued floats ([`floats`]).
+pub fn scan_input<T: Element>(op: Op, seed: u64, n: usize) -> Vec<T> {
+    if op.order_sensitive(T::TYPE) {
+        floats::<T>(op, seed, n)
+    } else {
+        input::generate::<T>(op, seed, n)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -180,15 +190,5 @@ mod tests {
         assert!(x.iter().all(|v| v.fract() == 0.0 && v.abs() < (1 << 23) as f64));
         assert!(a.iter().filter(|&&v| v == 0.0).count() >= 3);
         assert!(a.iter().any(|&v| v == -1.0) && b.iter().any(|&v| v != 0.0));
-    }
-}
-
-/// `n` elements for a scan with `op`: random where `op` gives the same bits in any combine order
-/// on `T`, else integer-valued floats ([`floats`]).
-pub fn scan_input<T: Element>(op: Op, seed: u64, n: usize) -> Vec<T> {
-    if op.order_sensitive(T::TYPE) {
-        floats::<T>(op, seed, n)
-    } else {
-        input::generate::<T>(op, seed, n)
     }
 }

@@ -9,6 +9,7 @@ use cudarc::driver::sys::{CUdevice_attribute, CUevent_flags, CUresult};
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, ValidAsZeroBits};
 use cudarc::nvrtc::Ptx;
 use ptx::{Bounds, PtxModule};
+use scan_abi::kernel::Group;
 use scan_abi::tuning::Shapes;
 use scan_abi::{Kernel, Tuning};
 use std::collections::HashMap;
@@ -51,7 +52,7 @@ pub struct Gpu {
     ptx: PtxModule,
     tuning: Tuning,
     bounds: Bounds,
-    modules: Mutex<HashMap<String, Arc<CudaModule>>>,
+    modules: Mutex<HashMap<Group, Arc<CudaModule>>>,
     kernels: Mutex<HashMap<Kernel, CudaFunction>>,
     /// Blocks per SM by (kernel, threads, shared memory), asked of the driver once each.
     occupancy: Mutex<HashMap<(Kernel, u32, u32), u32>>,
@@ -212,10 +213,10 @@ impl Gpu {
         }
         let name = kernel.to_string();
         let missing = || Error::invalid(format!("no kernel {name} in the PTX module"));
-        let group = scan_abi::kernel::group_of(&name);
+        let group = kernel.group();
         let module = {
             let mut modules = self.modules.lock().unwrap_or_else(|e| e.into_inner());
-            match modules.get(group) {
+            match modules.get(&group) {
                 Some(m) => m.clone(),
                 None => {
                     let src = self.ptx.group_source(group, &self.bounds).ok_or_else(missing)?;
@@ -231,7 +232,7 @@ impl Gpu {
                         }
                         _ => Error::Driver(e),
                     })?;
-                    modules.insert(group.to_string(), m.clone());
+                    modules.insert(group, m.clone());
                     m
                 }
             }
