@@ -161,7 +161,9 @@ pub fn summarize(records: &[TileRecord]) -> Summary {
 /// Decodes the kernel's words, `RECORD_WORDS` per tile.
 pub fn decode(words: &[u64]) -> Vec<TileRecord> {
     words
-        .chunks_exact(RECORD_WORDS)
+        .as_chunks::<RECORD_WORDS>()
+        .0
+        .iter()
         .map(|w| TileRecord {
             times: TIMED.map(|e| w[e as usize]),
             polls: w[Event::Polls as usize] as u32,

@@ -6,9 +6,11 @@
 //! - `bench`: docs/performance.md, its CSV and plot from a bundle's `bench` results (or, on a
 //!   machine with a GPU, from a run it starts).
 //! - `sanitize`: compute-sanitizer over every kernel family (on a machine with a GPU).
+//! - `package`: `gpu-scan` and `scan-abi` as `.crate` files, the kernels prebuilt inside.
 
 mod bundle;
 mod cases;
+mod package;
 
 use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
@@ -44,6 +46,9 @@ enum Cmd {
     /// Run compute-sanitizer (memcheck, racecheck, synccheck) over every kernel family, here
     /// (needs a GPU and compute-sanitizer; on a GPU machine without Rust, run.sh sanitize).
     Sanitize,
+    /// Package `gpu-scan` and `scan-abi` as `.crate` files in target/package/, the PTX module
+    /// prebuilt and deflated inside, so that a dependent crate builds on stable alone.
+    Package,
 }
 
 fn main() -> ExitCode {
@@ -52,6 +57,7 @@ fn main() -> ExitCode {
         Cmd::GpuBundle(opts) => bundle::build(&opts).map(drop),
         Cmd::Bench { results } => bench(results),
         Cmd::Sanitize => run_bundle("sanitize", &root().join("target").join("sanitize")),
+        Cmd::Package => package::package().map(drop),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -9,8 +9,9 @@
 use scan_abi::kernel::{Group, Kernel};
 use std::collections::{BTreeMap, HashMap};
 
-/// The kernels embedded at build time, deflated (see build.rs).
-const EMBEDDED_DEFLATED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/kernels.ptx.deflate"));
+/// The kernels embedded at build time, deflated: built from gpu/ in the repository (build.rs), or
+/// prebuilt in a packaged crate (packaged/build.rs).
+const EMBEDDED_DEFLATED: &[u8] = include_bytes!(env!("GPU_SCAN_PTX_DEFLATED"));
 
 /// The PTX text of the embedded kernels.
 pub fn embedded() -> String {

@@ -30,12 +30,13 @@ pub struct Options {
 }
 
 impl Options {
-    /// Defaults for a workspace rooted at `root`: `root/gpu`, `root/target/gpu-ptx`, sm_90 (or
-    /// `$GPU_SCAN_ARCH`).
+    /// Defaults for a workspace rooted at `root`: `root/gpu`, `gpu-ptx` in `$CARGO_TARGET_DIR` or
+    /// `root/target`, sm_90 (or `$GPU_SCAN_ARCH`).
     pub fn for_workspace(root: &Path) -> Options {
+        let target = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root.join("target"));
         Options {
             gpu_dir: root.join("gpu"),
-            target_dir: root.join("target").join("gpu-ptx"),
+            target_dir: root.join(target).join("gpu-ptx"),
             arch: std::env::var("GPU_SCAN_ARCH").unwrap_or_else(|_| DEFAULT_ARCH.to_string()),
         }
     }
