@@ -68,6 +68,7 @@ pub fn build(opts: &Options) -> Result<PathBuf> {
     let witness = "mbarrier_stages.cu";
     std::fs::copy(root.join("tests").join("sanitizer").join(witness), out.join("sanitizer").join(witness))?;
     copy_tree(&cccl_headers(&root)?, &out.join("cccl"))?;
+    python_package(&root, &out.join("python"))?;
     if let Some(rev) = &opts.compare {
         let exe = build_revision(&root, rev)?;
         std::fs::create_dir_all(out.join("compare"))?;
@@ -124,6 +125,29 @@ fn cargo_artifacts(root: &Path, args: &[&str]) -> Result<Vec<(bool, PathBuf)>> {
         }
     }
     Ok(found)
+}
+
+/// The Python package for `run.sh python`: its wheel (built with maturin, `$MATURIN` or on
+/// `PATH`), its tests and benchmark, and pytest's wheels (the GPU machine reaches no index).
+/// Without maturin the bundle goes without it, saying so.
+fn python_package(root: &Path, out: &Path) -> Result<()> {
+    let maturin = std::env::var_os("MATURIN").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("maturin"));
+    if Command::new(&maturin).arg("--version").output().is_err() {
+        eprintln!("warning: no maturin (set MATURIN or put it on PATH): the bundle has no Python package");
+        return Ok(());
+    }
+    std::fs::create_dir_all(out.join("wheels"))?;
+    let target = std::env::var_os("CARGO_TARGET_DIR").map(|t| root.join(t)).unwrap_or_else(|| root.join("target"));
+    run(Command::new(&maturin)
+        .current_dir(root.join("python"))
+        .env("CARGO_TARGET_DIR", &target)
+        .args(["build", "--release", "--locked", "--quiet", "-o"])
+        .arg(out))?;
+    copy_tree(&root.join("python").join("tests"), &out.join("tests"))?;
+    std::fs::copy(root.join("python").join("bench.py"), out.join("bench.py"))?;
+    run(Command::new("python3")
+        .args(["-m", "pip", "download", "--quiet", "--disable-pip-version-check", "pytest", "--dest"])
+        .arg(out.join("wheels")))
 }
 
 /// The CCCL headers (`include/cccl`) of [`CCCL_WHEEL`], downloaded once into target/.
@@ -208,6 +232,7 @@ const RUNNER_HEAD: &str = r#"#!/usr/bin/env bash
 #   bash run.sh bench      the yardsticks if not yet run, and our benchmarks (what compare left out)
 #   bash run.sh primitives CUB's widening sum, sorts and sums by key at 2^28-2^30, torch's, and ours
 #   bash run.sh files      every command on 2^28-element .npy files: read, GPU and write times
+#   bash run.sh python     the Python package: installed in a venv over the system's torch and CuPy, its pytest suite, its benchmark
 # Modes run in the order given; results and logs go to $RESULTS_DIR (default: results/ here).
 set -uo pipefail
 B="$(cd "$(dirname "$0")" && pwd)"
@@ -444,17 +469,32 @@ PY
   rm -rf "$d"
 }
 
+pypkg() {
+  local wheel; wheel=$(ls "$B"/python/gpu_scan-*.whl 2>/dev/null | head -1)
+  if [ -z "$wheel" ]; then echo "no wheel in the bundle (it was built without maturin)"; fail=1; return; fi
+  local venv="$R/venv"
+  python3 -m venv --system-site-packages "$venv" || { fail=1; return; }
+  "$venv/bin/python" -c 'import pytest' 2>/dev/null ||
+    "$venv/bin/pip" install -q --no-index --find-links "$B/python/wheels" pytest || { fail=1; return; }
+  "$venv/bin/pip" install -q --no-deps --force-reinstall "$wheel" || { fail=1; return; }
+  (cd "$R" && "$venv/bin/python" -c "import gpu_scan, torch; print(gpu_scan.cumsum(torch.arange(10, device='cuda')))") || fail=1
+  (cd "$R" && "$venv/bin/python" -m pytest -q -rs -p no:cacheprovider "$B/python/tests" > "$R/pytest.log" 2>&1) || fail=1
+  tail -25 "$R/pytest.log"
+  "$venv/bin/python" "$B/python/bench.py" ${PY_BENCH_ARGS:-} | tee "$R/python-bench.md" || fail=1
+}
+
 compare() {
   if [ ! -x "$B/compare/host" ]; then echo "no comparison build: bundle with --compare REV"; fail=1; return; fi
   mkdir -p "$R/scan"
   python3 "$B/baselines/compare.py" "$B/compare/host" "$HOST" "$R" "$SWEEP" "${APPS[@]}" "${BATCHED[@]}" | tee "$R/compare.md"
 }
 
-[ $# -gt 0 ] || { sed -n '2,9p' "$0"; exit 2; }
+[ $# -gt 0 ] || { sed -n '2,10p' "$0"; exit 2; }
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || echo "no nvidia-smi"
 for mode in "$@"; do
   case "$mode" in
     tests|examples|sanitize|yardsticks|compare|bench|primitives|files) echo "== $mode"; "$mode" ;;
+    python) echo "== python"; pypkg ;;
     *) echo "unknown mode $mode"; exit 2 ;;
   esac
 done

@@ -1,0 +1,330 @@
+"""Device-wide parallel scans and their applications on NVIDIA GPUs, zero copy on torch and CuPy
+arrays (and JAX, numba, or any ``__dlpack__`` / ``__cuda_array_interface__`` array, through
+one of them).
+
+Every function runs on the current stream of the array's framework on the array's device, so
+it orders with the caller's own work, and returns arrays of the input's framework, allocated by
+that framework. The GIL is released while the work is enqueued. Temporary storage is kept per
+device and stream and reused. Mistakes raise ``ValueError`` or ``TypeError``; the machine's
+failures (no driver, no device, out of memory, a driver error) raise :class:`Error`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Tuple
+
+from . import _arrays
+from ._arrays import ITEM_SIZE, short_dtype
+from ._native import ELEMENT_TYPES, Error
+
+__all__ = [
+    "Error", "cumsum", "cumprod", "cummax", "cummin", "scan", "segmented_scan", "scan_by_key",
+    "linear_recurrence", "sort", "argsort", "compact", "nonzero", "histogram", "driver_present",
+]
+
+from . import _native
+
+OPS = ("add", "mul", "min", "max", "and", "or", "xor")
+
+
+def driver_present() -> bool:
+    """Whether the CUDA driver can be loaded here."""
+    return _native.driver_present()
+
+
+class _In:
+    """One input: its framework's adapter, what the native module needs, and how results go back."""
+
+    def __init__(self, x: Any, what: str, device: Optional[int] = None) -> None:
+        adapter = _arrays.adapter_of(x)
+        self.foreign = None
+        if adapter is None:
+            if not _arrays.is_cuda_array(x):
+                raise TypeError(
+                    f"{what} must be a CUDA array (torch, CuPy, JAX, numba, or anything with __dlpack__ or "
+                    f"__cuda_array_interface__), not {type(x).__name__}"
+                )
+            # The driver is checked first, so a machine without a GPU says so.
+            _native.open_device(0 if device is None else device)
+            self.foreign = _arrays.Foreign(x)
+            adapter = self.foreign.helper
+            x = self.foreign.view(x)
+        self.adapter = adapter
+        self.array = x
+        self.ptr, self.shape, self.dtype, self.device, contiguous = adapter.describe(x)
+        if device is not None and self.device != device:
+            raise ValueError(f"{what} is on device {self.device}, the other inputs on device {device}")
+        if not contiguous:
+            raise ValueError(f"{what} is not contiguous (C order): make a contiguous copy first")
+        _native.open_device(self.device)
+        self.stream = adapter.stream(self.device)
+
+    @property
+    def n(self) -> int:
+        return _arrays.elements(self.shape)
+
+    def empty(self, shape: Tuple[int, ...], dtype: str) -> Any:
+        return self.adapter.empty(shape, dtype, self.device)
+
+    def back(self, y: Any) -> Any:
+        return y if self.foreign is None else self.foreign.back(y)
+
+    def out(self, out: Any, shape: Tuple[int, ...], dtype: str) -> "_In":
+        """`out=` checked against the result's shape and dtype, or a new array."""
+        if out is None:
+            return _In(self.empty(shape, dtype), "the output", self.device)
+        o = _In(out, "out", self.device)
+        if o.shape != tuple(shape) or o.dtype != dtype:
+            raise ValueError(f"out has shape {o.shape} and dtype {o.dtype}; the result has {tuple(shape)} and {dtype}")
+        return o
+
+
+def _same_length(a: _In, b: _In, what: str) -> None:
+    if a.n != b.n:
+        raise ValueError(f"{what} have {a.n} and {b.n} elements: they must have as many")
+
+
+def _check_op(op: str) -> str:
+    if op not in OPS:
+        raise ValueError(f"unknown operator {op!r}: one of {', '.join(OPS)}")
+    return op
+
+
+def _result_dtype(op: str, dtype: str) -> str:
+    """The result dtype when none is asked for, as torch and NumPy give it: sums and products
+    of bool and integers narrower than 64 bits in int64 (uint32 in uint64); others unchanged."""
+    if op in ("add", "mul"):
+        if dtype in ("bool", "u8", "i8", "u16", "i16", "i32"):
+            return "i64"
+        if dtype == "u32":
+            return "u64"
+    return dtype
+
+
+def _can_widen(src: str, dst: str) -> bool:
+    if src in ("u8", "i8", "bool", "u16", "i16"):
+        return dst in ("u32", "u64", "i64")
+    if src in ("u32", "i32"):
+        return dst in ("u64", "i64")
+    if src in ("f16", "bf16"):
+        return dst == "f32"
+    return False
+
+
+def _norm_dim(dim: Optional[int], axis: Optional[int], ndim: int) -> Optional[int]:
+    if dim is not None and axis is not None and dim != axis:
+        raise ValueError(f"dim={dim} and axis={axis} disagree")
+    d = dim if dim is not None else axis
+    if d is None:
+        return None
+    if not -max(ndim, 1) <= d < max(ndim, 1):
+        raise ValueError(f"dim {d} is out of range for an array of {ndim} dimensions")
+    return d % max(ndim, 1)
+
+
+def scan(
+    x: Any,
+    op: str = "add",
+    *,
+    dim: Optional[int] = None,
+    axis: Optional[int] = None,
+    exclusive: bool = False,
+    dtype: Any = None,
+    init: Any = None,
+    deterministic: bool = False,
+    out: Any = None,
+) -> Any:
+    """The scan of ``x`` by ``op`` (``add mul min max and or xor``).
+
+    Along ``dim`` (or ``axis``) of an N-D array, each line scanned on its own; with neither, the
+    flattened array, as NumPy does. ``exclusive`` starts every line from the operator's identity
+    (or ``init``). ``dtype`` names the result's type: a sum of ``uint8 int8 uint16 int16 bool``
+    into ``uint32 uint64 int64``, of ``int32 uint32`` into ``int64 uint64``, or of ``float16
+    bfloat16`` into ``float32`` reads each element at its own width; other conversions cast the
+    input first. ``deterministic`` gives float results that are identical run after run (a 1-D
+    scan). ``init`` (a 1-D scan) is combined in front of the first element.
+    """
+    _check_op(op)
+    a = _In(x, "x")
+    want = short_dtype(dtype) if dtype is not None else a.dtype
+    d = _norm_dim(dim, axis, len(a.shape))
+    shape = a.shape if d is not None else (a.n,)
+    o = a.out(out, shape, want)
+    n = a.n
+    if n == 0:
+        return a.back(o.array)
+    # The line structure: `outer` blocks of `length` × `inner` elements.
+    if d is None or len(a.shape) <= 1:
+        outer, length, inner = 1, n, 1
+    else:
+        outer = _arrays.elements(a.shape[:d])
+        length = a.shape[d]
+        inner = _arrays.elements(a.shape[d + 1:])
+    one_line = outer == 1 and inner == 1 or length == n
+    if not one_line and (deterministic or init is not None):
+        raise ValueError("deterministic=True and init= are for a scan of one line (a 1-D array, or dim=None)")
+    if one_line and op == "add" and want != a.dtype and _can_widen(a.dtype, want) and init is None:
+        _native.widening_sum(a.dtype, want, exclusive, deterministic, a.ptr, o.ptr, n, a.device, a.stream)
+        return a.back(o.array)
+    src = a
+    if want != a.dtype:
+        if want not in ELEMENT_TYPES:
+            raise TypeError(f"scans are not built for dtype {_arrays.NUMPY_NAMES[want]}")
+        src = _In(a.adapter.cast(a.array, want), "x", a.device)
+    elif want not in ELEMENT_TYPES:
+        hint = " (pass dtype='float32' for a float32 sum)" if want in ("f16", "bf16") else ""
+        raise TypeError(f"scans are not built for dtype {_arrays.NUMPY_NAMES[want]}{hint}")
+    if one_line:
+        _native.scan(want, op, exclusive, deterministic, init, src.ptr, o.ptr, n, a.device, a.stream)
+    elif inner == 1:
+        _native.batched_scan(want, op, exclusive, True, src.ptr, o.ptr, outer, length, a.device, a.stream)
+    else:
+        block = length * inner * ITEM_SIZE[want]
+        for b in range(outer):
+            _native.batched_scan(
+                want, op, exclusive, False, src.ptr + b * block, o.ptr + b * block, length, inner, a.device, a.stream
+            )
+    return a.back(o.array)
+
+
+def _cum(op: str):
+    def f(x: Any, dim: Optional[int] = None, *, axis: Optional[int] = None, exclusive: bool = False,
+          dtype: Any = None, out: Any = None, deterministic: bool = False) -> Any:
+        if dtype is None:
+            dtype = _result_dtype(op, short_dtype(_In(x, "x").dtype))
+        return scan(x, op, dim=dim, axis=axis, exclusive=exclusive, dtype=dtype, out=out, deterministic=deterministic)
+
+    return f
+
+
+cumsum = _cum("add")
+cumsum.__name__ = "cumsum"
+cumsum.__doc__ = """Cumulative sum along ``dim`` (or ``axis``; the flattened array when neither is
+given). Integers narrower than 64 bits and bool sum into int64 unless ``dtype`` says otherwise,
+as in torch and NumPy; ``dtype=x.dtype`` keeps the input's type. See :func:`scan`."""
+cumprod = _cum("mul")
+cumprod.__name__ = "cumprod"
+cumprod.__doc__ = """Cumulative product; types as :func:`cumsum`. See :func:`scan`."""
+cummax = _cum("max")
+cummax.__name__ = "cummax"
+cummax.__doc__ = """Running maximum (the values; floats ignore NaN operands, IEEE maxNum). See :func:`scan`."""
+cummin = _cum("min")
+cummin.__name__ = "cummin"
+cummin.__doc__ = """Running minimum (the values; floats ignore NaN operands, IEEE minNum). See :func:`scan`."""
+
+
+def _flags(m: Any, like: _In, what: str) -> _In:
+    """A mask (bool or uint8; other types: nonzero) as one byte per element."""
+    f = _In(m, what, like.device)
+    if f.dtype not in ("bool", "u8"):
+        f = _In(f.adapter.cast(f.array != 0, "u8"), what, like.device)
+    return f
+
+
+def segmented_scan(x: Any, heads: Any, op: str = "add", *, exclusive: bool = False) -> Any:
+    """The scan of 1-D ``x`` restarted at every element whose ``heads`` flag is set (bool or
+    uint8, as many as ``x``)."""
+    _check_op(op)
+    a = _In(x, "x")
+    h = _flags(heads, a, "heads")
+    _same_length(a, h, "x and heads")
+    o = a.out(None, (a.n,), a.dtype)
+    if a.n:
+        _native.segmented_scan(a.dtype, op, exclusive, a.ptr, h.ptr, o.ptr, a.n, a.device, a.stream)
+    return a.back(o.array)
+
+
+def scan_by_key(keys: Any, x: Any, op: str = "add", *, exclusive: bool = False) -> Any:
+    """The scan of 1-D ``x`` restarted wherever ``keys`` (integers, as many as ``x``) changes."""
+    _check_op(op)
+    a = _In(x, "x")
+    k = _In(keys, "keys", a.device)
+    _same_length(a, k, "keys and x")
+    o = a.out(None, (a.n,), a.dtype)
+    if a.n:
+        _native.scan_by_key(k.dtype, a.dtype, op, exclusive, k.ptr, a.ptr, o.ptr, a.n, a.device, a.stream)
+    return a.back(o.array)
+
+
+def linear_recurrence(a: Any, b: Any, x0: float = 0.0) -> Any:
+    """``y[t] = a[t] * y[t-1] + b[t]`` from ``y[-1] = x0``, for 1-D float32 or float64 ``a`` and
+    ``b``: one scan of affine maps (the recurrence of linear RNN and state-space layers). The
+    pairs are packed with the framework first (one copy of ``a`` and ``b``)."""
+    fa = _In(a, "a")
+    fb = _In(b, "b", fa.device)
+    _same_length(fa, fb, "a and b")
+    if fa.dtype != fb.dtype or fa.dtype not in ("f32", "f64"):
+        raise TypeError(f"a and b must both be float32 or float64, not {fa.dtype} and {fb.dtype}")
+    n = fa.n
+    if n == 0:
+        return fa.back(fa.empty((0,), fa.dtype))
+    maps = _In(fa.adapter.stack_pairs(fa.array.reshape(-1), fb.array.reshape(-1)), "the maps", fa.device)
+    o = _In(fa.empty((n, 2), fa.dtype), "the output", fa.device)
+    _native.recurrence(fa.dtype, float(x0), maps.ptr, o.ptr, n, fa.device, fa.stream)
+    return fa.back(fa.adapter.column(o.array, 1))
+
+
+def _sorted(x: Any, descending: bool, positions: bool) -> Tuple[_In, Any, Optional[Any]]:
+    a = _In(x, "x")
+    if len(a.shape) > 1:
+        raise ValueError(f"sort takes a 1-D array, not shape {a.shape}")
+    keys = _In(a.adapter.copy(a.array), "the keys", a.device)
+    p = _In(a.empty((a.n,), "u32"), "the positions", a.device) if positions else None
+    if a.n:
+        _native.sort(a.dtype, descending, keys.ptr, p.ptr if p else 0, a.n, a.device, a.stream)
+    return a, keys.array, p.array if p else None
+
+
+def sort(x: Any, *, descending: bool = False) -> Any:
+    """The keys of 1-D ``x`` (4- and 8-byte types) sorted by a stable radix sort. Floats order
+    ``-0.0`` before ``+0.0`` and NaNs last (in both orders)."""
+    a, keys, _ = _sorted(x, descending, False)
+    return a.back(keys)
+
+
+def argsort(x: Any, *, descending: bool = False) -> Any:
+    """The stable argsort of 1-D ``x`` as int64 positions: ``x[argsort(x)]`` is sorted and equal
+    keys keep their order."""
+    a, _, p = _sorted(x, descending, True)
+    return a.back(a.adapter.cast(p, "i64"))
+
+
+def compact(x: Any, mask: Any) -> Any:
+    """The elements of 1-D ``x`` whose ``mask`` entry is set, in order (``x[mask]``). Reads the
+    count back, so it waits for the work queued before it."""
+    a = _In(x, "x")
+    f = _flags(mask, a, "mask")
+    _same_length(a, f, "x and mask")
+    o = a.out(None, (a.n,), a.dtype)
+    count = _In(a.empty((1,), "i64"), "the count", a.device)
+    if a.n == 0:
+        return a.back(o.array)
+    _native.compact(a.dtype, a.ptr, f.ptr, o.ptr, count.ptr, a.n, a.device, a.stream)
+    return a.back(o.array[: a.adapter.item(count.array)])
+
+
+def nonzero(mask: Any) -> Any:
+    """The positions of the set entries of 1-D ``mask`` as int64 (NumPy's ``flatnonzero``).
+    Reads the count back, so it waits for the work queued before it."""
+    f0 = _In(mask, "mask")
+    f = _flags(mask, f0, "mask")
+    o = f.out(None, (f.n,), "i64")
+    count = _In(f.empty((1,), "i64"), "the count", f.device)
+    if f.n == 0:
+        return f0.back(o.array)
+    _native.nonzero(f.ptr, o.ptr, count.ptr, f.n, f.device, f.stream)
+    return f0.back(o.array[: f.adapter.item(count.array)])
+
+
+def histogram(x: Any, bins: int, range: Tuple[float, float]) -> Any:
+    """The counts (int64) of 1-D ``x`` in ``bins`` equal bins over ``[lo, hi)``; elements outside
+    are not counted."""
+    lo, hi = range
+    if not isinstance(bins, int) or bins < 1:
+        raise ValueError(f"bins must be a positive integer, not {bins!r}")
+    a = _In(x, "x")
+    starts = _In(a.empty((bins + 1,), "u32"), "the bin starts", a.device)
+    permutation = _In(a.empty((a.n,), "u32"), "the permutation", a.device)
+    _native.histogram(a.dtype, int(bins), float(lo), float(hi), a.ptr, starts.ptr, permutation.ptr, a.n, a.device,
+                      a.stream)
+    return a.back(a.adapter.diff(starts.array))

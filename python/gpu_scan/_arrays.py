@@ -1,0 +1,274 @@
+"""The arrays of each framework, as the native module needs them.
+
+An adapter tells a framework's arrays apart, reads an array's address, shape, dtype, device and
+contiguity, names the framework's current stream on a device (the stream every call enqueues
+on, so it orders with the caller's own work), and allocates outputs with the framework's
+allocator, on that stream, so its memory pool and stream semantics hold.
+
+torch and CuPy arrays are used directly. Arrays of other frameworks (JAX, numba, anything
+exporting ``__dlpack__`` or ``__cuda_array_interface__``) are viewed, zero copy, as an array of
+a framework that is installed (CuPy first, then torch) through DLPack or the interface, which
+also orders them with their producer's stream; results go back the same way.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Optional, Tuple
+
+# Short dtype names shared with the native module, and their NumPy-style spellings.
+NUMPY_NAMES = {
+    "bool": "bool",
+    "u8": "uint8",
+    "i8": "int8",
+    "u16": "uint16",
+    "i16": "int16",
+    "u32": "uint32",
+    "i32": "int32",
+    "u64": "uint64",
+    "i64": "int64",
+    "f16": "float16",
+    "bf16": "bfloat16",
+    "f32": "float32",
+    "f64": "float64",
+}
+SHORT_NAMES = {v: k for k, v in NUMPY_NAMES.items()}
+ITEM_SIZE = {
+    "bool": 1, "u8": 1, "i8": 1, "u16": 2, "i16": 2, "u32": 4, "i32": 4,
+    "u64": 8, "i64": 8, "f16": 2, "bf16": 2, "f32": 4, "f64": 8,
+}
+
+
+def short_dtype(dtype: Any) -> str:
+    """The short name of a dtype given as a framework dtype, a NumPy dtype or a string."""
+    if dtype is None:
+        raise TypeError("no dtype given")
+    text = str(dtype)
+    for prefix in ("torch.", "dtype('", "<class 'numpy."):
+        if text.startswith(prefix):
+            text = text[len(prefix):]
+    text = text.rstrip("')>")
+    aliases = {"half": "float16", "float": "float32", "double": "float64", "long": "int64", "int": "int32",
+               "short": "int16", "bool_": "bool"}
+    text = aliases.get(text, text)
+    if text in SHORT_NAMES:
+        return SHORT_NAMES[text]
+    if text in NUMPY_NAMES:
+        return text
+    raise TypeError(f"unsupported dtype {dtype}")
+
+
+class Adapter:
+    """One framework's arrays. Subclasses fill in what differs."""
+
+    name = ""
+
+    def owns(self, x: Any) -> bool:
+        raise NotImplementedError
+
+    def describe(self, x: Any) -> Tuple[int, Tuple[int, ...], str, int, bool]:
+        """(address, shape, short dtype, device ordinal, C-contiguous)."""
+        raise NotImplementedError
+
+    def stream(self, device: int) -> int:
+        raise NotImplementedError
+
+    def empty(self, shape: Tuple[int, ...], dtype: str, device: int) -> Any:
+        raise NotImplementedError
+
+    def cast(self, x: Any, dtype: str) -> Any:
+        raise NotImplementedError
+
+    def copy(self, x: Any) -> Any:
+        raise NotImplementedError
+
+    def stack_pairs(self, a: Any, b: Any) -> Any:
+        """The (n, 2) array of rows (a[i], b[i])."""
+        raise NotImplementedError
+
+    def column(self, m: Any, j: int) -> Any:
+        """Column j of an (n, 2) array, contiguous."""
+        raise NotImplementedError
+
+    def item(self, x: Any) -> int:
+        """The one element of x, read after the work queued before it."""
+        raise NotImplementedError
+
+    def diff(self, x: Any) -> Any:
+        """x[1:] - x[:-1] as int64."""
+        raise NotImplementedError
+
+    def reshape(self, x: Any, shape: Tuple[int, ...]) -> Any:
+        return x.reshape(shape)
+
+
+class Torch(Adapter):
+    name = "torch"
+
+    def __init__(self) -> None:
+        import torch
+
+        self.torch = torch
+
+    def owns(self, x: Any) -> bool:
+        return isinstance(x, self.torch.Tensor)
+
+    def dtype(self, short: str) -> Any:
+        t = getattr(self.torch, NUMPY_NAMES[short], None)
+        if t is None:
+            raise TypeError(f"this torch has no dtype {NUMPY_NAMES[short]}")
+        return t
+
+    def describe(self, x: Any) -> Tuple[int, Tuple[int, ...], str, int, bool]:
+        if x.device.type != "cuda":
+            raise ValueError(f"the tensor is on {x.device}, not on a CUDA device")
+        return x.data_ptr(), tuple(x.shape), short_dtype(x.dtype), x.device.index, x.is_contiguous()
+
+    def stream(self, device: int) -> int:
+        return self.torch.cuda.current_stream(device).cuda_stream
+
+    def empty(self, shape: Tuple[int, ...], dtype: str, device: int) -> Any:
+        return self.torch.empty(shape, dtype=self.dtype(dtype), device=f"cuda:{device}")
+
+    def cast(self, x: Any, dtype: str) -> Any:
+        return x.to(self.dtype(dtype)).contiguous()
+
+    def copy(self, x: Any) -> Any:
+        return x.clone(memory_format=self.torch.contiguous_format)
+
+    def stack_pairs(self, a: Any, b: Any) -> Any:
+        return self.torch.stack((a, b), dim=-1).contiguous()
+
+    def column(self, m: Any, j: int) -> Any:
+        return m[:, j].contiguous()
+
+    def item(self, x: Any) -> int:
+        return int(x.item())
+
+    def diff(self, x: Any) -> Any:
+        wide = x.to(self.torch.int64)
+        return wide[1:] - wide[:-1]
+
+
+class CuPy(Adapter):
+    name = "cupy"
+
+    def __init__(self) -> None:
+        import cupy
+
+        self.cupy = cupy
+
+    def owns(self, x: Any) -> bool:
+        return isinstance(x, self.cupy.ndarray)
+
+    def describe(self, x: Any) -> Tuple[int, Tuple[int, ...], str, int, bool]:
+        return x.data.ptr, tuple(x.shape), short_dtype(x.dtype.name), x.device.id, bool(x.flags.c_contiguous)
+
+    def stream(self, device: int) -> int:
+        with self.cupy.cuda.Device(device):
+            return self.cupy.cuda.get_current_stream().ptr
+
+    def empty(self, shape: Tuple[int, ...], dtype: str, device: int) -> Any:
+        if dtype == "bf16":
+            raise TypeError("CuPy has no bfloat16")
+        with self.cupy.cuda.Device(device):
+            return self.cupy.empty(shape, dtype=NUMPY_NAMES[dtype])
+
+    def cast(self, x: Any, dtype: str) -> Any:
+        with x.device:
+            return self.cupy.ascontiguousarray(x.astype(NUMPY_NAMES[dtype]))
+
+    def copy(self, x: Any) -> Any:
+        with x.device:
+            return self.cupy.array(x, order="C", copy=True)
+
+    def stack_pairs(self, a: Any, b: Any) -> Any:
+        with a.device:
+            return self.cupy.ascontiguousarray(self.cupy.stack((a, b), axis=-1))
+
+    def column(self, m: Any, j: int) -> Any:
+        with m.device:
+            return self.cupy.ascontiguousarray(m[:, j])
+
+    def item(self, x: Any) -> int:
+        return int(x.get().reshape(-1)[0])
+
+    def diff(self, x: Any) -> Any:
+        with x.device:
+            wide = x.astype("int64")
+            return wide[1:] - wide[:-1]
+
+
+def _load(cls: Callable[[], Adapter]) -> Optional[Adapter]:
+    try:
+        return cls()
+    except ImportError:
+        return None
+
+
+_ADAPTERS: Optional[list] = None
+
+
+def adapters() -> list:
+    """The adapters of the frameworks installed here, CuPy first."""
+    global _ADAPTERS
+    if _ADAPTERS is None:
+        _ADAPTERS = [a for a in (_load(CuPy), _load(Torch)) if a is not None]
+    return _ADAPTERS
+
+
+class Foreign:
+    """An array of a framework without an adapter, viewed as a helper framework's array, and how
+    to hand results back in its own framework."""
+
+    def __init__(self, x: Any) -> None:
+        self.module = type(x).__module__.split(".")[0]
+        helpers = adapters()
+        if not helpers:
+            raise TypeError(
+                f"{type(x).__name__} arrays are used through CuPy or torch, and neither is installed"
+            )
+        self.helper = helpers[0]
+        self.original = x
+
+    def view(self, x: Any) -> Any:
+        """x as the helper's array, zero copy (DLPack orders it after its producer's work)."""
+        if hasattr(x, "__dlpack__"):
+            if self.helper.name == "cupy":
+                return self.helper.cupy.from_dlpack(x)
+            return self.helper.torch.from_dlpack(x)
+        if hasattr(x, "__cuda_array_interface__"):
+            if self.helper.name == "cupy":
+                return self.helper.cupy.asarray(x)
+            return self.helper.torch.as_tensor(x, device="cuda")
+        raise TypeError(
+            f"{type(x).__name__} is not a CUDA array: it offers neither __dlpack__ nor __cuda_array_interface__"
+        )
+
+    def back(self, y: Any) -> Any:
+        """A result in the original array's framework."""
+        if self.module == "jax" or self.module == "jaxlib":
+            import jax.dlpack
+
+            return jax.dlpack.from_dlpack(y)
+        if self.module == "numba":
+            import numba.cuda
+
+            return numba.cuda.as_cuda_array(y)
+        return y
+
+
+def adapter_of(x: Any) -> Optional[Adapter]:
+    """The adapter of x's framework, or None when x belongs to another framework."""
+    for a in adapters():
+        if a.owns(x):
+            return a
+    return None
+
+
+def is_cuda_array(x: Any) -> bool:
+    return adapter_of(x) is not None or hasattr(x, "__cuda_array_interface__") or hasattr(x, "__dlpack__")
+
+
+def elements(shape: Tuple[int, ...]) -> int:
+    return math.prod(shape)

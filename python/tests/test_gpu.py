@@ -1,0 +1,330 @@
+"""gpu_scan on the GPU, against torch and NumPy on the CPU.
+
+Integer results and float results of integer-valued inputs are compared exactly (any summation
+order gives them bit for bit); random float inputs within a bound a dropped or doubled tile
+would break. Sizes cover 0, 1, 31, 33, tile edges, primes and one array above 2^31 elements.
+"""
+
+import numpy as np
+import pytest
+
+import gpu_scan
+
+pytestmark = pytest.mark.gpu
+
+torch = pytest.importorskip("torch")
+
+SIZES = [0, 1, 31, 33, 4095, 4097, 65537, 100003, (1 << 20) + 7]
+DTYPES = {
+    "uint8": torch.uint8, "int32": torch.int32, "int64": torch.int64,
+    "float32": torch.float32, "float64": torch.float64,
+}
+SAME_TYPE = ["uint8", "uint16", "uint32", "int32", "uint64", "int64", "float32", "float64"]
+
+
+def small_values(n, dtype, seed=0, high=4):
+    """Values in [0, high), as a CUDA tensor of `dtype`: their sums and running extrema are exact."""
+    g = np.random.default_rng(seed)
+    host = g.integers(0, high, n).astype(np.dtype(dtype))
+    return torch.from_numpy(host).cuda(), host
+
+
+def numpy_scan(host, op, exclusive, out_dtype):
+    x = host.astype(out_dtype)
+    ufunc = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum,
+             "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[op]
+    inc = ufunc.accumulate(x) if x.size else x.copy()
+    if not exclusive:
+        return inc
+    identity = {"add": 0, "mul": 1, "and": ~np.array(0, dtype=x.dtype) if x.dtype.kind in "iu" else 0, "or": 0, "xor": 0,
+                "max": np.iinfo(x.dtype).min if x.dtype.kind in "iu" else -np.inf,
+                "min": np.iinfo(x.dtype).max if x.dtype.kind in "iu" else np.inf}[op]
+    return np.concatenate([np.array([identity], dtype=x.dtype), inc[:-1]]) if x.size else inc
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("dtype", SAME_TYPE)
+@pytest.mark.parametrize("exclusive", [False, True])
+def test_cumsum_same_type_is_exact(n, dtype, exclusive):
+    x, host = small_values(n, dtype)
+    y = gpu_scan.cumsum(x, dtype=x.dtype, exclusive=exclusive)
+    assert y.dtype == x.dtype and y.shape == x.shape and y.device == x.device
+    np.testing.assert_array_equal(y.cpu().numpy(), numpy_scan(host, "add", exclusive, host.dtype))
+
+
+@pytest.mark.parametrize("op", ["max", "min", "and", "or", "xor", "mul"])
+@pytest.mark.parametrize("dtype", ["uint32", "int64", "float32"])
+@pytest.mark.parametrize("n", [1, 33, 100003])
+def test_every_operator(op, dtype, n):
+    if op in ("and", "or", "xor") and dtype == "float32":
+        pytest.skip("bitwise operators are for integers")
+    high = 2 if op == "mul" else 1000
+    x, host = small_values(n, dtype, seed=1, high=high)
+    if op == "mul":
+        x, host = x + 1, host + 1  # ones and twos: products wrap exactly for integers
+        if dtype == "float32":
+            x, host = torch.ones_like(x), np.ones_like(host)
+    for exclusive in (False, True):
+        y = gpu_scan.scan(x, op, exclusive=exclusive)
+        np.testing.assert_array_equal(y.cpu().numpy(), numpy_scan(host, op, exclusive, host.dtype))
+
+
+def test_defaults_follow_torch():
+    x = torch.arange(10, device="cuda", dtype=torch.int32)
+    assert gpu_scan.cumsum(x).dtype == torch.cumsum(x, 0).dtype == torch.int64
+    u = torch.ones(100, device="cuda", dtype=torch.uint8)
+    assert gpu_scan.cumsum(u).dtype == torch.int64
+    assert torch.equal(gpu_scan.cumsum(u), torch.cumsum(u, 0))
+    f = torch.ones(5, device="cuda")
+    assert gpu_scan.cummax(f).dtype == torch.float32
+
+
+@pytest.mark.parametrize("src,dst", [
+    ("uint8", "int64"), ("uint8", "uint32"), ("int8", "int64"), ("bool", "int64"), ("int16", "int64"),
+    ("uint16", "uint32"), ("int32", "int64"), ("uint32", "uint64"), ("float16", "float32"), ("bfloat16", "float32"),
+])
+@pytest.mark.parametrize("n", [1, 4097, 1000003])
+def test_widening_sums_read_each_element_at_its_width(src, dst, n):
+    g = torch.Generator(device="cpu").manual_seed(3)
+    if src == "bool":
+        host = torch.randint(0, 2, (n,), generator=g).bool()
+    elif src in ("float16", "bfloat16"):
+        host = torch.randint(0, 3, (n,), generator=g).to(getattr(torch, src))
+    else:
+        host = torch.randint(0, 100, (n,), generator=g).to(getattr(torch, src))
+    y = gpu_scan.cumsum(host.cuda(), dtype=getattr(torch, dst))
+    assert y.dtype == getattr(torch, dst)
+    want = torch.cumsum(host.to(torch.float64 if dst == "float32" else torch.int64), 0)
+    assert torch.equal(y.cpu().to(want.dtype), want)
+
+
+@pytest.mark.parametrize("shape,dim", [
+    ((1 << 20, 8), 0), ((1 << 20, 8), 1), ((8, 1 << 20), 0), ((8, 1 << 20), 1), ((33, 31), 0), ((33, 31), 1),
+    ((0, 8), 0), ((8, 0), 1), ((5, 7, 9), 1), ((5, 7, 9), 0), ((5, 7, 9), -1), ((1, 1000), 0),
+])
+@pytest.mark.parametrize("dtype", ["int32", "float32", "float64"])
+def test_along_a_dimension_matches_torch(shape, dim, dtype):
+    x = torch.randint(0, 4, shape, device="cuda").to(getattr(torch, dtype))
+    for exclusive in (False, True):
+        y = gpu_scan.cumsum(x, dim, dtype=x.dtype, exclusive=exclusive)
+        want = torch.cumsum(x.cpu().double(), dim)
+        if exclusive:
+            want = want - x.cpu().double()
+        assert y.shape == x.shape
+        assert torch.equal(y.cpu().double(), want)
+
+
+def test_flattened_without_dim_as_numpy_does():
+    x = torch.arange(12, device="cuda", dtype=torch.int64).reshape(3, 4)
+    np.testing.assert_array_equal(gpu_scan.cumsum(x).cpu().numpy(), np.cumsum(x.cpu().numpy()))
+
+
+def test_out_is_written_and_checked():
+    x = torch.ones(1000, device="cuda", dtype=torch.int32)
+    out = torch.empty_like(x)
+    assert gpu_scan.cumsum(x, dtype=torch.int32, out=out) is out
+    assert torch.equal(out.cpu(), torch.arange(1, 1001, dtype=torch.int32))
+    with pytest.raises(ValueError, match="out has shape"):
+        gpu_scan.cumsum(x, dtype=torch.int32, out=torch.empty(999, device="cuda", dtype=torch.int32))
+
+
+def test_random_floats_within_a_bound_a_dropped_tile_would_break():
+    n = 1 << 20
+    g = torch.Generator(device="cpu").manual_seed(5)
+    host = torch.rand(n, generator=g, dtype=torch.float64) + 0.5
+    # Every element is at least 0.5, so a lost or doubled tile (256 elements or more) moves a
+    # prefix by 128 or more; rounding moves none by more than 16 (f32: an ulp of 1/8 at most per
+    # step of a chain of at most 256 tiles) or by 1e-6 (f64).
+    for dtype, bound in ((torch.float32, 32.0), (torch.float64, 1e-6)):
+        x = host.to(dtype)
+        y = gpu_scan.cumsum(x.cuda(), dtype=dtype).cpu().double()
+        err = (y - torch.cumsum(x.double(), 0)).abs().max().item()
+        assert err <= bound, f"{dtype}: error {err} above {bound}"
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_deterministic_floats_are_identical_run_after_run(dtype):
+    x = torch.randn(1 << 22, device="cuda", dtype=dtype)
+    first = gpu_scan.cumsum(x, deterministic=True)
+    for _ in range(3):
+        assert torch.equal(gpu_scan.cumsum(x, deterministic=True), first)
+
+
+def test_init_and_exclusive():
+    x = torch.arange(1, 6, device="cuda", dtype=torch.int64)
+    assert gpu_scan.scan(x, "add", init=10).tolist() == [11, 13, 16, 20, 25]
+    assert gpu_scan.scan(x, "add", init=10, exclusive=True).tolist() == [10, 11, 13, 16, 20]
+
+
+def test_above_2_31_elements():
+    n = (1 << 31) + 5
+    free, _ = torch.cuda.mem_get_info()
+    if free < n * 10:
+        pytest.skip("not enough device memory")
+    x = torch.ones(n, device="cuda", dtype=torch.uint8)
+    y = gpu_scan.cumsum(x)
+    assert y.dtype == torch.int64 and y.shape == (n,)
+    at = torch.tensor([0, 1 << 31, (1 << 31) - 1, n - 1], device="cuda")
+    assert (y[at].cpu() == at.cpu() + 1).all()
+    step = y[:: 1 << 20].cpu()
+    assert torch.equal(step, torch.arange(0, n, 1 << 20) + 1)
+    del y
+    z = gpu_scan.cumsum(x, dtype=torch.uint8)
+    assert int(z[-1]) == n % 256
+
+
+def test_runs_on_the_callers_stream():
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        x = torch.ones(1 << 26, device="cuda", dtype=torch.int32)
+        x.mul_(3)  # queued on s; not waited for
+        y = gpu_scan.cumsum(x, dtype=torch.int32)
+        y.add_(0)
+    s.synchronize()
+    assert int(y[-1]) == 3 << 26
+    assert int(y[12345]) == 3 * 12346
+
+
+def test_repeated_calls_allocate_nothing():
+    x = torch.ones(1 << 24, device="cuda", dtype=torch.float32)
+    out = torch.empty_like(x)
+    gpu_scan.cumsum(x, out=out)
+    torch.cuda.synchronize()
+    free = torch.cuda.mem_get_info()[0]
+    for _ in range(10):
+        gpu_scan.cumsum(x, out=out)
+    torch.cuda.synchronize()
+    assert torch.cuda.mem_get_info()[0] == free
+
+
+def test_errors_are_python_exceptions_with_the_librarys_words():
+    x = torch.ones(10, device="cuda")
+    with pytest.raises(ValueError, match="not contiguous"):
+        gpu_scan.cumsum(torch.ones(10, 10, device="cuda").t(), 0)
+    with pytest.raises(ValueError, match="not on a CUDA device"):
+        gpu_scan.cumsum(torch.ones(10))
+    with pytest.raises(TypeError):
+        gpu_scan.scan(x, "xor")
+    with pytest.raises(TypeError):
+        gpu_scan.cumsum(torch.ones(10, device="cuda", dtype=torch.float16))
+    with pytest.raises(ValueError, match="as many"):
+        gpu_scan.segmented_scan(x, torch.ones(9, device="cuda", dtype=torch.bool))
+    if torch.cuda.device_count() > 1:
+        with pytest.raises(ValueError, match="device"):
+            gpu_scan.scan_by_key(torch.ones(10, device="cuda:1", dtype=torch.int32), x)
+
+
+@pytest.mark.parametrize("n", [1, 33, 4097, 100003, 1 << 22])
+@pytest.mark.parametrize("exclusive", [False, True])
+def test_segmented_scan_and_scan_by_key(n, exclusive):
+    g = np.random.default_rng(7)
+    values = g.integers(0, 100, n).astype(np.int64)
+    keys = np.cumsum(g.random(n) < 1 / 16).astype(np.int32)
+    heads = np.r_[True, keys[1:] != keys[:-1]]
+    totals = np.cumsum(values)
+    segment = np.cumsum(heads) - 1
+    before = (totals - values)[np.flatnonzero(heads)]  # the sum before each segment
+    want = totals - before[segment] - (values if exclusive else 0)
+    v = torch.from_numpy(values).cuda()
+    by_heads = gpu_scan.segmented_scan(v, torch.from_numpy(heads).cuda(), exclusive=exclusive)
+    by_keys = gpu_scan.scan_by_key(torch.from_numpy(keys).cuda(), v, exclusive=exclusive)
+    np.testing.assert_array_equal(by_heads.cpu().numpy(), want)
+    np.testing.assert_array_equal(by_keys.cpu().numpy(), want)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("n", [0, 1, 33, 100003])
+def test_linear_recurrence(dtype, n):
+    g = torch.Generator(device="cpu").manual_seed(9)
+    a = torch.rand(n, generator=g, dtype=torch.float64) * 0.5 + 0.25
+    b = torch.rand(n, generator=g, dtype=torch.float64)
+    y = gpu_scan.linear_recurrence(a.to(dtype).cuda(), b.to(dtype).cuda(), x0=2.0).cpu().double()
+    want, x = torch.empty(n, dtype=torch.float64), 2.0
+    for t in range(n):
+        x = float(a[t]) * x + float(b[t])
+        want[t] = x
+    assert y.shape == (n,)
+    assert torch.allclose(y, want, rtol=1e-4 if dtype == torch.float32 else 1e-12, atol=0)
+
+
+@pytest.mark.parametrize("dtype", [torch.int32, torch.int64, torch.float32, torch.float64])
+@pytest.mark.parametrize("n", [0, 1, 33, 100003, 1 << 22])
+@pytest.mark.parametrize("descending", [False, True])
+def test_sort_and_stable_argsort(dtype, n, descending):
+    g = torch.Generator(device="cpu").manual_seed(11)
+    host = torch.randint(-50, 50, (n,), generator=g).to(dtype)  # many equal keys
+    x = host.cuda()
+    s = gpu_scan.sort(x, descending=descending)
+    p = gpu_scan.argsort(x, descending=descending)
+    want_s, want_p = torch.sort(host, descending=descending, stable=True)
+    assert torch.equal(s.cpu(), want_s)
+    assert p.dtype == torch.int64 and torch.equal(p.cpu(), want_p)
+    assert torch.equal(x.cpu(), host), "the input is left as it was"
+
+
+def test_float_sort_order_of_signed_zeros_and_nans():
+    x = torch.tensor([float("nan"), 0.0, -0.0, -1.0, 1.0], device="cuda")
+    s = gpu_scan.sort(x).cpu()
+    assert s[:4].tolist() == [-1.0, 0.0, 0.0, 1.0] and torch.signbit(s[1]) and not torch.signbit(s[2])
+    assert torch.isnan(s[4])
+
+
+@pytest.mark.parametrize("n", [0, 1, 33, 100003, 1 << 22])
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.int32, torch.float64])
+def test_compact_and_nonzero(n, dtype):
+    g = torch.Generator(device="cpu").manual_seed(13)
+    host = torch.randint(0, 10, (n,), generator=g).to(dtype)
+    mask = host > 4
+    kept = gpu_scan.compact(host.cuda(), mask.cuda())
+    at = gpu_scan.nonzero(mask.cuda())
+    assert torch.equal(kept.cpu(), host[mask])
+    assert at.dtype == torch.int64 and torch.equal(at.cpu(), torch.nonzero(mask).reshape(-1))
+
+
+@pytest.mark.parametrize("n", [0, 1, 4097, 1 << 22])
+@pytest.mark.parametrize("dtype", [torch.int32, torch.float32])
+def test_histogram(n, dtype):
+    g = torch.Generator(device="cpu").manual_seed(17)
+    host = (torch.rand(n, generator=g, dtype=torch.float64) * 12 - 1).to(dtype)
+    counts = gpu_scan.histogram(host.cuda(), 10, (0.0, 10.0)).cpu()
+    want, _ = np.histogram(host.double().numpy(), bins=10, range=(0.0, 10.0))
+    inside = (host.double() >= 0) & (host.double() < 10)
+    want[-1] -= int(((host.double() == 10.0)).sum())  # NumPy's last bin is closed; ours is half-open
+    assert counts.dtype == torch.int64 and int(counts.sum()) == int(inside.sum())
+    np.testing.assert_array_equal(counts.numpy(), want)
+
+
+def test_cupy_arrays_stay_cupy():
+    cupy = pytest.importorskip("cupy")
+    x = cupy.arange(100003, dtype=cupy.int32)
+    y = gpu_scan.cumsum(x, dtype=x.dtype)
+    assert isinstance(y, cupy.ndarray) and y.dtype == cupy.int32
+    np.testing.assert_array_equal(y.get(), np.cumsum(np.arange(100003, dtype=np.int32), dtype=np.int32))
+    s = cupy.cuda.Stream(non_blocking=True)
+    with s:
+        z = cupy.ones(1 << 24, dtype=cupy.float32) * 2
+        w = gpu_scan.cumsum(z, out=cupy.empty_like(z))
+    s.synchronize()
+    assert float(w[-1]) == 2 * (1 << 24)
+    m = cupy.arange(12, dtype=cupy.int64).reshape(3, 4)
+    np.testing.assert_array_equal(gpu_scan.cumsum(m, axis=0).get(), np.cumsum(m.get(), axis=0))
+
+
+def test_jax_arrays_stay_jax():
+    jax = pytest.importorskip("jax")
+    jnp = pytest.importorskip("jax.numpy")
+    if not any(d.platform == "gpu" for d in jax.devices()):
+        pytest.skip("JAX sees no GPU")
+    x = jnp.arange(100003, dtype=jnp.int32)
+    y = gpu_scan.cumsum(x, dtype="int32")
+    assert isinstance(y, jax.Array)
+    np.testing.assert_array_equal(np.asarray(y), np.cumsum(np.arange(100003, dtype=np.int32), dtype=np.int32))
+    s = gpu_scan.sort(jnp.array([3.0, 1.0, 2.0], dtype=jnp.float32))
+    assert isinstance(s, jax.Array) and np.asarray(s).tolist() == [1.0, 2.0, 3.0]
+
+
+def test_numba_arrays_through_the_interface():
+    numba_cuda = pytest.importorskip("numba.cuda")
+    x = numba_cuda.to_device(np.arange(1000, dtype=np.int64))
+    y = gpu_scan.cumsum(x)
+    np.testing.assert_array_equal(y.copy_to_host(), np.cumsum(np.arange(1000)))

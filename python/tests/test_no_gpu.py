@@ -1,0 +1,46 @@
+"""What the package does before any GPU work: argument checks, and the no-driver error. These run
+everywhere; the no-driver test only where no driver is."""
+
+import pytest
+
+import gpu_scan
+
+
+class Interface:
+    """A minimal `__cuda_array_interface__` producer (no framework needed)."""
+
+    def __init__(self, shape=(10,), typestr="<u4"):
+        self.__cuda_array_interface__ = {
+            "shape": shape, "typestr": typestr, "data": (0x7F0000000000, False), "version": 3, "strides": None,
+        }
+
+
+def test_error_is_a_runtime_error_of_the_package():
+    assert issubclass(gpu_scan.Error, RuntimeError)
+    assert gpu_scan.Error.__module__ == "gpu_scan"
+
+
+@pytest.mark.skipif(gpu_scan.driver_present(), reason="a CUDA driver is present")
+@pytest.mark.parametrize("call", [
+    lambda: gpu_scan.cumsum(Interface()),
+    lambda: gpu_scan.sort(Interface()),
+    lambda: gpu_scan.scan(Interface(), "max", exclusive=True),
+])
+def test_without_a_driver_the_library_says_so(call):
+    with pytest.raises(gpu_scan.Error, match="no CUDA driver found"):
+        call()
+
+
+def test_host_data_is_refused_with_the_reason():
+    with pytest.raises(TypeError, match="must be a CUDA array"):
+        gpu_scan.cumsum([1, 2, 3])
+
+
+def test_unknown_operators_are_refused_before_the_gpu():
+    with pytest.raises(ValueError, match="unknown operator 'sum'"):
+        gpu_scan.scan(Interface(), "sum")
+
+
+def test_bins_must_be_positive():
+    with pytest.raises(ValueError, match="bins must be a positive integer"):
+        gpu_scan.histogram(Interface(), 0, (0.0, 1.0))
