@@ -29,36 +29,9 @@ def cumsum(
     out: Optional[Array] = None,
     deterministic: bool = False,
 ) -> Array: ...
-def cumprod(
-    x: Array,
-    dim: Optional[int] = None,
-    *,
-    axis: Optional[int] = None,
-    exclusive: bool = False,
-    dtype: DType = None,
-    out: Optional[Array] = None,
-    deterministic: bool = False,
-) -> Array: ...
-def cummax(
-    x: Array,
-    dim: Optional[int] = None,
-    *,
-    axis: Optional[int] = None,
-    exclusive: bool = False,
-    dtype: DType = None,
-    out: Optional[Array] = None,
-    deterministic: bool = False,
-) -> Array: ...
-def cummin(
-    x: Array,
-    dim: Optional[int] = None,
-    *,
-    axis: Optional[int] = None,
-    exclusive: bool = False,
-    dtype: DType = None,
-    out: Optional[Array] = None,
-    deterministic: bool = False,
-) -> Array: ...
+cumprod = cumsum
+cummax = cumsum
+cummin = cumsum
 def segmented_scan(x: Array, heads: Array, op: str = "add", *, exclusive: bool = False) -> Array: ...
 def scan_by_key(keys: Array, x: Array, op: str = "add", *, exclusive: bool = False) -> Array: ...
 def linear_recurrence(a: Array, b: Array, x0: float = 0.0) -> Array: ...

@@ -12,8 +12,8 @@
 use gpu_scan::cudarc::driver::sys::CUstream;
 use gpu_scan::cudarc::driver::CudaStream;
 use gpu_scan::{
-    Axis, BatchedOptions, CompactOptions, Element, ForeignSlice, Gpu, HistogramOptions, Keep, Matrix, Op, RecurrenceOptions,
-    ScanOptions, SegmentedOptions, SortOptions, TempStorage, WideningOptions,
+    Axis, BatchedOptions, CompactOptions, Element, ForeignSlice, Gpu, HistogramOptions, Keep, Matrix, Op,
+    RecurrenceOptions, ScanOptions, SegmentedOptions, SortOptions, TempStorage, WideningOptions,
 };
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -108,39 +108,15 @@ fn unsupported(what: &str, dtype: &str) -> PyErr {
 /// Runs `$body` with `$T` the element type named by `$dtype` (the library's eight scan types).
 macro_rules! by_type {
     ($what:expr, $dtype:expr, |$T:ident| $body:expr) => {
+        by_type!(@arms $what, $dtype, $T, $body,
+            ("u8", u8), ("u16", u16), ("u32", u32), ("i32", i32), ("u64", u64), ("i64", i64), ("f32", f32), ("f64", f64))
+    };
+    (@arms $what:expr, $dtype:expr, $T:ident, $body:expr, $(($name:literal, $ty:ty)),*) => {
         match $dtype {
-            "u8" => {
-                type $T = u8;
+            $($name => {
+                type $T = $ty;
                 $body
-            }
-            "u16" => {
-                type $T = u16;
-                $body
-            }
-            "u32" => {
-                type $T = u32;
-                $body
-            }
-            "i32" => {
-                type $T = i32;
-                $body
-            }
-            "u64" => {
-                type $T = u64;
-                $body
-            }
-            "i64" => {
-                type $T = i64;
-                $body
-            }
-            "f32" => {
-                type $T = f32;
-                $body
-            }
-            "f64" => {
-                type $T = f64;
-                $body
-            }
+            })*
             other => Err(unsupported($what, other)),
         }
     };
@@ -254,7 +230,14 @@ fn batched_scan(
     let n = usize::try_from(rows * cols).map_err(|_| PyValueError::new_err("the matrix is too large"))?;
     by_type!("batched_scan", dtype, |T| enqueue(py, on, move |gpu, s, temp| {
         let (x, mut y) = unsafe { (at::<T>(input, n, s)?, at::<T>(output, n, s)?) };
-        gpu.batched_scan(s, &x, Matrix::new(rows, cols), &mut y, &BatchedOptions::new(axis, op).exclusive(exclusive), temp)
+        gpu.batched_scan(
+            s,
+            &x,
+            Matrix::new(rows, cols),
+            &mut y,
+            &BatchedOptions::new(axis, op).exclusive(exclusive),
+            temp,
+        )
     }))
 }
 
@@ -418,9 +401,8 @@ fn histogram(
     let opts = HistogramOptions::new(bins, lo, hi);
     let on = On { device, stream };
     by_type!("histogram", dtype, |T| enqueue(py, on, move |gpu, s, temp| {
-        let (x, mut st, mut p) = unsafe {
-            (at::<T>(input, n, s)?, at::<u32>(starts, bins as usize + 1, s)?, at::<u32>(permutation, n, s)?)
-        };
+        let (x, mut st, mut p) =
+            unsafe { (at::<T>(input, n, s)?, at::<u32>(starts, bins as usize + 1, s)?, at::<u32>(permutation, n, s)?) };
         gpu.histogram(s, &x, &mut st, &mut p, &opts, temp)
     }))
 }
@@ -443,7 +425,16 @@ fn element_names() -> Vec<&'static str> {
     fn name<T: Element>() -> &'static str {
         T::TYPE.name()
     }
-    vec![name::<u8>(), name::<u16>(), name::<u32>(), name::<i32>(), name::<u64>(), name::<i64>(), name::<f32>(), name::<f64>()]
+    vec![
+        name::<u8>(),
+        name::<u16>(),
+        name::<u32>(),
+        name::<i32>(),
+        name::<u64>(),
+        name::<i64>(),
+        name::<f32>(),
+        name::<f64>(),
+    ]
 }
 
 #[pymodule]
