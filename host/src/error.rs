@@ -72,6 +72,15 @@ pub enum Error {
     #[error("the collective failed on rank {rank}: {message}")]
     Collective { rank: usize, message: String },
 
+    /// Reading or writing the host side of a streamed scan (a file, a pipe) failed.
+    #[error("{what}: {source}")]
+    Io { what: String, source: std::io::Error },
+
+    /// A streamed scan failed at chunk `chunk` of `chunks` (elements `start..end`); nothing
+    /// after it was written.
+    #[error("chunk {} of {chunks} (elements {start}..{end}) failed: {source}", chunk + 1)]
+    Chunk { chunk: u64, chunks: u64, start: u64, end: u64, source: Box<Error> },
+
     /// Any other CUDA driver failure.
     #[error("CUDA driver call failed: {0}")]
     Driver(DriverError),
@@ -113,6 +122,9 @@ impl Error {
     /// Whether this error is the caller's mistake (bad arguments, types, lengths or tuning)
     /// rather than the machine's (no driver, no device, memory, a driver or kernel failure).
     pub fn is_usage(&self) -> bool {
+        if let Error::Chunk { source, .. } = self {
+            return source.is_usage();
+        }
         matches!(
             self,
             Error::LengthMismatch { .. }

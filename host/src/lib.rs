@@ -40,6 +40,7 @@ pub mod plan;
 pub mod reference;
 mod runtime;
 mod scan;
+pub mod streamed;
 mod temp;
 pub mod timeline;
 pub mod trace;
@@ -58,5 +59,6 @@ pub use options::{
 pub use runtime::{device_count, driver_present, ptx, DeviceInfo, Gpu};
 pub use scan_abi::block::BlockAlgo;
 pub use scan_abi::{Kernel, Tuning};
+pub use streamed::{ChunkSink, ChunkSource, Progress, StreamOptions};
 pub use temp::{TempStorage, GUARD_BYTE};
 pub use widening::{Narrow, Source, WidensTo};

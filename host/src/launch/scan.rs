@@ -5,11 +5,11 @@ use super::{go, ready, state};
 use crate::error::Result;
 use crate::plan::scan::{Buf, HierStep, ScanPlan, SinglePass};
 use crate::runtime::Gpu;
-use crate::temp::TempStorage;
+use crate::temp::{State, TempStorage};
 use cudarc::driver::result::memcpy_dtod_async;
 use cudarc::driver::{CudaStream, DeviceRepr, PushKernelArg};
 use scan_abi::kernel::flags::{HAS_INIT, INIT_FROM_TEMP};
-use scan_abi::status::{COUNTER_BYTES, INIT_OFFSET};
+use scan_abi::status::{word_bytes, COUNTER_BYTES, INIT_OFFSET};
 use std::mem::size_of;
 use std::sync::Arc;
 
@@ -62,7 +62,7 @@ pub(crate) fn single_pass<T: DeviceRepr + Copy>(
     extra: Option<u64>,
     temp: &mut TempStorage,
 ) -> Result<()> {
-    launch_single_pass(gpu, stream, plan, ops, extra, None, temp)
+    launch_single_pass(gpu, stream, plan, ops, extra, None, temp).map(drop)
 }
 
 /// [`single_pass`] with the initial value read by the kernel from device memory: the `T` at
@@ -76,7 +76,29 @@ pub(crate) fn single_pass_init_from<T: DeviceRepr + Copy>(
     init_at: u64,
     temp: &mut TempStorage,
 ) -> Result<()> {
-    launch_single_pass(gpu, stream, plan, ops, None, Some(init_at), temp)
+    launch_single_pass(gpu, stream, plan, ops, None, Some(init_at), temp).map(drop)
+}
+
+/// [`single_pass`] (from the `T` at `init_at` when given, as [`single_pass_init_from`]), then the
+/// inclusive prefix of the scan's last tile, which its status word holds once the launch is done,
+/// copied to `carry_to`: the value a scan of what follows starts from. For an exclusive scan it
+/// is the last output combined with the last input; for the deterministic order it is the
+/// in-memory scan's running prefix, so a chunk that ends on a tile boundary continues it exactly.
+pub(crate) fn single_pass_carrying<T: DeviceRepr + Copy>(
+    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
+    plan: &SinglePass,
+    ops: Operands<T>,
+    init_at: Option<u64>,
+    carry_to: u64,
+    temp: &mut TempStorage,
+) -> Result<()> {
+    let s = launch_single_pass(gpu, stream, plan, ops, None, init_at, temp)?;
+    let last = plan.state.slots.saturating_sub(1);
+    let at = s.ptr + COUNTER_BYTES as u64 + last * word_bytes(plan.state.value_bytes) as u64;
+    // SAFETY: `at` is the last tile's word in the state the launch used (its value in the first
+    // bytes, as `scan_abi::status` lays words out), `carry_to` holds a T (the caller's contract).
+    Ok(unsafe { memcpy_dtod_async(carry_to, at, size_of::<T>(), stream.cu_stream()) }?)
 }
 
 fn launch_single_pass<T: DeviceRepr + Copy>(
@@ -87,7 +109,7 @@ fn launch_single_pass<T: DeviceRepr + Copy>(
     extra: Option<u64>,
     init_at: Option<u64>,
     temp: &mut TempStorage,
-) -> Result<()> {
+) -> Result<State> {
     let r = ready(gpu, &plan.launch)?;
     let s = state(gpu, stream, temp, &plan.state, &r)?;
     let mut flags = plan.flags;
@@ -111,7 +133,8 @@ fn launch_single_pass<T: DeviceRepr + Copy>(
     // SAFETY: the arguments match single_pass_kernel! (and pipelined_kernel! with the stages, its
     // `rows` form or the timeline kernel with the extra argument) in gpu/; the buffers hold n
     // values, the tile state what the plan sized, the shared memory what the plan computed.
-    temp.poison_on_error(unsafe { go(&mut b, &r) })
+    temp.poison_on_error(unsafe { go(&mut b, &r) })?;
+    Ok(s)
 }
 
 /// Carries out hierarchical `steps` (with `scratch` the device address of their scratch space).

@@ -13,6 +13,7 @@ mod properties;
 pub mod scan;
 pub mod segmented;
 pub mod sort;
+pub mod streamed;
 
 use crate::error::{Error, Result};
 use scan_abi::{status, Kernel};

@@ -1,0 +1,405 @@
+//! The streamed scan: an array in host memory, or one a [`ChunkSource`] reads from a file, scanned
+//! through a few device buffers whatever its size, and written back (or to a [`ChunkSink`]).
+//!
+//! The chunk planner (`crate::plan::streamed`) cuts the array into chunks and picks the device
+//! buffers ("slots") they go through round robin. Three streams overlap the work: the upload
+//! stream copies chunk `i + 1` in, the caller's stream scans chunk `i` in place, the download
+//! stream copies chunk `i - 1` out. Each chunk's scan starts from a carry that never leaves the
+//! device: the inclusive prefix that the previous chunk's last tile published in its status word,
+//! copied aside after that chunk's scan and read by the next launch (`INIT_FROM_TEMP`). The host
+//! waits only to reuse a slot, to hand a finished chunk to its sink, and to report progress.
+//!
+//! Host memory that the driver knows as pinned (from [`Gpu::pinned`] or registered) is copied
+//! directly; pageable memory and files go through pinned staging buffers, one per slot, filled
+//! and drained by the host while the transfers of other chunks run.
+
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::launch::scan::{single_pass_carrying, Operands};
+use crate::options::{Algorithm, ScanOptions};
+use crate::plan::scan::{plan as plan_scan, ScanPlan, ScanRequest, SinglePass};
+use crate::plan::streamed::{plan, StreamPlan, StreamRequest, MAX_CHUNK_BYTES};
+use crate::runtime::Gpu;
+use crate::temp::TempStorage;
+use cudarc::driver::result::{memcpy_dtoh_async, memcpy_htod_async};
+use cudarc::driver::sys::{CUmemorytype, CUpointer_attribute, CUresult};
+use cudarc::driver::{sys, CudaEvent, CudaSlice, CudaStream, DevicePtrMut, PinnedHostSlice};
+use rayon::prelude::*;
+use std::fmt;
+use std::sync::Arc;
+
+/// How a streamed scan uses the device and reports its progress.
+#[derive(Clone, Copy)]
+#[non_exhaustive]
+pub struct StreamOptions<'a> {
+    /// Device bytes the stream may use, buffers and tile state together; `None`: half of the
+    /// memory free when the call starts.
+    pub device_memory: Option<u64>,
+    /// The largest chunk in bytes ([`MAX_CHUNK_BYTES`] by default).
+    pub max_chunk_bytes: u64,
+    /// Called by the calling thread after each chunk is complete in the output.
+    pub progress: Option<&'a (dyn Fn(Progress) + Sync)>,
+}
+
+impl Default for StreamOptions<'_> {
+    fn default() -> Self {
+        StreamOptions { device_memory: None, max_chunk_bytes: MAX_CHUNK_BYTES, progress: None }
+    }
+}
+
+impl fmt::Debug for StreamOptions<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StreamOptions")
+            .field("device_memory", &self.device_memory)
+            .field("max_chunk_bytes", &self.max_chunk_bytes)
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
+}
+
+impl<'a> StreamOptions<'a> {
+    pub fn new() -> StreamOptions<'a> {
+        StreamOptions::default()
+    }
+
+    /// Caps the device memory the stream uses at `bytes`.
+    pub fn device_memory(self, bytes: u64) -> Self {
+        StreamOptions { device_memory: Some(bytes), ..self }
+    }
+
+    /// Chunks of at most `bytes` (at least one tile of the scan kernel).
+    pub fn max_chunk_bytes(self, bytes: u64) -> Self {
+        StreamOptions { max_chunk_bytes: bytes, ..self }
+    }
+
+    /// Calls `f` after each chunk.
+    pub fn progress(self, f: &'a (dyn Fn(Progress) + Sync)) -> Self {
+        StreamOptions { progress: Some(f), ..self }
+    }
+}
+
+/// Where a streamed scan stands: `done` of `total` elements are in the output, through chunk
+/// `chunk` (from 0) of `chunks`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    pub done: u64,
+    pub total: u64,
+    pub chunk: u64,
+    pub chunks: u64,
+}
+
+/// The input of a streamed scan: `len` elements, read a chunk at a time, in order.
+pub trait ChunkSource<T> {
+    /// Elements in the whole input.
+    fn elements(&self) -> u64;
+    /// Fills `into` with the elements from `start` on.
+    fn read(&mut self, start: u64, into: &mut [T]) -> Result<()>;
+}
+
+/// The output of a streamed scan, written a chunk at a time, in order.
+pub trait ChunkSink<T> {
+    /// Takes the results from `start` on.
+    fn write(&mut self, start: u64, from: &[T]) -> Result<()>;
+}
+
+/// Pageable host memory as a source: copied into the staging buffer by every core.
+struct SliceSource<'a, T>(&'a [T]);
+
+impl<T: Copy + Send + Sync> ChunkSource<T> for SliceSource<'_, T> {
+    fn elements(&self) -> u64 {
+        self.0.len() as u64
+    }
+    fn read(&mut self, start: u64, into: &mut [T]) -> Result<()> {
+        parallel_copy(into, &self.0[start as usize..][..into.len()]);
+        Ok(())
+    }
+}
+
+/// Pageable host memory as a sink.
+struct SliceSink<'a, T>(&'a mut [T]);
+
+impl<T: Copy + Send + Sync> ChunkSink<T> for SliceSink<'_, T> {
+    fn write(&mut self, start: u64, from: &[T]) -> Result<()> {
+        parallel_copy(&mut self.0[start as usize..][..from.len()], from);
+        Ok(())
+    }
+}
+
+fn parallel_copy<T: Copy + Send + Sync>(dst: &mut [T], src: &[T]) {
+    const PIECE: usize = 1 << 20;
+    let piece = (PIECE / size_of::<T>().max(1)).max(1);
+    dst.par_chunks_mut(piece).zip(src.par_chunks(piece)).for_each(|(d, s)| d.copy_from_slice(s));
+}
+
+/// One side of the stream: host memory the driver can copy directly, or a source or sink that
+/// goes through the staging buffers.
+enum Side<P, S> {
+    Pinned(P),
+    Staged(S),
+}
+
+/// Whether the driver knows all of `bytes` at `ptr` as pinned host memory (allocated or
+/// registered through it), so transfers can run from it directly.
+fn pinned(gpu: &Gpu, ptr: *const u8, bytes: usize) -> bool {
+    if bytes == 0 || gpu.context().bind_to_thread().is_err() {
+        return false;
+    }
+    let host = |p: *const u8| {
+        let mut ty = 0u32;
+        // SAFETY: the attribute is an unsigned int written to `ty`; the driver only looks the
+        // address up.
+        let r = unsafe {
+            sys::cuPointerGetAttribute(
+                (&mut ty as *mut u32).cast(),
+                CUpointer_attribute::CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                p as u64,
+            )
+        };
+        r == CUresult::CUDA_SUCCESS && ty == CUmemorytype::CU_MEMORYTYPE_HOST as u32
+    };
+    host(ptr) && host(ptr.wrapping_add(bytes - 1))
+}
+
+/// Waits for every stream of a pipeline when it ends, by success or by error, so that no
+/// transfer still runs into memory the caller gets back (or a buffer about to be freed).
+struct Drain<'a>(&'a [&'a Arc<CudaStream>]);
+
+impl Drop for Drain<'_> {
+    fn drop(&mut self) {
+        for s in self.0 {
+            let _ = s.synchronize();
+        }
+    }
+}
+
+impl Gpu {
+    /// Scans `input`, in host memory, into `output` as `opts` says, through at most
+    /// `stream_opts.device_memory` bytes of device memory, on `stream` and two streams of its
+    /// own for the transfers. It blocks until `output` holds the whole result. Pinned memory
+    /// ([`Gpu::pinned`]) is transferred directly; pageable memory goes through pinned staging
+    /// buffers. Integer results equal the in-memory scan's; deterministic float results are
+    /// bitwise those of the in-memory deterministic scan (chunks end on tile boundaries).
+    pub fn scan_streamed<T: Element + Send + Sync>(
+        &self,
+        stream: &Arc<CudaStream>,
+        input: &[T],
+        output: &mut [T],
+        opts: &ScanOptions<T>,
+        stream_opts: &StreamOptions,
+        temp: &mut TempStorage,
+    ) -> Result<StreamPlan> {
+        crate::error::exactly("the output", output.len() as u64, input.len() as u64, "elements")?;
+        let bytes = std::mem::size_of_val(input);
+        let (src, dst) = (input.as_ptr(), output.as_mut_ptr());
+        let mut source = SliceSource(input);
+        let src = match pinned(self, src.cast(), bytes) {
+            true => Side::Pinned(src),
+            false => Side::Staged(&mut source as &mut dyn ChunkSource<T>),
+        };
+        let mut sink = SliceSink(output);
+        let dst = match pinned(self, dst.cast(), bytes) {
+            true => Side::Pinned(dst),
+            false => Side::Staged(&mut sink as &mut dyn ChunkSink<T>),
+        };
+        self.pipeline(stream, input.len() as u64, src, dst, opts, stream_opts, temp)
+    }
+
+    /// [`Gpu::scan_streamed`] from `source` (its length is the scan's) to `sink`, both through
+    /// pinned staging buffers: for files, pipes, or anything larger than host memory, which holds
+    /// only the chunks in flight. An error names the chunk; the sink has then taken only the
+    /// chunks before it.
+    pub fn scan_streamed_from<T: Element + Send + Sync>(
+        &self,
+        stream: &Arc<CudaStream>,
+        source: &mut dyn ChunkSource<T>,
+        sink: &mut dyn ChunkSink<T>,
+        opts: &ScanOptions<T>,
+        stream_opts: &StreamOptions,
+        temp: &mut TempStorage,
+    ) -> Result<StreamPlan> {
+        let n = source.elements();
+        self.pipeline(stream, n, Side::Staged(source), Side::Staged(sink), opts, stream_opts, temp)
+    }
+
+    /// The plan [`Gpu::scan_streamed`] would follow for `n` elements (`staged`: through staging
+    /// buffers), without running it.
+    pub fn streamed_plan<T: Element>(
+        &self,
+        n: u64,
+        staged: bool,
+        opts: &ScanOptions<T>,
+        stream_opts: &StreamOptions,
+    ) -> Result<StreamPlan> {
+        if opts.algorithm != Algorithm::SinglePass {
+            return Err(Error::invalid(
+                "a streamed scan runs the single-pass kernels: leave the algorithm at its default",
+            ));
+        }
+        T::identity(opts.op)?;
+        let size = size_of::<T>() as u64;
+        let cap = match stream_opts.device_memory {
+            Some(bytes) => bytes,
+            None => self.memory()?.0 / 2,
+        };
+        let req = StreamRequest {
+            n,
+            elem_bytes: size,
+            device_memory: cap,
+            granule: self.tuning().shapes.single_pass.at(size as usize).tile() as u64,
+            staged,
+            max_chunk_bytes: stream_opts.max_chunk_bytes,
+        };
+        // The tile state of a chunk's scan, and the carry's slot.
+        plan(&req, |chunk| Ok(self.chunk_plan(opts, chunk, false)?.state.bytes() + 16))
+    }
+
+    /// Whether the driver knows all of `data` as pinned host memory ([`Gpu::pinned`], or memory
+    /// registered with it): a streamed scan then transfers it directly, with no staging.
+    pub fn is_pinned<T>(&self, data: &[T]) -> bool {
+        pinned(self, data.as_ptr().cast(), std::mem::size_of_val(data))
+    }
+
+    /// Pinned (page-locked) host memory for `n` elements, zeroed: transfers run from and into it
+    /// at the full speed of the bus, with no staging.
+    pub fn pinned<T: Element>(&self, n: usize) -> Result<PinnedHostSlice<T>> {
+        let bytes = (n as u64).saturating_mul(size_of::<T>() as u64);
+        // SAFETY: the memory is zeroed below before anyone reads it; flags 0 (not write-combined)
+        // keep it fast for the CPU to read back.
+        let mut p = unsafe { self.context().alloc_pinned_with_flags::<T>(n, 0) }.map_err(|e| Error::Io {
+            what: format!("pinned host memory of {bytes} bytes could not be allocated"),
+            source: std::io::Error::other(e),
+        })?;
+        let ptr = p.as_mut_ptr()? as usize;
+        // SAFETY: `ptr` holds `bytes` bytes, and T is valid as zero bits.
+        let all = unsafe { std::slice::from_raw_parts_mut(ptr as *mut u8, bytes as usize) };
+        all.par_chunks_mut(1 << 20).for_each(|c| c.fill(0));
+        Ok(p)
+    }
+
+    /// The single-pass plan of a chunk of `len` elements, scanned in place (`first`: the
+    /// caller's initial value goes in front; later chunks take the carry).
+    fn chunk_plan<T: Element>(&self, opts: &ScanOptions<T>, len: u64, first: bool) -> Result<SinglePass> {
+        let req =
+            ScanRequest { in_place: true, aligned: true, has_init: first && opts.init.is_some(), ..opts.request(len) };
+        match plan_scan(self.tuning(), &req)? {
+            ScanPlan::SinglePass(s) => Ok(s),
+            other => Err(Error::invalid(format!("a streamed chunk planned as {other:?}, not single-pass"))),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn pipeline<T: Element + Send + Sync>(
+        &self,
+        stream: &Arc<CudaStream>,
+        n: u64,
+        mut input: Side<*const T, &mut dyn ChunkSource<T>>,
+        mut output: Side<*mut T, &mut dyn ChunkSink<T>>,
+        opts: &ScanOptions<T>,
+        stream_opts: &StreamOptions,
+        temp: &mut TempStorage,
+    ) -> Result<StreamPlan> {
+        let staged = matches!(input, Side::Staged(_)) || matches!(output, Side::Staged(_));
+        let p = self.streamed_plan(n, staged, opts, stream_opts)?;
+        if n == 0 {
+            return Ok(p);
+        }
+        let identity = T::identity(opts.op)?;
+        let first = self.chunk_plan(opts, p.range(0).end, true)?;
+        let full = self.chunk_plan(opts, p.chunk, false)?;
+        let last = self.chunk_plan(opts, p.range(p.chunks - 1).end - p.range(p.chunks - 1).start, false)?;
+
+        let chunk = p.chunk as usize;
+        let mut buffers: Vec<CudaSlice<T>> =
+            (0..p.slots).map(|_| self.alloc_zeros::<T>(stream, "a stream buffer", chunk)).collect::<Result<_>>()?;
+        let mut carry = self.alloc_zeros::<T>(stream, "the stream's carry", 1)?;
+        let mut staging: Vec<PinnedHostSlice<T>> =
+            (0..p.staging).map(|_| self.pinned::<T>(chunk)).collect::<Result<_>>()?;
+        let dev: Vec<u64> = buffers.iter_mut().map(|b| b.device_ptr_mut(stream).0).collect();
+        let carry = carry.device_ptr_mut(stream).0;
+        let host: Vec<usize> =
+            staging.iter_mut().map(|h| h.as_mut_ptr().map(|p| p as usize)).collect::<Result<_, _>>()?;
+        let (up, down) = (self.new_stream()?, self.new_stream()?);
+        let event = || self.context().new_event(None);
+        let events = |_| Ok::<_, Error>([event()?, event()?, event()?]);
+        let events: Vec<[CudaEvent; 3]> = (0..p.slots).map(events).collect::<Result<_>>()?;
+        // Everything already on the caller's stream (the buffers' zeroing) comes first.
+        up.wait(&stream.record_event(None)?)?;
+        let streams = [stream, &up, &down];
+        let _drain = Drain(&streams);
+
+        let staged_at = |s: usize, len: usize| {
+            // SAFETY: staging buffer `s` holds `chunk >= len` elements; the host touches it only
+            // between its download's completion and its next upload.
+            unsafe { std::slice::from_raw_parts_mut(host[s] as *mut T, len) }
+        };
+        let fail = |i: u64| {
+            move |e: Error| {
+                let r = p.range(i);
+                Error::Chunk { chunk: i, chunks: p.chunks, start: r.start, end: r.end, source: Box::new(e) }
+            }
+        };
+        let finish = |j: u64, output: &mut Side<*mut T, &mut dyn ChunkSink<T>>| -> Result<()> {
+            let (s, r) = ((j % p.slots) as usize, p.range(j));
+            events[s][2].synchronize()?;
+            if let Side::Staged(sink) = output {
+                sink.write(r.start, staged_at(s, (r.end - r.start) as usize))?;
+            }
+            if let Some(f) = stream_opts.progress {
+                f(Progress { done: r.end, total: n, chunk: j, chunks: p.chunks });
+            }
+            Ok(())
+        };
+        for i in 0..p.chunks {
+            let s = (i % p.slots) as usize;
+            if i >= p.slots {
+                finish(i - p.slots, &mut output).map_err(fail(i - p.slots))?;
+            }
+            let r = p.range(i);
+            let len = (r.end - r.start) as usize;
+            let bytes = len * size_of::<T>();
+            let [uploaded, scanned, downloaded] = &events[s];
+            let mut enqueue = || -> Result<()> {
+                // SAFETY (all three copies): device buffer `s` holds `chunk >= len` elements; the
+                // caller's pinned memory holds `n`, of which chunk `i` is `r`; a staging buffer
+                // is reused only once the host has seen its download complete.
+                let src: &[T] = match &mut input {
+                    Side::Pinned(ptr) => unsafe { std::slice::from_raw_parts(ptr.add(r.start as usize), len) },
+                    Side::Staged(source) => {
+                        let into = staged_at(s, len);
+                        source.read(r.start, into)?;
+                        into
+                    }
+                };
+                unsafe { memcpy_htod_async(dev[s], src, up.cu_stream()) }?;
+                uploaded.record(&up)?;
+                stream.wait(uploaded)?;
+                let ops = Operands {
+                    input: dev[s],
+                    output: dev[s],
+                    n: len as u64,
+                    init: opts.init.unwrap_or(identity),
+                    identity,
+                };
+                match i {
+                    0 => single_pass_carrying(self, stream, &first, ops, None, carry, temp)?,
+                    _ if i + 1 == p.chunks => single_pass_carrying(self, stream, &last, ops, Some(carry), carry, temp)?,
+                    _ => single_pass_carrying(self, stream, &full, ops, Some(carry), carry, temp)?,
+                }
+                scanned.record(stream)?;
+                down.wait(scanned)?;
+                let dst: &mut [T] = match &mut output {
+                    Side::Pinned(ptr) => unsafe { std::slice::from_raw_parts_mut(ptr.add(r.start as usize), len) },
+                    Side::Staged(_) => staged_at(s, len),
+                };
+                debug_assert_eq!(std::mem::size_of_val(dst), bytes);
+                unsafe { memcpy_dtoh_async(dst, dev[s], down.cu_stream()) }?;
+                Ok(downloaded.record(&down)?)
+            };
+            enqueue().map_err(fail(i))?;
+        }
+        for j in p.chunks.saturating_sub(p.slots)..p.chunks {
+            finish(j, &mut output).map_err(fail(j))?;
+        }
+        Ok(p)
+    }
+}

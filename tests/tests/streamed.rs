@@ -1,0 +1,315 @@
+//! The streamed scan (`Gpu::scan_streamed`) against the CPU: every type, operator and mode through
+//! chunks far smaller than the input; every chunk boundary; deterministic floats against the
+//! in-memory deterministic scan and the CPU replica; pinned memory with a device cap far below
+//! the input; failing sources and sinks; and the mistakes refused before the GPU works.
+
+use gpu_scan::plan::streamed::StreamPlan;
+use gpu_scan::reference::{replica, verify};
+use gpu_scan::{
+    input, with_elem_type, Algorithm, ChunkSink, ChunkSource, ElemType, Element, Error, Gpu, Op, Progress, ScanOptions,
+    StreamOptions, TempStorage,
+};
+use std::process::ExitCode;
+use std::sync::Mutex;
+use workspace_tests::checks::assert_none_failed;
+use workspace_tests::{exact, gpu_test};
+
+fn main() -> ExitCode {
+    workspace_tests::main(vec![
+        gpu_test("every_type_operator_and_mode_through_small_chunks", every_type_operator_and_mode),
+        gpu_test("integer_valued_floats_are_exact_through_small_chunks", integer_valued_floats_are_exact),
+        gpu_test("every_chunk_boundary", every_chunk_boundary),
+        gpu_test("deterministic_floats_equal_the_in_memory_scan_and_the_replica", deterministic_floats),
+        gpu_test("pinned_4_gib_through_a_64_mib_cap", pinned_through_a_small_cap),
+        gpu_test("a_failing_source_or_sink_names_its_chunk_and_stops", failing_source_or_sink),
+        gpu_test("mistakes_are_refused_before_the_gpu_works", mistakes_are_refused),
+    ])
+}
+
+/// Elements in one tile of the scan kernel for `T`: chunks are multiples of it.
+fn tile<T>(g: &Gpu) -> u64 {
+    g.tuning().shapes.single_pass.at(size_of::<T>()).tile() as u64
+}
+
+/// Stream options with chunks of `tiles` tiles of `T`.
+fn chunks_of<'a, T>(g: &Gpu, tiles: u64) -> StreamOptions<'a> {
+    StreamOptions::new().max_chunk_bytes(tiles * tile::<T>(g) * size_of::<T>() as u64)
+}
+
+fn streamed<T: Element + Send + Sync>(
+    g: &Gpu,
+    data: &[T],
+    opts: &ScanOptions<T>,
+    sopts: &StreamOptions,
+) -> gpu_scan::Result<(Vec<T>, StreamPlan)> {
+    let mut out = vec![input::value::<T>(Op::Xor, 99, 0); data.len()];
+    let mut temp = TempStorage::new();
+    let plan = g.scan_streamed(g.stream(), data, &mut out, opts, sopts, &mut temp)?;
+    Ok((out, plan))
+}
+
+fn describe<T: Element>(n: usize, opts: &ScanOptions<T>) -> String {
+    format!("{} {} n={n} exclusive={} init={:?}", T::TYPE.name(), opts.op.name(), opts.exclusive, opts.init)
+}
+
+/// Bit for bit against the sequential CPU scan.
+fn check_exact<T: Element + Send + Sync>(
+    g: &Gpu,
+    data: &[T],
+    opts: &ScanOptions<T>,
+    sopts: &StreamOptions,
+) -> Option<String> {
+    let what = describe(data.len(), opts);
+    let want = gpu_scan::reference::scan(opts.op, data, opts.exclusive, opts.init).expect("a supported operator");
+    match streamed(g, data, opts, sopts) {
+        Err(e) => Some(format!("{what}: {e}")),
+        Ok((got, _)) => exact::first_difference(&got, &want).map(|i| {
+            let show = |v: &[T]| v.get(i).map_or("nothing".to_string(), |x| x.to_string());
+            format!("{what}: first difference at {i}: expected {}, got {}", show(&want), show(&got))
+        }),
+    }
+}
+
+/// Every type and operator, inclusive and exclusive, with and without an initial value, through
+/// chunks of two tiles (six chunks and a partial one), checked by the verification rules.
+fn every_type_operator_and_mode(g: &Gpu) {
+    let mut failures = Vec::new();
+    for ty in ElemType::ALL {
+        for op in Op::ALL.into_iter().filter(|o| o.supports(ty)) {
+            with_elem_type!(ty, T => {
+                let sopts = chunks_of::<T>(g, 2);
+                let n = (13 * tile::<T>(g) + 7) as usize;
+                let data = input::generate::<T>(op, 11, n);
+                for exclusive in [false, true] {
+                    for with_init in [false, true] {
+                        let init = with_init.then(|| input::value::<T>(op, 0xabc, u64::MAX));
+                        let opts = ScanOptions::new(op).exclusive(exclusive).init(init);
+                        let what = describe(n, &opts);
+                        match streamed(g, &data, &opts, &sopts) {
+                            Err(e) => failures.push(format!("{what}: {e}")),
+                            Ok((_, plan)) if plan.chunks != 7 => failures.push(format!("{what}: {plan:?}")),
+                            Ok((got, _)) => match verify::verify(op, Algorithm::SinglePass, &data, exclusive, init, &got) {
+                                Ok(v) if v.passed() => {}
+                                Ok(v) => failures.push(format!("{what}: {} wrong, first {:?}", v.wrong, v.first)),
+                                Err(e) => failures.push(format!("{what}: {e}")),
+                            },
+                        }
+                    }
+                }
+            })
+        }
+    }
+    assert_none_failed(&failures);
+}
+
+/// Float sums and products of integer-valued inputs are exact in any order: bit for bit.
+fn integer_valued_floats_are_exact(g: &Gpu) {
+    let mut failures = Vec::new();
+    for ty in [ElemType::F32, ElemType::F64] {
+        for op in [Op::Add, Op::Mul, Op::Min, Op::Max] {
+            with_elem_type!(ty, T => {
+                let n = (9 * tile::<T>(g) + 1) as usize;
+                let data = exact::scan_input::<T>(op, 5, n);
+                for exclusive in [false, true] {
+                    let opts = ScanOptions::new(op).exclusive(exclusive);
+                    failures.extend(check_exact(g, &data, &opts, &chunks_of::<T>(g, 2)));
+                }
+            })
+        }
+    }
+    assert_none_failed(&failures);
+}
+
+/// Chunk size ±1, a final chunk of one element, inputs shorter than one chunk, and nothing.
+fn every_chunk_boundary(g: &Gpu) {
+    let mut failures = Vec::new();
+    let c = 3 * tile::<u32>(g);
+    for n in [0, 1, 31, 33, c - 1, c, c + 1, 2 * c, 2 * c + 1, 5 * c - 1, 5 * c + 1] {
+        let data = input::generate::<u32>(Op::Add, n, n as usize);
+        for exclusive in [false, true] {
+            let opts = ScanOptions::new(Op::Add).exclusive(exclusive).init(exclusive.then_some(7));
+            failures.extend(check_exact(g, &data, &opts, &chunks_of::<u32>(g, 3)));
+        }
+    }
+    let data = input::generate::<u64>(Op::Max, 3, (2 * tile::<u64>(g) + 1) as usize);
+    failures.extend(check_exact(g, &data, &ScanOptions::new(Op::Max), &chunks_of::<u64>(g, 1)));
+    assert_none_failed(&failures);
+}
+
+/// Deterministic float sums through chunks of three tiles: the same bits run after run, the
+/// in-memory deterministic scan's bits, and the CPU replica's.
+fn deterministic_floats(g: &Gpu) {
+    fn one<T: Element + Send + Sync>(g: &Gpu, op: Op, failures: &mut Vec<String>) {
+        let n = (10 * tile::<T>(g) + 5) as usize;
+        let data = input::generate::<T>(op, 21, n);
+        for exclusive in [false, true] {
+            for init in [None, Some(input::value::<T>(op, 3, 1))] {
+                let opts = ScanOptions::new(op).exclusive(exclusive).init(init).deterministic(true);
+                let what = describe(n, &opts);
+                let sopts = chunks_of::<T>(g, 3);
+                let (a, b) = match (streamed(g, &data, &opts, &sopts), streamed(g, &data, &opts, &sopts)) {
+                    (Ok(a), Ok(b)) => (a.0, b.0),
+                    (Err(e), _) | (_, Err(e)) => {
+                        failures.push(format!("{what}: {e}"));
+                        continue;
+                    }
+                };
+                let whole = g.scan_host(&data, &opts).expect("the in-memory deterministic scan");
+                let cpu = replica::single_pass(op, &data, exclusive, init).expect("the replica");
+                for (name, want) in [("a second run", &b), ("the in-memory scan", &whole), ("the replica", &cpu)] {
+                    if let Some(i) = exact::first_difference(&a, want) {
+                        failures.push(format!("{what}: differs from {name} at {i}: {} vs {}", a[i], want[i]));
+                    }
+                }
+            }
+        }
+    }
+    let mut failures = Vec::new();
+    one::<f32>(g, Op::Add, &mut failures);
+    one::<f64>(g, Op::Add, &mut failures);
+    one::<f32>(g, Op::Mul, &mut failures);
+    assert_none_failed(&failures);
+}
+
+/// 2^30 u32 (4 GiB) in pinned memory through at most 64 MiB of device memory, bit for bit, with
+/// the progress reported once per chunk, in order.
+fn pinned_through_a_small_cap(g: &Gpu) {
+    let n = 1usize << 30;
+    let mut input = g.pinned::<u32>(n).expect("4 GiB of pinned memory");
+    let mut output = g.pinned::<u32>(n).expect("4 GiB of pinned memory");
+    let data = input.as_mut_slice().unwrap();
+    let seeded = input::generate::<u32>(Op::Add, 8, n);
+    data.copy_from_slice(&seeded);
+    let out = output.as_mut_slice().unwrap();
+    assert!(g.is_pinned(data) && g.is_pinned(out), "pinned buffers not seen as pinned");
+    assert!(!g.is_pinned(&seeded), "a Vec seen as pinned");
+    let seen = Mutex::new(Vec::new());
+    let record = |p: Progress| seen.lock().unwrap().push(p);
+    let cap = 64 << 20;
+    let sopts = StreamOptions::new().device_memory(cap).progress(&record);
+    let mut temp = TempStorage::new();
+    let plan = g.scan_streamed(g.stream(), data, out, &ScanOptions::new(Op::Add), &sopts, &mut temp).unwrap();
+    assert!(plan.device_bytes <= cap && plan.staging == 0 && plan.chunks > 16, "{plan:?}");
+    let want = gpu_scan::reference::scan(Op::Add, &seeded, false, None).unwrap();
+    assert_eq!(exact::first_difference(out, &want), None, "{plan:?}");
+    let seen = seen.into_inner().unwrap();
+    assert_eq!(seen.len() as u64, plan.chunks);
+    assert!(seen
+        .iter()
+        .enumerate()
+        .all(|(i, p)| p.chunk == i as u64 && p.chunks == plan.chunks && p.total == n as u64));
+    assert_eq!(seen.last().map(|p| p.done), Some(n as u64));
+}
+
+/// A source that fails reading chunk `fail_at`, counting what it read.
+struct Failing<'a> {
+    data: &'a [u32],
+    chunk: u64,
+    fail_at: Option<u64>,
+    reads: Vec<u64>,
+}
+
+impl ChunkSource<u32> for Failing<'_> {
+    fn elements(&self) -> u64 {
+        self.data.len() as u64
+    }
+    fn read(&mut self, start: u64, into: &mut [u32]) -> gpu_scan::Result<()> {
+        if Some(start / self.chunk) == self.fail_at {
+            return Err(Error::Io {
+                what: "reading the input".into(),
+                source: std::io::ErrorKind::UnexpectedEof.into(),
+            });
+        }
+        self.reads.push(start);
+        into.copy_from_slice(&self.data[start as usize..][..into.len()]);
+        Ok(())
+    }
+}
+
+/// A sink that fails taking chunk `fail_at`, keeping what it took.
+struct Taking {
+    chunk: u64,
+    fail_at: Option<u64>,
+    taken: Vec<(u64, Vec<u32>)>,
+}
+
+impl ChunkSink<u32> for Taking {
+    fn write(&mut self, start: u64, from: &[u32]) -> gpu_scan::Result<()> {
+        if Some(start / self.chunk) == self.fail_at {
+            return Err(Error::Io {
+                what: "writing the output".into(),
+                source: std::io::ErrorKind::StorageFull.into(),
+            });
+        }
+        self.taken.push((start, from.to_vec()));
+        Ok(())
+    }
+}
+
+fn failing_source_or_sink(g: &Gpu) {
+    let c = 2 * tile::<u32>(g);
+    let n = 8 * c + 3;
+    let data = input::generate::<u32>(Op::Add, 4, n as usize);
+    let want = gpu_scan::reference::scan(Op::Add, &data, false, None).unwrap();
+    let sopts = chunks_of::<u32>(g, 2);
+    let opts = ScanOptions::new(Op::Add);
+    let mut temp = TempStorage::new();
+    let run = |source: &mut Failing, sink: &mut Taking, temp: &mut TempStorage| {
+        g.scan_streamed_from(g.stream(), source, sink, &opts, &sopts, temp)
+    };
+    // Both work: the chunks arrive in order and make the whole scan.
+    let mut source = Failing { data: &data, chunk: c, fail_at: None, reads: vec![] };
+    let mut sink = Taking { chunk: c, fail_at: None, taken: vec![] };
+    let plan = run(&mut source, &mut sink, &mut temp).unwrap();
+    assert_eq!(plan.chunks, 9);
+    let whole: Vec<u32> = sink.taken.iter().flat_map(|(_, v)| v.iter().copied()).collect();
+    assert_eq!(sink.taken.iter().map(|t| t.0).collect::<Vec<_>>(), (0..9).map(|i| i * c).collect::<Vec<_>>());
+    assert_eq!(exact::first_difference(&whole, &want), None);
+    // The source fails at chunk 5: the error names it, the sink took chunks before it only.
+    let mut source = Failing { data: &data, chunk: c, fail_at: Some(5), reads: vec![] };
+    let mut sink = Taking { chunk: c, fail_at: None, taken: vec![] };
+    match run(&mut source, &mut sink, &mut temp) {
+        Err(Error::Chunk { chunk: 5, chunks: 9, start, .. }) if start == 5 * c => {}
+        other => panic!("expected chunk 5 to fail, got {other:?}"),
+    }
+    assert!(sink.taken.iter().all(|t| t.0 < 5 * c), "{:?}", sink.taken.iter().map(|t| t.0).collect::<Vec<_>>());
+    // The sink fails at chunk 2: nothing after it is taken, the reads stop a few slots on.
+    let mut source = Failing { data: &data, chunk: c, fail_at: None, reads: vec![] };
+    let mut sink = Taking { chunk: c, fail_at: Some(2), taken: vec![] };
+    match run(&mut source, &mut sink, &mut temp) {
+        Err(Error::Chunk { chunk: 2, .. }) => {}
+        other => panic!("expected chunk 2 to fail, got {other:?}"),
+    }
+    assert_eq!(sink.taken.len(), 2);
+    assert!(source.reads.len() < 9, "read {} chunks", source.reads.len());
+    // The same storage still scans correctly after the failures.
+    let mut source = Failing { data: &data, chunk: c, fail_at: None, reads: vec![] };
+    let mut sink = Taking { chunk: c, fail_at: None, taken: vec![] };
+    run(&mut source, &mut sink, &mut temp).unwrap();
+    let whole: Vec<u32> = sink.taken.iter().flat_map(|(_, v)| v.iter().copied()).collect();
+    assert_eq!(exact::first_difference(&whole, &want), None);
+}
+
+fn mistakes_are_refused(g: &Gpu) {
+    let data = vec![1u32; 1 << 20];
+    let mut out = vec![0u32; 1 << 20];
+    let mut temp = TempStorage::new();
+    let opts = ScanOptions::new(Op::Add);
+    let s = g.stream();
+    let tiny = StreamOptions::new().device_memory(1000);
+    let e = g.scan_streamed(s, &data, &mut out, &opts, &tiny, &mut temp).unwrap_err();
+    assert!(e.is_usage() && e.to_string().contains("at least"), "{e}");
+    let e = g.scan_streamed(s, &data, &mut out[1..], &opts, &StreamOptions::new(), &mut temp).unwrap_err();
+    assert!(matches!(e, Error::LengthMismatch { .. }), "{e}");
+    let hier = ScanOptions::new(Op::Add).algorithm(Algorithm::hierarchical());
+    let e = g.scan_streamed(s, &data, &mut out, &hier, &StreamOptions::new(), &mut temp).unwrap_err();
+    assert!(e.is_usage(), "{e}");
+    let e =
+        g.scan_streamed(s, &data, &mut out, &opts, &StreamOptions::new().max_chunk_bytes(4), &mut temp).unwrap_err();
+    assert!(e.is_usage(), "{e}");
+    let floats = vec![1f32; 10];
+    let mut fout = vec![0f32; 10];
+    let e = g.scan_streamed(s, &floats, &mut fout, &ScanOptions::new(Op::Xor), &StreamOptions::new(), &mut temp);
+    assert!(e.unwrap_err().is_usage());
+    assert!(out.iter().all(|&x| x == 0), "a refused call wrote output");
+}
