@@ -311,6 +311,28 @@ pub fn count_in<T: TryFrom<u64> + Clone + Send + Sync + 'static>(
     }
 }
 
+/// Parses a size in bytes: a count as [`parse_count`] takes it, optionally followed by a unit
+/// (`KiB`, `MiB`, `GiB`, `TiB` in powers of 1024; `kB`, `MB`, `GB`, `TB` in powers of 1000; `B`).
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t.find(|c: char| c.is_ascii_alphabetic() && c != 'e' && c != 'E').unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let scale: u64 = match unit.trim() {
+        "" | "B" => 1,
+        "KiB" => 1 << 10,
+        "MiB" => 1 << 20,
+        "GiB" => 1 << 30,
+        "TiB" => 1 << 40,
+        "kB" | "KB" => 1_000,
+        "MB" => 1_000_000,
+        "GB" => 1_000_000_000,
+        "TB" => 1_000_000_000_000,
+        u => return Err(format!("`{u}` is not a unit of bytes (KiB, MiB, GiB, TiB, kB, MB, GB, TB)")),
+    };
+    let v = parse_count(number).map_err(|_| format!("`{s}` is not a size (examples: 2GiB, 512MiB, 1e9)"))?;
+    v.checked_mul(scale).filter(|&b| b > 0).ok_or_else(|| format!("`{s}` must be between 1 byte and 2^64 - 1"))
+}
+
 /// A count of at least one: the size of every run.
 pub fn positive(s: &str) -> Result<u64, String> {
     count_in::<u64>(1, u64::MAX)(s)
@@ -474,6 +496,19 @@ pub struct Runs {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn byte_sizes_take_binary_and_decimal_units() {
+        assert_eq!(parse_bytes("2GiB"), Ok(2 << 30));
+        assert_eq!(parse_bytes("64 MiB"), Ok(64 << 20));
+        assert_eq!(parse_bytes("1.5e3"), Ok(1500));
+        assert_eq!(parse_bytes("1e9B"), Ok(1_000_000_000));
+        assert_eq!(parse_bytes("3GB"), Ok(3_000_000_000));
+        assert_eq!(parse_bytes("2^20"), Ok(1 << 20));
+        for bad in ["", "GiB", "2 parsecs", "0", "-1MiB", "16777216TiB"] {
+            assert!(parse_bytes(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn counts() {

@@ -61,7 +61,7 @@ pub fn build(opts: &Options) -> Result<PathBuf> {
             }
         }
     }
-    for file in ["cub.cu", "peers.py", "compare.py"] {
+    for file in ["cub.cu", "peers.py", "compare.py", "streamed.py"] {
         std::fs::copy(root.join("bench").join("baselines").join(file), out.join("baselines").join(file))?;
     }
     // The racecheck witness of `run.sh sanitize`.
@@ -232,6 +232,7 @@ const RUNNER_HEAD: &str = r#"#!/usr/bin/env bash
 #   bash run.sh bench      the yardsticks if not yet run, and our benchmarks (what compare left out)
 #   bash run.sh primitives CUB's widening sum, sorts and sums by key at 2^28-2^30, torch's, and ours
 #   bash run.sh files      every command on 2^28-element .npy files: read, GPU and write times
+#   bash run.sh streamed   the streamed scan: host memory and file to file against the bus, torch and numpy
 #   bash run.sh python     the Python package: installed in a venv over the system's torch and CuPy, its pytest suite, its benchmark
 # Modes run in the order given; results and logs go to $RESULTS_DIR (default: results/ here).
 set -uo pipefail
@@ -469,6 +470,28 @@ PY
   rm -rf "$d"
 }
 
+streamed() {
+  # STREAM_LOG2: elements of the host-memory runs (2^33 u32 is 32 GiB); FILE_LOG2: of the files.
+  local big=${STREAM_LOG2:-33} files=${FILE_LOG2:-30} d="${STREAM_DIR:-$R/stream}"
+  mkdir -p "$d"
+  python3 "$B/baselines/streamed.py" "$big" 3 | tee "$R/streamed-yardsticks.md" || fail=1
+  "$HOST" scan "2^$big" --stream --iters 3 --no-check | tee -a "$R/streamed.log" || fail=1
+  "$HOST" scan "2^$big" --stream --pageable --iters 3 --no-check | tee -a "$R/streamed.log" || fail=1
+  "$HOST" scan "2^30" --stream --device-memory 64MiB --iters 3 | tee -a "$R/streamed.log" || fail=1
+  python3 -c "import numpy as np, sys; np.save(sys.argv[1], np.random.default_rng(1).integers(0, 1000, 1 << $files, dtype=np.uint32))" "$d/in.npy"
+  "$HOST" scan --input "$d/in.npy" --output "$d/out.npy" --force | tee -a "$R/streamed.log" || fail=1
+  python3 -c "import numpy as np, sys; a = np.load(sys.argv[1], mmap_mode='r'); b = np.load(sys.argv[2], mmap_mode='r'); ok = np.array_equal(np.cumsum(a, dtype=np.uint32), b); print('numpy agrees with the output file:', ok); sys.exit(0 if ok else 1)" "$d/in.npy" "$d/out.npy" | tee -a "$R/streamed.log" || fail=1
+  rm -f "$d/out.npy"
+  # A file cut short under its header, and an output disk too small: an error, and no output.
+  head -c $(( (1 << $files) * 2 )) "$d/in.npy" > "$d/cut.npy"
+  "$HOST" scan --input "$d/cut.npy" --output "$d/cut-out.npy" --device-memory 256MiB; echo "truncated input: exit $?, output left: $(ls "$d"/cut-out.npy "$d"/.gpu-scan-* 2>/dev/null | wc -l)" | tee -a "$R/streamed.log"
+  mkdir -p "$d/small" && if mount -t tmpfs -o size=64m tmpfs "$d/small" 2>/dev/null; then
+    "$HOST" scan --input "$d/in.npy" --output "$d/small/out.npy" --device-memory 256MiB; echo "full disk: exit $?, output left: $(ls -A "$d/small" | wc -l)" | tee -a "$R/streamed.log"
+    umount "$d/small"
+  else echo "full disk: no tmpfs could be mounted here (not root?)" | tee -a "$R/streamed.log"; fi
+  rm -rf "$d"
+}
+
 pypkg() {
   local wheel; wheel=$(ls "$B"/python/gpu_scan-*.whl 2>/dev/null | head -1)
   if [ -z "$wheel" ]; then echo "no wheel in the bundle (it was built without maturin)"; fail=1; return; fi
@@ -493,7 +516,7 @@ compare() {
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || echo "no nvidia-smi"
 for mode in "$@"; do
   case "$mode" in
-    tests|examples|sanitize|yardsticks|compare|bench|primitives|files) echo "== $mode"; "$mode" ;;
+    tests|examples|sanitize|yardsticks|compare|bench|primitives|files|streamed) echo "== $mode"; "$mode" ;;
     python) echo "== python"; pypkg ;;
     *) echo "unknown mode $mode"; exit 2 ;;
   esac

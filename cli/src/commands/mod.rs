@@ -13,5 +13,6 @@ pub mod report;
 pub mod scan;
 pub mod segmented;
 pub mod sort;
+pub mod streamed;
 pub mod timeline;
 pub mod widening;

@@ -2,6 +2,7 @@
 //! shared array of a one-block scan after every round.
 
 use super::multi::{self, Placement};
+use super::streamed::{FileScan, HostScan};
 use super::widening::{InputType, WideningRun};
 use crate::args::{host_len, positive, Algo, Global, Kernel, Operator, OrderingArg, PropagationArg, Runs, WideType};
 use crate::experiment::{self, Check, Experiment, Needs};
@@ -97,6 +98,21 @@ pub struct ScanArgs {
     /// Replace an existing --output file.
     #[arg(long)]
     force: bool,
+    /// With --input FILE --output FILE (a streamed scan, which holds only the chunks in flight):
+    /// the most device memory it uses, like 2GiB or 512MiB (default: half of the free memory).
+    #[arg(long, value_parser = crate::args::parse_bytes, value_name = "BYTES")]
+    device_memory: Option<u64>,
+    /// With --input FILE --output FILE (or --stream): skip the check against the CPU.
+    #[arg(long)]
+    no_check: bool,
+    /// Scan N generated elements held in pinned host memory through the streamed pipeline (the
+    /// route of data larger than the device), timed like any scan.
+    #[arg(long)]
+    stream: bool,
+    /// With --stream: the host memory is pageable (a plain allocation), staged through pinned
+    /// buffers.
+    #[arg(long, requires = "stream")]
+    pageable: bool,
     /// Scan across these GPUs over NCCL, the array split evenly: `all` or a list like `0,1`
     /// (single-pass kernels; with one GPU the same code path runs with one rank).
     #[arg(long)]
@@ -168,10 +184,21 @@ pub fn run(args: &ScanArgs, global: &Global) -> Result<bool> {
             ));
         }
     }
+    if (args.device_memory.is_some() || args.no_check) && !(args.stream || streams(args, &source)) {
+        return Err(Error::invalid(
+            "--device-memory and --no-check are for the streamed scan: --stream, or --input FILE --output FILE with the single-pass algorithm, without --in-place, --trace, --gpus or --ranks",
+        ));
+    }
     if args.in_place && args.algo == Algo::Naive {
         return Err(Error::invalid("the naive scan cannot run in place (every thread reads the whole prefix)"));
     }
     with_elem_type!(ty, T => typed::<T>(args, &source, global, &tuning))
+}
+
+/// Whether `args` scan a file into a file by streaming it through the device.
+fn streams(args: &ScanArgs, source: &Source) -> bool {
+    let plain = !(args.in_place || args.trace || args.gpus.is_some() || args.ranks.is_some());
+    matches!(source, Source::File(_)) && args.output.is_some() && args.algo == Algo::SinglePass && plain
 }
 
 /// `scan --output-type`: a widening sum, which has no other operator or algorithm.
@@ -231,6 +258,28 @@ fn typed<T: FileElement>(args: &ScanArgs, source: &Source, global: &Global, tuni
         (None, Some(n)) => n,
         (None, None) => return Err(Error::invalid("give N, the number of elements, or --input")),
     };
+    let opts = args.strategy.options::<T>(op, args.algo).exclusive(args.exclusive).init(init);
+    if args.stream {
+        let plain = !(args.in_place || args.trace || args.gpus.is_some() || args.ranks.is_some());
+        if given.is_some() || args.output.is_some() || args.algo != Algo::SinglePass || !plain {
+            return Err(Error::invalid(
+                "--stream scans N generated elements with the single-pass algorithm: no --input, --output, --in-place, --trace, --gpus or --ranks (a file streams with --input FILE --output FILE)",
+            ));
+        }
+        let h = HostScan {
+            n,
+            seed: args.runs.seed,
+            iters: args.runs.iters,
+            pageable: args.pageable,
+            device_memory: args.device_memory,
+            check: !args.no_check,
+        };
+        return super::streamed::run_host::<T>(global, &h, opts);
+    }
+    if let (Source::File(input), Some(output), true) = (source, &args.output, streams(args, source)) {
+        let f = FileScan { input, output, force: args.force, device_memory: args.device_memory, check: !args.no_check };
+        return super::streamed::run::<T>(global, &f, opts);
+    }
     let len = host_len(n, "N")?;
     // The values: a list as given, a file read or values generated only once the GPU is open
     // and the memory checked.
@@ -249,7 +298,6 @@ fn typed<T: FileElement>(args: &ScanArgs, source: &Source, global: &Global, tuni
         let gpu = experiment::open(global)?;
         return print_trace(&gpu, block, op, &data()?);
     }
-    let opts = args.strategy.options::<T>(op, args.algo).exclusive(args.exclusive).init(init);
     let placement = match (&args.gpus, args.ranks) {
         (Some(g), _) => Some(Placement::Gpus(g.clone())),
         (None, Some(p)) => Some(Placement::Simulated(p as usize)),
