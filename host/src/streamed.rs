@@ -13,17 +13,20 @@
 //! directly; pageable memory and files go through pinned staging buffers, one per slot, filled
 //! and drained by the host while the transfers of other chunks run.
 
+use crate::apps::recurrence::RecurrenceFloat;
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::launch::scan::{single_pass_carrying, Operands};
-use crate::options::{Algorithm, ScanOptions};
-use crate::plan::scan::{plan as plan_scan, ScanPlan, ScanRequest, SinglePass};
+use crate::options::{Algorithm, RecurrenceOptions, ScanOptions};
+use crate::plan::scan::{plan as plan_scan, recurrence as recurrence_plan, ScanPlan, ScanRequest, SinglePass};
 use crate::plan::streamed::{plan, StreamPlan, StreamRequest, MAX_CHUNK_BYTES};
 use crate::runtime::Gpu;
 use crate::temp::TempStorage;
 use cudarc::driver::result::{memcpy_dtoh_async, memcpy_htod_async};
 use cudarc::driver::sys::{CUmemorytype, CUpointer_attribute, CUresult};
-use cudarc::driver::{sys, CudaEvent, CudaSlice, CudaStream, DevicePtrMut, PinnedHostSlice};
+use cudarc::driver::{
+    sys, CudaEvent, CudaSlice, CudaStream, DevicePtrMut, DeviceRepr, PinnedHostSlice, ValidAsZeroBits,
+};
 use rayon::prelude::*;
 use std::fmt;
 use std::sync::Arc;
@@ -125,6 +128,39 @@ impl<T: Copy + Send + Sync> ChunkSink<T> for SliceSink<'_, T> {
     }
 }
 
+/// Chunks of a recurrence's maps, packed from `a` and `b` by every core.
+struct MapSource<'a, F> {
+    a: &'a [F],
+    b: &'a [F],
+}
+
+impl<F: RecurrenceFloat + Send + Sync> ChunkSource<F::Map> for MapSource<'_, F> {
+    fn elements(&self) -> u64 {
+        self.a.len() as u64
+    }
+    fn read(&mut self, start: u64, into: &mut [F::Map]) -> Result<()> {
+        let (a, b) = (&self.a[start as usize..][..into.len()], &self.b[start as usize..][..into.len()]);
+        into.par_iter_mut().zip(a.par_iter().zip(b)).for_each(|(m, (&a, &b))| *m = F::map(a, b));
+        Ok(())
+    }
+}
+
+/// A recurrence's results, unpacked from the maps (0, x) into `x`.
+struct XSink<'a, F> {
+    x: &'a mut [F],
+}
+
+impl<F: RecurrenceFloat + Send + Sync> ChunkSink<F::Map> for XSink<'_, F> {
+    fn write(&mut self, start: u64, from: &[F::Map]) -> Result<()> {
+        let x = &mut self.x[start as usize..][..from.len()];
+        x.par_iter_mut().zip(from.par_iter()).for_each(|(x, &m)| *x = F::x(m));
+        Ok(())
+    }
+}
+
+/// Chunks of a recurrence hold a multiple of this many maps (no order needs tile boundaries).
+const RECURRENCE_GRANULE: u64 = 1024;
+
 fn parallel_copy<T: Copy + Send + Sync>(dst: &mut [T], src: &[T]) {
     const PIECE: usize = 1 << 20;
     let piece = (PIECE / size_of::<T>().max(1)).max(1);
@@ -201,7 +237,7 @@ impl Gpu {
             true => Side::Pinned(dst),
             false => Side::Staged(&mut sink as &mut dyn ChunkSink<T>),
         };
-        self.pipeline(stream, input.len() as u64, src, dst, opts, stream_opts, temp)
+        self.scan_pipeline(stream, input.len() as u64, src, dst, opts, stream_opts, temp)
     }
 
     /// [`Gpu::scan_streamed`] from `source` (its length is the scan's) to `sink`, both through
@@ -218,7 +254,7 @@ impl Gpu {
         temp: &mut TempStorage,
     ) -> Result<StreamPlan> {
         let n = source.elements();
-        self.pipeline(stream, n, Side::Staged(source), Side::Staged(sink), opts, stream_opts, temp)
+        self.scan_pipeline(stream, n, Side::Staged(source), Side::Staged(sink), opts, stream_opts, temp)
     }
 
     /// The plan [`Gpu::scan_streamed`] would follow for `n` elements (`staged`: through staging
@@ -253,6 +289,53 @@ impl Gpu {
         plan(&req, |chunk| Ok(self.chunk_plan(opts, chunk, false)?.state.bytes() + 16))
     }
 
+    /// The linear recurrence `x[t] = a[t]·x[t-1] + b[t]` from `opts.x0` ([`Gpu::recurrence`]) of
+    /// arrays in host memory, streamed as [`Gpu::scan_streamed`] streams a scan: each chunk's
+    /// maps are packed on the host into staging buffers, and its carry is the affine map
+    /// (0, x) of its last element, which stays on the device. Blocks until `x` is complete.
+    #[allow(clippy::too_many_arguments)]
+    pub fn recurrence_streamed<F: RecurrenceFloat + Send + Sync>(
+        &self,
+        stream: &Arc<CudaStream>,
+        a: &[F],
+        b: &[F],
+        x: &mut [F],
+        opts: &RecurrenceOptions<F>,
+        stream_opts: &StreamOptions,
+        temp: &mut TempStorage,
+    ) -> Result<StreamPlan> {
+        crate::error::exactly("the offsets b", b.len() as u64, a.len() as u64, "values")?;
+        crate::error::exactly("the output x", x.len() as u64, a.len() as u64, "values")?;
+        let n = a.len() as u64;
+        let cap = match stream_opts.device_memory {
+            Some(bytes) => bytes,
+            None => self.memory()?.0 / 2,
+        };
+        let map = size_of::<F::Map>() as u64;
+        let req = StreamRequest {
+            n,
+            elem_bytes: map,
+            device_memory: cap,
+            granule: RECURRENCE_GRANULE,
+            staged: true,
+            max_chunk_bytes: stream_opts.max_chunk_bytes,
+        };
+        let chunk_plan = |len: u64| recurrence_plan(self.tuning(), F::TYPE, len, opts.kernel, true);
+        let p = plan(&req, |chunk| Ok(chunk_plan(chunk)?.state.bytes() + map))?;
+        if n == 0 {
+            return Ok(p);
+        }
+        let mut source = MapSource { a, b };
+        let mut sink = XSink { x };
+        let (init, identity) = (F::start(opts.x0), F::identity_map());
+        let mut launch = |i: u64, at: u64, len: u64, carry: u64| -> Result<()> {
+            let ops = Operands { input: at, output: at, n: len, init, identity };
+            single_pass_carrying(self, stream, &chunk_plan(len)?, ops, (i > 0).then_some(carry), carry, temp)
+        };
+        self.pipeline(stream, &p, Side::Staged(&mut source), Side::Staged(&mut sink), stream_opts, &mut launch)?;
+        Ok(p)
+    }
+
     /// Whether the driver knows all of `data` as pinned host memory ([`Gpu::pinned`], or memory
     /// registered with it): a streamed scan then transfers it directly, with no staging.
     pub fn is_pinned<T>(&self, data: &[T]) -> bool {
@@ -262,6 +345,11 @@ impl Gpu {
     /// Pinned (page-locked) host memory for `n` elements, zeroed: transfers run from and into it
     /// at the full speed of the bus, with no staging.
     pub fn pinned<T: Element>(&self, n: usize) -> Result<PinnedHostSlice<T>> {
+        self.pinned_raw(n)
+    }
+
+    /// [`Gpu::pinned`] for any plain device type (the staging of maps as well as of elements).
+    fn pinned_raw<T: DeviceRepr + ValidAsZeroBits>(&self, n: usize) -> Result<PinnedHostSlice<T>> {
         let bytes = (n as u64).saturating_mul(size_of::<T>() as u64);
         // SAFETY: the memory is zeroed below before anyone reads it; flags 0 (not write-combined)
         // keep it fast for the CPU to read back.
@@ -288,12 +376,12 @@ impl Gpu {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn pipeline<T: Element + Send + Sync>(
+    fn scan_pipeline<T: Element + Send + Sync>(
         &self,
         stream: &Arc<CudaStream>,
         n: u64,
-        mut input: Side<*const T, &mut dyn ChunkSource<T>>,
-        mut output: Side<*mut T, &mut dyn ChunkSink<T>>,
+        input: Side<*const T, &mut dyn ChunkSource<T>>,
+        output: Side<*mut T, &mut dyn ChunkSink<T>>,
         opts: &ScanOptions<T>,
         stream_opts: &StreamOptions,
         temp: &mut TempStorage,
@@ -304,16 +392,35 @@ impl Gpu {
             return Ok(p);
         }
         let identity = T::identity(opts.op)?;
-        let first = self.chunk_plan(opts, p.range(0).end, true)?;
-        let full = self.chunk_plan(opts, p.chunk, false)?;
-        let last = self.chunk_plan(opts, p.range(p.chunks - 1).end - p.range(p.chunks - 1).start, false)?;
+        let init = opts.init.unwrap_or(identity);
+        let mut launch = |i: u64, at: u64, len: u64, carry: u64| -> Result<()> {
+            let plan = self.chunk_plan(opts, len, i == 0)?;
+            let ops = Operands { input: at, output: at, n: len, init, identity };
+            single_pass_carrying(self, stream, &plan, ops, (i > 0).then_some(carry), carry, temp)
+        };
+        self.pipeline(stream, &p, input, output, stream_opts, &mut launch)?;
+        Ok(p)
+    }
 
+    /// Runs the plan `p`: chunk `i` of `len` elements, uploaded to the device buffer at `at`, is
+    /// scanned in place by `launch(i, at, len, carry)` on `stream`, which also leaves the carry
+    /// of the next chunk at `carry` (and reads this chunk's there, after the first).
+    fn pipeline<M: DeviceRepr + ValidAsZeroBits + Copy + Send + Sync + Unpin>(
+        &self,
+        stream: &Arc<CudaStream>,
+        p: &StreamPlan,
+        mut input: Side<*const M, &mut dyn ChunkSource<M>>,
+        mut output: Side<*mut M, &mut dyn ChunkSink<M>>,
+        stream_opts: &StreamOptions,
+        launch: &mut dyn FnMut(u64, u64, u64, u64) -> Result<()>,
+    ) -> Result<()> {
+        let (p, n) = (*p, p.n);
         let chunk = p.chunk as usize;
-        let mut buffers: Vec<CudaSlice<T>> =
-            (0..p.slots).map(|_| self.alloc_zeros::<T>(stream, "a stream buffer", chunk)).collect::<Result<_>>()?;
-        let mut carry = self.alloc_zeros::<T>(stream, "the stream's carry", 1)?;
-        let mut staging: Vec<PinnedHostSlice<T>> =
-            (0..p.staging).map(|_| self.pinned::<T>(chunk)).collect::<Result<_>>()?;
+        let mut buffers: Vec<CudaSlice<M>> =
+            (0..p.slots).map(|_| self.alloc_zeros::<M>(stream, "a stream buffer", chunk)).collect::<Result<_>>()?;
+        let mut carry = self.alloc_zeros::<M>(stream, "the stream's carry", 1)?;
+        let mut staging: Vec<PinnedHostSlice<M>> =
+            (0..p.staging).map(|_| self.pinned_raw::<M>(chunk)).collect::<Result<_>>()?;
         let dev: Vec<u64> = buffers.iter_mut().map(|b| b.device_ptr_mut(stream).0).collect();
         let carry = carry.device_ptr_mut(stream).0;
         let host: Vec<usize> =
@@ -330,7 +437,7 @@ impl Gpu {
         let staged_at = |s: usize, len: usize| {
             // SAFETY: staging buffer `s` holds `chunk >= len` elements; the host touches it only
             // between its download's completion and its next upload.
-            unsafe { std::slice::from_raw_parts_mut(host[s] as *mut T, len) }
+            unsafe { std::slice::from_raw_parts_mut(host[s] as *mut M, len) }
         };
         let fail = |i: u64| {
             move |e: Error| {
@@ -338,7 +445,7 @@ impl Gpu {
                 Error::Chunk { chunk: i, chunks: p.chunks, start: r.start, end: r.end, source: Box::new(e) }
             }
         };
-        let finish = |j: u64, output: &mut Side<*mut T, &mut dyn ChunkSink<T>>| -> Result<()> {
+        let finish = |j: u64, output: &mut Side<*mut M, &mut dyn ChunkSink<M>>| -> Result<()> {
             let (s, r) = ((j % p.slots) as usize, p.range(j));
             events[s][2].synchronize()?;
             if let Side::Staged(sink) = output {
@@ -356,13 +463,13 @@ impl Gpu {
             }
             let r = p.range(i);
             let len = (r.end - r.start) as usize;
-            let bytes = len * size_of::<T>();
+            let bytes = len * size_of::<M>();
             let [uploaded, scanned, downloaded] = &events[s];
             let mut enqueue = || -> Result<()> {
                 // SAFETY (all three copies): device buffer `s` holds `chunk >= len` elements; the
                 // caller's pinned memory holds `n`, of which chunk `i` is `r`; a staging buffer
                 // is reused only once the host has seen its download complete.
-                let src: &[T] = match &mut input {
+                let src: &[M] = match &mut input {
                     Side::Pinned(ptr) => unsafe { std::slice::from_raw_parts(ptr.add(r.start as usize), len) },
                     Side::Staged(source) => {
                         let into = staged_at(s, len);
@@ -373,21 +480,10 @@ impl Gpu {
                 unsafe { memcpy_htod_async(dev[s], src, up.cu_stream()) }?;
                 uploaded.record(&up)?;
                 stream.wait(uploaded)?;
-                let ops = Operands {
-                    input: dev[s],
-                    output: dev[s],
-                    n: len as u64,
-                    init: opts.init.unwrap_or(identity),
-                    identity,
-                };
-                match i {
-                    0 => single_pass_carrying(self, stream, &first, ops, None, carry, temp)?,
-                    _ if i + 1 == p.chunks => single_pass_carrying(self, stream, &last, ops, Some(carry), carry, temp)?,
-                    _ => single_pass_carrying(self, stream, &full, ops, Some(carry), carry, temp)?,
-                }
+                launch(i, dev[s], len as u64, carry)?;
                 scanned.record(stream)?;
                 down.wait(scanned)?;
-                let dst: &mut [T] = match &mut output {
+                let dst: &mut [M] = match &mut output {
                     Side::Pinned(ptr) => unsafe { std::slice::from_raw_parts_mut(ptr.add(r.start as usize), len) },
                     Side::Staged(_) => staged_at(s, len),
                 };
@@ -400,6 +496,6 @@ impl Gpu {
         for j in p.chunks.saturating_sub(p.slots)..p.chunks {
             finish(j, &mut output).map_err(fail(j))?;
         }
-        Ok(p)
+        Ok(())
     }
 }

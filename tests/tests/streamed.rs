@@ -23,6 +23,7 @@ fn main() -> ExitCode {
         gpu_test("pinned_4_gib_through_a_64_mib_cap", pinned_through_a_small_cap),
         gpu_test("a_failing_source_or_sink_names_its_chunk_and_stops", failing_source_or_sink),
         gpu_test("mistakes_are_refused_before_the_gpu_works", mistakes_are_refused),
+        gpu_test("the_recurrence_streams_exactly_on_integer_valued_inputs", recurrence_streams),
     ])
 }
 
@@ -312,4 +313,49 @@ fn mistakes_are_refused(g: &Gpu) {
     let e = g.scan_streamed(s, &floats, &mut fout, &ScanOptions::new(Op::Xor), &StreamOptions::new(), &mut temp);
     assert!(e.unwrap_err().is_usage());
     assert!(out.iter().all(|&x| x == 0), "a refused call wrote output");
+}
+
+/// The linear recurrence through chunks of 1024 maps and a partial one: integer-valued inputs
+/// (exact in any order) bit for bit against the sequential loop, f32 and f64, and random ones
+/// equal to the in-memory recurrence within its bound.
+fn recurrence_streams(g: &Gpu) {
+    use gpu_scan::apps::recurrence::RecurrenceFloat;
+    use gpu_scan::reference::apps as reference;
+    use gpu_scan::RecurrenceOptions;
+    fn exact_case<F: RecurrenceFloat + Send + Sync>(g: &Gpu, n: usize, x0: F) -> Option<String> {
+        let (a, b) = exact::recurrence::<F>(n as u64, n);
+        let mut x = vec![F::from_f64(f64::NAN); n];
+        let sopts = StreamOptions::new().max_chunk_bytes(1024 * size_of::<F::Map>() as u64);
+        let mut temp = TempStorage::new();
+        let what = format!("{} n={n} x0={x0}", F::TYPE.name());
+        match g.recurrence_streamed(g.stream(), &a, &b, &mut x, &RecurrenceOptions::new(x0), &sopts, &mut temp) {
+            Err(e) => return Some(format!("{what}: {e}")),
+            Ok(p) if n > 1024 && p.chunks < 2 => return Some(format!("{what}: one chunk {p:?}")),
+            Ok(_) => {}
+        }
+        let want: Vec<F> = reference::recurrence(&a, &b, x0).0.into_iter().map(F::from_f64).collect();
+        let t = exact::first_difference(&x, &want)?;
+        Some(format!("{what}: x[{t}] = {}, the loop gives {}", x[t], want[t]))
+    }
+    let mut failures = Vec::new();
+    for n in [1usize, 1023, 1024, 1025, 5 * 1024 + 1, 100_003] {
+        failures.extend(exact_case::<f32>(g, n, 2.0));
+        failures.extend(exact_case::<f64>(g, n, -3.0));
+    }
+    // Random factors: the streamed result equals the in-memory one within 2 roundings per
+    // combine of the magnitude recurrence, as the loop does.
+    let n = 1 << 20;
+    let a = input::uniform::<f32>(5, n, 0.9, 1.0);
+    let b = input::uniform::<f32>(6, n, -1.0, 1.0);
+    let mut x = vec![0f32; n];
+    let sopts = StreamOptions::new().max_chunk_bytes(1 << 16);
+    let opts = RecurrenceOptions::new(1.5f32);
+    let p = g.recurrence_streamed(g.stream(), &a, &b, &mut x, &opts, &sopts, &mut TempStorage::new()).unwrap();
+    assert!(p.chunks >= 16, "{p:?}");
+    let (want, s) = reference::recurrence(&a, &b, 1.5f32);
+    let bound = |t: usize| 2.0 * verify::roundings(Algorithm::SinglePass, t, n) * f32::EPSILON as f64 * s[t];
+    if let Some(t) = (0..n).find(|&t| (x[t] as f64 - want[t]).abs() > bound(t)) {
+        failures.push(format!("random f32 at {t}: {} vs {} (bound {:e})", x[t], want[t], bound(t)));
+    }
+    assert_none_failed(&failures);
 }

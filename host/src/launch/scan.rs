@@ -96,9 +96,15 @@ pub(crate) fn single_pass_carrying<T: DeviceRepr + Copy>(
     let s = launch_single_pass(gpu, stream, plan, ops, None, init_at, temp)?;
     let last = plan.state.slots.saturating_sub(1);
     let at = s.ptr + COUNTER_BYTES as u64 + last * word_bytes(plan.state.value_bytes) as u64;
-    // SAFETY: `at` is the last tile's word in the state the launch used (its value in the first
-    // bytes, as `scan_abi::status` lays words out), `carry_to` holds a T (the caller's contract).
-    Ok(unsafe { memcpy_dtod_async(carry_to, at, size_of::<T>(), stream.cu_stream()) }?)
+    // Values of up to 8 bytes lead their word; wider ones take 8 bytes from each 16-byte word.
+    let size = size_of::<T>();
+    let pieces = if size <= 8 { vec![(0, 0, size)] } else { (0..size / 8).map(|k| (8 * k, 16 * k, 8)).collect() };
+    for (to, from, bytes) in pieces {
+        // SAFETY: `at` is the last tile's word(s) in the state the launch used, laid out as
+        // `scan_abi::status` says; `carry_to` holds a T (the caller's contract).
+        unsafe { memcpy_dtod_async(carry_to + to as u64, at + from as u64, bytes, stream.cu_stream()) }?;
+    }
+    Ok(())
 }
 
 fn launch_single_pass<T: DeviceRepr + Copy>(
