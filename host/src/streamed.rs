@@ -273,18 +273,8 @@ impl Gpu {
         }
         T::identity(opts.op)?;
         let size = size_of::<T>() as u64;
-        let cap = match stream_opts.device_memory {
-            Some(bytes) => bytes,
-            None => self.memory()?.0 / 2,
-        };
-        let req = StreamRequest {
-            n,
-            elem_bytes: size,
-            device_memory: cap,
-            granule: self.tuning().shapes.single_pass.at(size as usize).tile() as u64,
-            staged,
-            max_chunk_bytes: stream_opts.max_chunk_bytes,
-        };
+        let granule = self.tuning().shapes.single_pass.at(size as usize).tile() as u64;
+        let req = self.stream_request(n, size, granule, staged, stream_opts)?;
         // The tile state of a chunk's scan, and the carry's slot.
         plan(&req, |chunk| Ok(self.chunk_plan(opts, chunk, false)?.state.bytes() + 16))
     }
@@ -307,19 +297,8 @@ impl Gpu {
         crate::error::exactly("the offsets b", b.len() as u64, a.len() as u64, "values")?;
         crate::error::exactly("the output x", x.len() as u64, a.len() as u64, "values")?;
         let n = a.len() as u64;
-        let cap = match stream_opts.device_memory {
-            Some(bytes) => bytes,
-            None => self.memory()?.0 / 2,
-        };
         let map = size_of::<F::Map>() as u64;
-        let req = StreamRequest {
-            n,
-            elem_bytes: map,
-            device_memory: cap,
-            granule: RECURRENCE_GRANULE,
-            staged: true,
-            max_chunk_bytes: stream_opts.max_chunk_bytes,
-        };
+        let req = self.stream_request(n, map, RECURRENCE_GRANULE, true, stream_opts)?;
         let chunk_plan = |len: u64| recurrence_plan(self.tuning(), F::TYPE, len, opts.kernel, true);
         let p = plan(&req, |chunk| Ok(chunk_plan(chunk)?.state.bytes() + map))?;
         if n == 0 {
@@ -340,6 +319,23 @@ impl Gpu {
     /// registered with it): a streamed scan then transfers it directly, with no staging.
     pub fn is_pinned<T>(&self, data: &[T]) -> bool {
         pinned(self, data.as_ptr().cast(), std::mem::size_of_val(data))
+    }
+
+    /// The planner's request for `n` elements of `elem_bytes` in chunks of `granule`, within the
+    /// cap of `o` (half of the free memory by default).
+    fn stream_request(
+        &self,
+        n: u64,
+        elem_bytes: u64,
+        granule: u64,
+        staged: bool,
+        o: &StreamOptions,
+    ) -> Result<StreamRequest> {
+        let device_memory = match o.device_memory {
+            Some(bytes) => bytes,
+            None => self.memory()?.0 / 2,
+        };
+        Ok(StreamRequest { n, elem_bytes, device_memory, granule, staged, max_chunk_bytes: o.max_chunk_bytes })
     }
 
     /// Pinned (page-locked) host memory for `n` elements, zeroed: transfers run from and into it
