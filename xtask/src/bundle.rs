@@ -474,7 +474,8 @@ streamed() {
   # STREAM_LOG2: elements of the host-memory runs (2^33 u32 is 32 GiB); FILE_LOG2: of the files.
   local big=${STREAM_LOG2:-33} files=${FILE_LOG2:-30} d="${STREAM_DIR:-$R/stream}"
   mkdir -p "$d"
-  python3 "$B/baselines/streamed.py" "$big" 3 | tee "$R/streamed-yardsticks.md" || fail=1
+  local py; py=$(for p in $(which -a python3); do "$p" -c 'import torch' 2>/dev/null && { echo "$p"; break; }; done)
+  "${py:-python3}" "$B/baselines/streamed.py" "$big" 3 | tee "$R/streamed-yardsticks.md" || fail=1
   "$HOST" scan "2^$big" --stream --iters 3 --no-check | tee -a "$R/streamed.log" || fail=1
   "$HOST" scan "2^$big" --stream --pageable --iters 3 --no-check | tee -a "$R/streamed.log" || fail=1
   "$HOST" scan "2^30" --stream --device-memory 64MiB --iters 3 | tee -a "$R/streamed.log" || fail=1
@@ -495,15 +496,19 @@ streamed() {
 pypkg() {
   local wheel; wheel=$(ls "$B"/python/gpu_scan-*.whl 2>/dev/null | head -1)
   if [ -z "$wheel" ]; then echo "no wheel in the bundle (it was built without maturin)"; fail=1; return; fi
-  local venv="$R/venv"
-  python3 -m venv --system-site-packages "$venv" || { fail=1; return; }
-  "$venv/bin/python" -c 'import pytest' 2>/dev/null ||
-    "$venv/bin/pip" install -q --no-index --find-links "$B/python/wheels" pytest || { fail=1; return; }
-  "$venv/bin/pip" install -q --no-deps --force-reinstall "$wheel" || { fail=1; return; }
-  (cd "$R" && "$venv/bin/python" -c "import gpu_scan, torch; print(gpu_scan.cumsum(torch.arange(10, device='cuda')))") || fail=1
-  (cd "$R" && "$venv/bin/python" -m pytest -q -rs -p no:cacheprovider "$B/python/tests" > "$R/pytest.log" 2>&1) || fail=1
+  # The package goes into a folder of its own on PYTHONPATH of the python that has torch (which
+  # may itself be a venv, whose packages a venv made from it would not see).
+  local py; py=$(for p in $(which -a python3); do "$p" -c 'import torch' 2>/dev/null && { echo "$p"; break; }; done)
+  [ -n "$py" ] || { echo "no python3 here has torch"; fail=1; return; }
+  local site="$R/site"
+  "$py" -m pip install -q --no-deps --target "$site" "$wheel" || { fail=1; return; }
+  "$py" -c 'import pytest' 2>/dev/null ||
+    "$py" -m pip install -q --no-index --find-links "$B/python/wheels" --target "$site" pytest || { fail=1; return; }
+  export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}"
+  (cd "$R" && "$py" -c "import gpu_scan, torch; print(gpu_scan.cumsum(torch.arange(10, device='cuda')))") || fail=1
+  (cd "$R" && "$py" -m pytest -q -rs -p no:cacheprovider "$B/python/tests" > "$R/pytest.log" 2>&1) || fail=1
   tail -25 "$R/pytest.log"
-  "$venv/bin/python" "$B/python/bench.py" ${PY_BENCH_ARGS:-} | tee "$R/python-bench.md" || fail=1
+  "$py" "$B/python/bench.py" ${PY_BENCH_ARGS:-} | tee "$R/python-bench.md" || fail=1
 }
 
 compare() {
