@@ -29,7 +29,7 @@ def numpy_scan(host, op, exclusive, out_dtype):
     x = host.astype(out_dtype)
     ufunc = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum,
              "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[op]
-    inc = ufunc.accumulate(x) if x.size else x.copy()
+    inc = ufunc.accumulate(x, dtype=x.dtype) if x.size else x.copy()  # NumPy widens small integers otherwise
     if not exclusive:
         return inc
     identity = {"add": 0, "mul": 1, "and": ~np.array(0, dtype=x.dtype) if x.dtype.kind in "iu" else 0, "or": 0, "xor": 0,

@@ -9,11 +9,14 @@ use crate::args::Global;
 use crate::experiment;
 use crate::io::{self, FileElement, Format};
 use crate::out::outln;
+use gpu_scan::cudarc::driver::result::{memcpy_dtoh_async, memcpy_htod_async};
+use gpu_scan::cudarc::driver::DevicePtrMut;
 use gpu_scan::reference::{self, verify};
 use gpu_scan::{
     Algorithm, ChunkSink, ChunkSource, Error, Gpu, Progress, Result, ScanOptions, StreamOptions, TempStorage,
 };
 use npyz::WriterBuilder;
+use rayon::prelude::*;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
@@ -253,36 +256,37 @@ pub struct HostScan {
 }
 
 /// `scan N --stream`: `n` generated elements in pinned (or pageable) host memory, streamed
-/// through the device `iters` times after a warm-up: the median time and GB/s, and the result
-/// checked against the CPU once.
+/// through the device `iters` times after a warm-up: the median time and GB/s, the result checked
+/// against the CPU once, and the bus alone over the same memory and chunks as the yardstick.
 pub fn run_host<T: FileElement + Send + Sync>(global: &Global, h: &HostScan, opts: ScanOptions<T>) -> Result<bool> {
     let len = crate::args::host_len(h.n, "N")?;
     let size = size_of::<T>() as u64;
     let what = format!("a streamed scan of {} {}", h.n, T::TYPE.name());
     let bytes = crate::memory::bytes_of(h.n, size, &what)?;
     let reference = if h.check { bytes } else { 0 };
-    crate::memory::check(&what, crate::memory::total(&[bytes, bytes, bytes, reference], &what)?)?;
+    crate::memory::check(&what, crate::memory::total(&[bytes, bytes, reference], &what)?)?;
     let gpu = experiment::open(global)?;
     let mut sopts = StreamOptions::new();
     if let Some(b) = h.device_memory {
         sopts = sopts.device_memory(b);
     }
-    let data = crate::memory::generate::<T>(opts.op, h.seed, len)?;
-    let (mut pin_in, mut pin_out, mut page_out);
+    let value = |i: usize| gpu_scan::input::value::<T>(opts.op, h.seed, i as u64);
+    let (mut pin_in, mut pin_out, page_in, mut page_out);
     let (input, output): (&[T], &mut [T]) = if h.pageable {
-        page_out = crate::memory::generate::<T>(opts.op, h.seed, len)?;
-        (&data, &mut page_out)
+        page_in = crate::memory::from_fn(len, "the generated input", value)?;
+        page_out = crate::memory::from_fn(len, "the output", |_| T::zero())?;
+        (&page_in, &mut page_out)
     } else {
         pin_in = gpu.pinned::<T>(len)?;
         pin_out = gpu.pinned::<T>(len)?;
         let i = pin_in.as_mut_slice()?;
-        i.copy_from_slice(&data);
+        i.par_iter_mut().enumerate().for_each(|(k, x)| *x = value(k));
         (i, pin_out.as_mut_slice()?)
     };
     let plan = gpu.streamed_plan::<T>(h.n, h.pageable, &opts, &sopts)?;
+    let memory = if h.pageable { "pageable" } else { "pinned" };
     outln!(
-        "streamed scan from {} host memory: {} {} {}, {} chunks of {} elements through {} device buffers ({:.0} MiB)",
-        if h.pageable { "pageable" } else { "pinned" },
+        "streamed scan from {memory} host memory: {} {} {}, {} chunks of {} elements through {} device buffers ({:.0} MiB)",
         h.n,
         T::TYPE.name(),
         opts.op.name(),
@@ -292,25 +296,18 @@ pub fn run_host<T: FileElement + Send + Sync>(global: &Global, h: &HostScan, opt
         plan.device_bytes as f64 / (1u64 << 20) as f64
     );
     let mut temp = TempStorage::new();
-    let mut times = Vec::with_capacity(h.iters as usize);
-    for i in 0..=h.iters {
-        let t = Instant::now();
-        gpu.scan_streamed(gpu.stream(), input, output, &opts, &sopts, &mut temp)?;
-        if i > 0 {
-            times.push(t.elapsed().as_secs_f64() * 1e3);
-        }
-    }
-    let (ms, fastest) = experiment::median(&mut times);
+    let ms = timed(h.iters, || gpu.scan_streamed(gpu.stream(), input, output, &opts, &sopts, &mut temp).map(drop))?;
     let gb = (h.n * size) as f64 / 1e9;
     let passed = !h.check || {
-        let v = verify::verify_run(&opts, &data, output)?.0;
+        let v = verify::verify_run(&opts, input, output)?.0;
         if !v.passed() {
             outln!("FAIL: {} wrong, the first {:?}", v.wrong, v.first);
         }
         v.passed()
     };
+    let rate = |ms: f64| gb / (ms / 1e3);
     outln!(
-        "{}: median {ms:.2} ms (fastest {fastest:.2}) over {} runs: {:.2} GB/s each way",
+        "{}: median {ms:.2} ms over {} runs: {:.2} GB/s each way",
         if !h.check {
             "done (not checked)"
         } else if passed {
@@ -319,7 +316,71 @@ pub fn run_host<T: FileElement + Send + Sync>(global: &Global, h: &HostScan, opt
             "FAIL"
         },
         h.iters,
-        gb / (ms / 1e3)
+        rate(ms)
+    );
+    let [up, down, both] = bus(&gpu, input, output, plan.chunk as usize, plan.slots as usize, h.iters)?;
+    let round_trip = up + down;
+    outln!(
+        "the bus alone over the same {memory} memory and chunks (GB/s each way): H2D {:.2}, D2H {:.2}, both at once {:.2}, one after the other {:.2}",
+        rate(up),
+        rate(down),
+        rate(both),
+        rate(round_trip)
+    );
+    outln!(
+        "the streamed scan: {:.1}% of both at once, {:.1}% of one after the other",
+        100.0 * both / ms,
+        100.0 * round_trip / ms
     );
     Ok(passed)
+}
+
+/// The median milliseconds of `iters` runs of `f` after a warm-up.
+fn timed(iters: u32, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
+    let mut times = Vec::with_capacity(iters as usize);
+    for i in 0..=iters {
+        let t = Instant::now();
+        f()?;
+        if i > 0 {
+            times.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+    }
+    Ok(experiment::median(&mut times).0)
+}
+
+/// The bus alone, in the chunks of the stream through as many device buffers: the median
+/// milliseconds to upload every chunk of `input`, to download every chunk into `output`, and to
+/// do both at once on two streams (the uploads and downloads through separate buffers, so
+/// neither waits on the other).
+fn bus<T: FileElement>(
+    gpu: &Gpu,
+    input: &[T],
+    output: &mut [T],
+    chunk: usize,
+    slots: usize,
+    iters: u32,
+) -> Result<[f64; 3]> {
+    let (up, down) = (gpu.new_stream()?, gpu.new_stream()?);
+    let mut buffers =
+        (0..2 * slots).map(|_| gpu.alloc_zeros::<T>(&up, "a bus buffer", chunk)).collect::<Result<Vec<_>>>()?;
+    let dev: Vec<u64> = buffers.iter_mut().map(|b| b.device_ptr_mut(&up).0).collect();
+    up.synchronize()?;
+    let mut copy = |h2d: bool, d2h: bool| {
+        timed(iters, || {
+            for (i, start) in (0..input.len()).step_by(chunk).enumerate() {
+                let r = start..(start + chunk).min(input.len());
+                // SAFETY: every device buffer holds `chunk` elements, at least `r`'s; the host
+                // memory outlives the copies, which both streams finish before `timed` goes on.
+                if h2d {
+                    unsafe { memcpy_htod_async(dev[i % slots], &input[r.clone()], up.cu_stream()) }?;
+                }
+                if d2h {
+                    unsafe { memcpy_dtoh_async(&mut output[r], dev[slots + i % slots], down.cu_stream()) }?;
+                }
+            }
+            up.synchronize()?;
+            Ok(down.synchronize()?)
+        })
+    };
+    Ok([copy(true, false)?, copy(false, true)?, copy(true, true)?])
 }
