@@ -14,14 +14,19 @@
 //! and drained by the host while the transfers of other chunks run.
 
 use crate::apps::recurrence::RecurrenceFloat;
-use crate::element::Element;
+use crate::element::{Element, Op};
 use crate::error::{Error, Result};
 use crate::launch::scan::{single_pass_carrying, Operands};
+use crate::options::WideningOptions;
 use crate::options::{Algorithm, RecurrenceOptions, ScanOptions};
-use crate::plan::scan::{plan as plan_scan, recurrence as recurrence_plan, ScanPlan, ScanRequest, SinglePass};
+use crate::plan::scan::{
+    plan as plan_scan, recurrence as recurrence_plan, widening as widening_plan, ScanPlan, ScanRequest, SinglePass,
+    WideningRequest,
+};
 use crate::plan::streamed::{plan, StreamPlan, StreamRequest, MAX_CHUNK_BYTES};
 use crate::runtime::Gpu;
 use crate::temp::TempStorage;
+use crate::widening::{request as widening_request, WidensTo};
 use cudarc::driver::result::{memcpy_dtoh_async, memcpy_htod_async};
 use cudarc::driver::sys::{CUmemorytype, CUpointer_attribute, CUresult};
 use cudarc::driver::{
@@ -307,12 +312,82 @@ impl Gpu {
         let mut source = MapSource { a, b };
         let mut sink = XSink { x };
         let (init, identity) = (F::start(opts.x0), F::identity_map());
-        let mut launch = |i: u64, at: u64, len: u64, carry: u64| -> Result<()> {
+        let mut launch = |i: u64, at: u64, _: u64, len: u64, carry: u64| -> Result<()> {
             let ops = Operands { input: at, output: at, n: len, init, identity };
             single_pass_carrying(self, stream, &chunk_plan(len)?, ops, (i > 0).then_some(carry), carry, temp)
         };
-        self.pipeline(stream, &p, Side::Staged(&mut source), Side::Staged(&mut sink), stream_opts, &mut launch)?;
+        let (source, sink) = (Side::Staged(&mut source as _), Side::Staged(&mut sink as _));
+        self.pipeline(stream, &p, source, sink, true, stream_opts, &mut launch)?;
         Ok(p)
+    }
+
+    /// The widening sum ([`Gpu::widening_scan`]) of `input`, in host memory, into the wider
+    /// `output`, streamed as [`Gpu::scan_streamed`] streams a scan: each chunk goes up at its
+    /// own width into one device buffer and is summed into another, whose wide results come
+    /// back. Blocks until `output` holds the whole result. Deterministic half-float sums are
+    /// bitwise those of the in-memory deterministic widening scan (chunks end on tile boundaries).
+    pub fn widening_scan_streamed<N: WidensTo<T>, T: Element + Send + Sync>(
+        &self,
+        stream: &Arc<CudaStream>,
+        input: &[N],
+        output: &mut [T],
+        opts: &WideningOptions<T>,
+        stream_opts: &StreamOptions,
+        temp: &mut TempStorage,
+    ) -> Result<StreamPlan> {
+        crate::error::exactly("the output", output.len() as u64, input.len() as u64, "elements")?;
+        let n = input.len() as u64;
+        let (src, dst) = (input.as_ptr(), output.as_mut_ptr());
+        let src_pinned = pinned(self, src.cast(), std::mem::size_of_val(input));
+        let dst_pinned = pinned(self, dst.cast(), std::mem::size_of_val(output));
+        let p = self.widening_streamed_plan::<N, T>(n, !(src_pinned && dst_pinned), opts, stream_opts)?;
+        if n == 0 {
+            return Ok(p);
+        }
+        let mut source = SliceSource(input);
+        let mut sink = SliceSink(output);
+        let input = if src_pinned { Side::Pinned(src) } else { Side::Staged(&mut source as &mut dyn ChunkSource<N>) };
+        let output = if dst_pinned { Side::Pinned(dst) } else { Side::Staged(&mut sink as &mut dyn ChunkSink<T>) };
+        let identity = T::identity(Op::Add)?;
+        let init = opts.init.unwrap_or(identity);
+        let mut launch = |i: u64, at_in: u64, at_out: u64, len: u64, carry: u64| -> Result<()> {
+            let plan = self.widening_chunk_plan::<N, T>(opts, len, i == 0)?;
+            let ops = Operands { input: at_in, output: at_out, n: len, init, identity };
+            single_pass_carrying(self, stream, &plan, ops, (i > 0).then_some(carry), carry, temp)
+        };
+        self.pipeline(stream, &p, input, output, false, stream_opts, &mut launch)?;
+        Ok(p)
+    }
+
+    /// The plan [`Gpu::widening_scan_streamed`] would follow for `n` elements (`staged`: through
+    /// staging buffers): a slot holds a chunk at each width.
+    pub fn widening_streamed_plan<N: WidensTo<T>, T: Element>(
+        &self,
+        n: u64,
+        staged: bool,
+        opts: &WideningOptions<T>,
+        stream_opts: &StreamOptions,
+    ) -> Result<StreamPlan> {
+        let size = (size_of::<N>() + size_of::<T>()) as u64;
+        let granule = self.tuning().shapes.single_pass.at(size_of::<T>()).tile() as u64;
+        let req = self.stream_request(n, size, granule, staged, stream_opts)?;
+        plan(&req, |chunk| Ok(self.widening_chunk_plan::<N, T>(opts, chunk, false)?.state.bytes() + 16))
+    }
+
+    /// The single-pass plan of a widening chunk of `len` elements (`first`: the caller's initial
+    /// value goes in front; later chunks take the carry).
+    fn widening_chunk_plan<N: WidensTo<T>, T: Element>(
+        &self,
+        opts: &WideningOptions<T>,
+        len: u64,
+        first: bool,
+    ) -> Result<SinglePass> {
+        let req =
+            WideningRequest { has_init: first && opts.init.is_some(), ..widening_request::<N, T>(len, opts, true) };
+        match widening_plan(self.tuning(), &req)? {
+            ScanPlan::SinglePass(s) => Ok(s),
+            other => Err(Error::invalid(format!("a streamed widening chunk planned as {other:?}, not single-pass"))),
+        }
     }
 
     /// Whether the driver knows all of `data` as pinned host memory ([`Gpu::pinned`], or memory
@@ -389,38 +464,68 @@ impl Gpu {
         }
         let identity = T::identity(opts.op)?;
         let init = opts.init.unwrap_or(identity);
-        let mut launch = |i: u64, at: u64, len: u64, carry: u64| -> Result<()> {
+        let mut launch = |i: u64, at: u64, _: u64, len: u64, carry: u64| -> Result<()> {
             let plan = self.chunk_plan(opts, len, i == 0)?;
             let ops = Operands { input: at, output: at, n: len, init, identity };
             single_pass_carrying(self, stream, &plan, ops, (i > 0).then_some(carry), carry, temp)
         };
-        self.pipeline(stream, &p, input, output, stream_opts, &mut launch)?;
+        self.pipeline(stream, &p, input, output, true, stream_opts, &mut launch)?;
         Ok(p)
     }
 
-    /// Runs the plan `p`: chunk `i` of `len` elements, uploaded to the device buffer at `at`, is
-    /// scanned in place by `launch(i, at, len, carry)` on `stream`, which also leaves the carry
-    /// of the next chunk at `carry` (and reads this chunk's there, after the first).
-    fn pipeline<M: DeviceRepr + ValidAsZeroBits + Copy + Send + Sync + Unpin>(
+    /// Runs the plan `p`: chunk `i` of `len` elements, uploaded to the device buffer at `at_in`,
+    /// is scanned into the one at `at_out` by `launch(i, at_in, at_out, len, carry)` on `stream`,
+    /// which also leaves the carry of the next chunk at `carry` (and reads this chunk's there,
+    /// after the first). `in_place` (input and output of one size): each slot is one device
+    /// buffer, and one staging buffer; otherwise each has one for the input and one for the output.
+    #[allow(clippy::too_many_arguments)]
+    fn pipeline<I, O>(
         &self,
         stream: &Arc<CudaStream>,
         p: &StreamPlan,
-        mut input: Side<*const M, &mut dyn ChunkSource<M>>,
-        mut output: Side<*mut M, &mut dyn ChunkSink<M>>,
+        mut input: Side<*const I, &mut dyn ChunkSource<I>>,
+        mut output: Side<*mut O, &mut dyn ChunkSink<O>>,
+        in_place: bool,
         stream_opts: &StreamOptions,
-        launch: &mut dyn FnMut(u64, u64, u64, u64) -> Result<()>,
-    ) -> Result<()> {
+        launch: &mut dyn FnMut(u64, u64, u64, u64, u64) -> Result<()>,
+    ) -> Result<()>
+    where
+        I: DeviceRepr + Copy + Send + Sync,
+        O: DeviceRepr + ValidAsZeroBits + Copy + Send + Sync + Unpin,
+    {
+        debug_assert!(!in_place || size_of::<I>() == size_of::<O>());
         let (p, n) = (*p, p.n);
         let chunk = p.chunk as usize;
-        let mut buffers: Vec<CudaSlice<M>> =
-            (0..p.slots).map(|_| self.alloc_zeros::<M>(stream, "a stream buffer", chunk)).collect::<Result<_>>()?;
-        let mut carry = self.alloc_zeros::<M>(stream, "the stream's carry", 1)?;
-        let mut staging: Vec<PinnedHostSlice<M>> =
-            (0..p.staging).map(|_| self.pinned_raw::<M>(chunk)).collect::<Result<_>>()?;
-        let dev: Vec<u64> = buffers.iter_mut().map(|b| b.device_ptr_mut(stream).0).collect();
+        let (bytes_in, bytes_out) = (chunk * size_of::<I>(), chunk * size_of::<O>());
+        let (staged_in, staged_out) = (matches!(input, Side::Staged(_)), matches!(output, Side::Staged(_)));
+        let mut buffers: Vec<CudaSlice<u8>> = Vec::new();
+        let mut staging: Vec<PinnedHostSlice<u8>> = Vec::new();
+        let (mut dev, mut host) = (Vec::new(), Vec::new());
+        for _ in 0..p.slots {
+            let mut device = |bytes| -> Result<u64> {
+                let mut b = self.alloc_zeros::<u8>(stream, "a stream buffer", bytes)?;
+                let at = b.device_ptr_mut(stream).0;
+                buffers.push(b);
+                Ok(at)
+            };
+            let d_in = device(bytes_in)?;
+            let d_out = if in_place { d_in } else { device(bytes_out)? };
+            let mut pinned = |wanted: bool, bytes| -> Result<usize> {
+                if !wanted {
+                    return Ok(0);
+                }
+                let mut h = self.pinned_raw::<u8>(bytes)?;
+                let at = h.as_mut_ptr()? as usize;
+                staging.push(h);
+                Ok(at)
+            };
+            let h_in = pinned(staged_in || (in_place && staged_out), bytes_in)?;
+            let h_out = if in_place { h_in } else { pinned(staged_out, bytes_out)? };
+            dev.push((d_in, d_out));
+            host.push((h_in, h_out));
+        }
+        let mut carry = self.alloc_zeros::<O>(stream, "the stream's carry", 1)?;
         let carry = carry.device_ptr_mut(stream).0;
-        let host: Vec<usize> =
-            staging.iter_mut().map(|h| h.as_mut_ptr().map(|p| p as usize)).collect::<Result<_, _>>()?;
         let (up, down) = (self.new_stream()?, self.new_stream()?);
         let event = || self.context().new_event(None);
         let events = |_| Ok::<_, Error>([event()?, event()?, event()?]);
@@ -430,22 +535,21 @@ impl Gpu {
         let streams = [stream, &up, &down];
         let _drain = Drain(&streams);
 
-        let staged_at = |s: usize, len: usize| {
-            // SAFETY: staging buffer `s` holds `chunk >= len` elements; the host touches it only
-            // between its download's completion and its next upload.
-            unsafe { std::slice::from_raw_parts_mut(host[s] as *mut M, len) }
-        };
+        // SAFETY (both): the staging buffers of slot `s` hold `chunk >= len` elements; the host
+        // touches them only between the slot's download's completion and its next upload.
+        let staged_in_at = |s: usize, len: usize| unsafe { std::slice::from_raw_parts_mut(host[s].0 as *mut I, len) };
+        let staged_out_at = |s: usize, len: usize| unsafe { std::slice::from_raw_parts_mut(host[s].1 as *mut O, len) };
         let fail = |i: u64| {
             move |e: Error| {
                 let r = p.range(i);
                 Error::Chunk { chunk: i, chunks: p.chunks, start: r.start, end: r.end, source: Box::new(e) }
             }
         };
-        let finish = |j: u64, output: &mut Side<*mut M, &mut dyn ChunkSink<M>>| -> Result<()> {
+        let finish = |j: u64, output: &mut Side<*mut O, &mut dyn ChunkSink<O>>| -> Result<()> {
             let (s, r) = ((j % p.slots) as usize, p.range(j));
             events[s][2].synchronize()?;
             if let Side::Staged(sink) = output {
-                sink.write(r.start, staged_at(s, (r.end - r.start) as usize))?;
+                sink.write(r.start, staged_out_at(s, (r.end - r.start) as usize))?;
             }
             if let Some(f) = stream_opts.progress {
                 f(Progress { done: r.end, total: n, chunk: j, chunks: p.chunks });
@@ -459,32 +563,31 @@ impl Gpu {
             }
             let r = p.range(i);
             let len = (r.end - r.start) as usize;
-            let bytes = len * size_of::<M>();
             let [uploaded, scanned, downloaded] = &events[s];
+            let (d_in, d_out) = dev[s];
             let mut enqueue = || -> Result<()> {
-                // SAFETY (all three copies): device buffer `s` holds `chunk >= len` elements; the
-                // caller's pinned memory holds `n`, of which chunk `i` is `r`; a staging buffer
-                // is reused only once the host has seen its download complete.
-                let src: &[M] = match &mut input {
+                // SAFETY (all three copies): the device buffers of slot `s` hold `chunk >= len`
+                // elements; the caller's pinned memory holds `n`, of which chunk `i` is `r`; a
+                // staging buffer is reused only once the host has seen its download complete.
+                let src: &[I] = match &mut input {
                     Side::Pinned(ptr) => unsafe { std::slice::from_raw_parts(ptr.add(r.start as usize), len) },
                     Side::Staged(source) => {
-                        let into = staged_at(s, len);
+                        let into = staged_in_at(s, len);
                         source.read(r.start, into)?;
                         into
                     }
                 };
-                unsafe { memcpy_htod_async(dev[s], src, up.cu_stream()) }?;
+                unsafe { memcpy_htod_async(d_in, src, up.cu_stream()) }?;
                 uploaded.record(&up)?;
                 stream.wait(uploaded)?;
-                launch(i, dev[s], len as u64, carry)?;
+                launch(i, d_in, d_out, len as u64, carry)?;
                 scanned.record(stream)?;
                 down.wait(scanned)?;
-                let dst: &mut [M] = match &mut output {
+                let dst: &mut [O] = match &mut output {
                     Side::Pinned(ptr) => unsafe { std::slice::from_raw_parts_mut(ptr.add(r.start as usize), len) },
-                    Side::Staged(_) => staged_at(s, len),
+                    Side::Staged(_) => staged_out_at(s, len),
                 };
-                debug_assert_eq!(std::mem::size_of_val(dst), bytes);
-                unsafe { memcpy_dtoh_async(dst, dev[s], down.cu_stream()) }?;
+                unsafe { memcpy_dtoh_async(dst, d_out, down.cu_stream()) }?;
                 Ok(downloaded.record(&down)?)
             };
             enqueue().map_err(fail(i))?;

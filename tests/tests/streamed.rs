@@ -7,7 +7,7 @@ use gpu_scan::plan::streamed::StreamPlan;
 use gpu_scan::reference::{replica, verify};
 use gpu_scan::{
     input, with_elem_type, Algorithm, ChunkSink, ChunkSource, ElemType, Element, Error, Gpu, Op, Progress, ScanOptions,
-    StreamOptions, TempStorage,
+    StreamOptions, TempStorage, WideningOptions, WidensTo,
 };
 use std::process::ExitCode;
 use std::sync::Mutex;
@@ -24,6 +24,7 @@ fn main() -> ExitCode {
         gpu_test("a_failing_source_or_sink_names_its_chunk_and_stops", failing_source_or_sink),
         gpu_test("mistakes_are_refused_before_the_gpu_works", mistakes_are_refused),
         gpu_test("the_recurrence_streams_exactly_on_integer_valued_inputs", recurrence_streams),
+        gpu_test("widening_sums_stream_through_small_chunks", widening_streams),
     ])
 }
 
@@ -356,6 +357,100 @@ fn recurrence_streams(g: &Gpu) {
     let bound = |t: usize| 2.0 * verify::roundings(Algorithm::SinglePass, t, n) * f32::EPSILON as f64 * s[t];
     if let Some(t) = (0..n).find(|&t| (x[t] as f64 - want[t]).abs() > bound(t)) {
         failures.push(format!("random f32 at {t}: {} vs {} (bound {:e})", x[t], want[t], bound(t)));
+    }
+    assert_none_failed(&failures);
+}
+
+/// Widening sums through chunks of two tiles (each slot holds a chunk at both widths): every
+/// pair of types bit for bit against the CPU, inclusive and exclusive, with and without an
+/// initial value, from pageable and pinned memory; deterministic half-float sums bitwise those
+/// of the in-memory deterministic widening scan and a second run.
+fn widening_streams(g: &Gpu) {
+    fn run<N: WidensTo<T>, T: Element + Send + Sync>(
+        g: &Gpu,
+        data: &[N],
+        opts: &WideningOptions<T>,
+    ) -> gpu_scan::Result<Vec<T>> {
+        let both = (size_of::<N>() + size_of::<T>()) as u64;
+        let sopts = StreamOptions::new().max_chunk_bytes(2 * tile::<T>(g) * both);
+        let mut out = vec![T::zero(); data.len()];
+        let plan = g.widening_scan_streamed(g.stream(), data, &mut out, opts, &sopts, &mut TempStorage::new())?;
+        assert!(data.len() < 4 * tile::<T>(g) as usize || plan.chunks > 2, "{plan:?} is not several chunks");
+        Ok(out)
+    }
+    fn exact<N: WidensTo<T>, T: Element + Send + Sync>(g: &Gpu, data: &[N], init: T, failures: &mut Vec<String>) {
+        for (exclusive, init) in [(false, None), (true, None), (false, Some(init)), (true, Some(init))] {
+            let opts = WideningOptions::<T>::new().exclusive(exclusive).init(init);
+            let what =
+                format!("{:?} into {} n={} exclusive={exclusive} init={init:?}", N::SOURCE, T::TYPE.name(), data.len());
+            let want = gpu_scan::reference::widening(data, exclusive, init).expect("the CPU widening sum");
+            match run(g, data, &opts) {
+                Err(e) => failures.push(format!("{what}: {e}")),
+                Ok(got) => failures.extend(
+                    exact::first_difference(&got, &want)
+                        .map(|i| format!("{what}: first difference at {i}: expected {}, got {}", want[i], got[i])),
+                ),
+            }
+        }
+    }
+    let mut failures = Vec::new();
+    let bits = |n: u64| (0..n).map(move |i| input::bits(n, i));
+    let c = 2 * tile::<u32>(g);
+    for n in [1, 33, c - 1, c + 1, 5 * c + 7] {
+        exact::<u8, u32>(g, &bits(n).map(|b| b as u8).collect::<Vec<_>>(), 9, &mut failures);
+        exact::<bool, u32>(g, &bits(n).map(|b| b & 1 == 1).collect::<Vec<_>>(), 2, &mut failures);
+        exact::<u16, u32>(g, &bits(n).map(|b| b as u16).collect::<Vec<_>>(), 1, &mut failures);
+    }
+    let c = 2 * tile::<u64>(g);
+    for n in [c - 1, c + 1, 4 * c + 3] {
+        exact::<i8, i64>(g, &bits(n).map(|b| b as i8).collect::<Vec<_>>(), -5, &mut failures);
+        exact::<u16, u64>(g, &bits(n).map(|b| b as u16).collect::<Vec<_>>(), u64::MAX, &mut failures);
+        exact::<i32, i64>(g, &bits(n).map(|b| b as i32).collect::<Vec<_>>(), 3, &mut failures);
+        exact::<u32, u64>(g, &bits(n).map(|b| b as u32).collect::<Vec<_>>(), 3, &mut failures);
+    }
+    let n = 9 * tile::<f32>(g) + 3;
+    let small: Vec<half::f16> = bits(n).map(|b| half::f16::from_f32((b % 17) as f32 - 8.0)).collect();
+    exact::<half::f16, f32>(g, &small, -3.0, &mut failures);
+    let small: Vec<half::bf16> = bits(n).map(|b| half::bf16::from_f32((b % 17) as f32 - 8.0)).collect();
+    exact::<half::bf16, f32>(g, &small, 0.5, &mut failures);
+
+    // Deterministic: a second run and the in-memory deterministic widening scan, bit for bit.
+    let unit: Vec<half::f16> = bits(n).map(|b| half::f16::from_f32((b >> 40) as f32 / (1u64 << 24) as f32)).collect();
+    for exclusive in [false, true] {
+        let opts = WideningOptions::<f32>::new().exclusive(exclusive).deterministic(true);
+        let whole = g.widening_scan_host(&unit, &opts).expect("the in-memory deterministic widening scan");
+        for k in 0..2 {
+            match run(g, &unit, &opts) {
+                Err(e) => failures.push(format!("deterministic f16 run {k}: {e}")),
+                Ok(got) => failures.extend(exact::first_difference(&got, &whole).map(|i| {
+                    format!(
+                        "deterministic f16 exclusive={exclusive} run {k}: at {i}: {} vs the in-memory {}",
+                        got[i], whole[i]
+                    )
+                })),
+            }
+        }
+    }
+
+    // Pinned both ways: transferred directly, no staging.
+    let n = 7 * 2 * tile::<u32>(g) as usize + 5;
+    let mut pin_in = g.pinned::<u8>(n).expect("pinned memory");
+    let mut pin_out = g.pinned::<u32>(n).expect("pinned memory");
+    let (x, y) = (pin_in.as_mut_slice().expect("pinned"), pin_out.as_mut_slice().expect("pinned"));
+    for (i, v) in x.iter_mut().enumerate() {
+        *v = input::bits(77, i as u64) as u8;
+    }
+    let sopts = StreamOptions::new().max_chunk_bytes(2 * tile::<u32>(g) * 5);
+    let opts = WideningOptions::<u32>::new().exclusive(true).init(Some(4));
+    match g.widening_scan_streamed(g.stream(), x, y, &opts, &sopts, &mut TempStorage::new()) {
+        Err(e) => failures.push(format!("pinned u8 into u32: {e}")),
+        Ok(plan) => {
+            if plan.staging != 0 {
+                failures.push(format!("pinned u8 into u32 was staged: {plan:?}"));
+            }
+            let want = gpu_scan::reference::widening::<u8, u32>(x, true, Some(4)).expect("the CPU sum");
+            failures.extend(exact::first_difference(y, &want).map(|i| format!("pinned u8 into u32: at {i}")));
+        }
     }
     assert_none_failed(&failures);
 }

@@ -208,7 +208,7 @@ pub fn run<T: FileElement + Send + Sync>(global: &Global, f: &FileScan, opts: Sc
         failure = sink.failure.take();
         r?;
         let check = sink.checker.as_ref().map_or(Duration::ZERO, |c| c.busy + c.input.busy);
-        figures = Some((input.busy, sink.busy, check));
+        figures = Some((input.busy, sink.busy, check, Instant::now()));
         Ok(())
     });
     bar.finish_and_clear();
@@ -219,15 +219,17 @@ pub fn run<T: FileElement + Send + Sync>(global: &Global, f: &FileScan, opts: Sc
     }
     written?;
     let seconds = started.elapsed().as_secs_f64();
-    let (read, write, check) = figures.unwrap_or_default();
+    let (read, write, check, streamed) = figures.expect("a written file was streamed");
+    let flush = streamed.elapsed();
     let gb = (n * size) as f64 / 1e9;
     outln!(
-        "{}: {gb:.2} GB in {seconds:.2} s, {:.2} GB/s of input; host time reading {:.2} s, writing {:.2} s, checking {:.2} s (the rest waits on the GPU and the bus)",
+        "{}: {gb:.2} GB in {seconds:.2} s, {:.2} GB/s of input; host time reading {:.2} s, writing {:.2} s, checking {:.2} s, flushing to disk {:.2} s (the rest waits on the GPU and the bus)",
         if f.check { "PASS" } else { "done (not checked)" },
         gb / seconds,
         read.as_secs_f64(),
         write.as_secs_f64(),
         check.as_secs_f64(),
+        flush.as_secs_f64(),
     );
     outln!("wrote {}", f.output.display());
     Ok(true)
