@@ -24,6 +24,7 @@ pub fn block_threads(shapes: &Shapes, kernel: Kernel) -> Option<u32> {
         HierTile(_) | HierReduce | HierAdd => s.hierarchical.threads,
         Trace(_) => return None,
         Compact => s.compact.at(size).threads,
+        Positions => s.compact.at(1).threads,
         CompactPipelined => s.compact_pipeline.at(size).threads(),
         SegmentedPipelined(_) => s.segmented_pipeline.at(size).threads(),
         PartitionCount | PartitionScatter => s.partition.threads,

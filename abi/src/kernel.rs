@@ -81,6 +81,9 @@ families! {
     HierAdd,
     Compact,
     CompactPipelined,
+    /// The positions of the set flags (a compaction of the flags that writes where they are);
+    /// the type names the positions'.
+    Positions,
     PartitionCount,
     PartitionScatter,
     SortCounts,
@@ -198,6 +201,7 @@ impl Family {
             self,
             Compact
                 | CompactPipelined
+                | Positions
                 | PartitionCount
                 | PartitionScatter
                 | SortCounts
@@ -228,6 +232,7 @@ impl Family {
             WideningDet(s) => s.is_float() && s.widens_to(ty) && op == Some(Op::Add),
             Compact => op.is_none(),
             CompactPipelined => matches!(ty.size(), 4 | 8) && op.is_none(),
+            Positions => matches!(ty, ElemType::U32 | ElemType::U64) && op.is_none(),
             PartitionCount | PartitionScatter | SortCounts | SortPass | SortPassValues | SortFlip => {
                 wide && op.is_none()
             }
@@ -275,6 +280,7 @@ impl fmt::Display for Prefix {
             SegmentedPipelined(g) => return write!(f, "segmented_pipe_{}", g.name()),
             Compact => "compact",
             CompactPipelined => "compact_pipe",
+            Positions => "positions",
             PartitionCount => "partition_count",
             PartitionScatter => "partition_scatter",
             SortCounts => "sort_counts",

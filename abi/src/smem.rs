@@ -5,7 +5,7 @@
 
 use crate::block::{blocked_buffer_elems, BlockAlgo};
 use crate::partition::RADIX_BITS;
-use crate::shape::{Pipeline, VECTOR_BYTES};
+use crate::shape::{Pipeline, Tile, VECTOR_BYTES};
 use crate::tuning::Shapes;
 
 /// Bytes one window of `elems` elements of `elem_size` bytes takes.
@@ -51,8 +51,18 @@ pub const fn segmented_pipelined(p: Pipeline, elem_size: usize, entry_size: usiz
 /// Compaction: the tile index, per-warp counts (u32), the tile's output offset (u64) and the
 /// tile's kept elements, staged in order.
 pub const fn compact(s: &Shapes, elem_size: usize) -> u32 {
-    let tile = s.compact.at(elem_size);
-    window(1, 4) + window(tile.threads / 32, 4) + window(1, 8) + window(tile.tile(), elem_size as u32)
+    compact_staging(s.compact.at(elem_size), elem_size as u32)
+}
+
+/// The positions of set flags: the compaction of bytes, its kept elements staged as `u16`
+/// places within the tile.
+pub const fn positions(s: &Shapes) -> u32 {
+    compact_staging(s.compact.at(1), 2)
+}
+
+/// A compaction's tile of shape `tile` whose kept entries are staged at `staged_size` bytes.
+const fn compact_staging(tile: Tile, staged_size: u32) -> u32 {
+    window(1, 4) + window(tile.threads / 32, 4) + window(1, 8) + window(tile.tile(), staged_size)
 }
 
 /// Bytes of a segmented scan's (head, value) pair: twice the larger of the element and 4 bytes.

@@ -219,9 +219,26 @@ fn flagged_indices_case<I: Element>(gpu: &Gpu, n: usize, kernel: CompactKernel) 
 fn flagged_indices_are_the_flagged_positions(gpu: &Gpu) {
     let mut failures = Vec::new();
     for n in sizes::<u64>().into_iter().chain([pipe_tile::<u32>() + 1, 7 * pipe_tile::<u64>() + 3]) {
-        for kernel in [CompactKernel::Auto, CompactKernel::Tiles, CompactKernel::Pipelined] {
+        for kernel in [CompactKernel::Auto, CompactKernel::Tiles] {
             failures.extend(flagged_indices_case::<u32>(gpu, n, kernel));
             failures.extend(flagged_indices_case::<u64>(gpu, n, kernel));
+        }
+    }
+    // Tiles of flags begin at every multiple of the byte tile: all set, none, every other.
+    let bytes = shapes().compact.at(1).tile() as usize;
+    for (n, pattern) in [(3 * bytes + 1, 1usize), (2 * bytes - 1, 0), (4 * bytes, 2)] {
+        let flags: Vec<u8> = (0..n).map(|i| (pattern == 1 || (pattern == 2 && i % 2 == 1)) as u8).collect();
+        let want: Vec<u64> = (0..n as u64).filter(|&i| flags[i as usize] != 0).collect();
+        let stream = gpu.stream().clone();
+        let d_flags = gpu.upload(&stream, "flags", &flags).unwrap();
+        let mut out = gpu.alloc_zeros::<u64>(&stream, "positions", n).unwrap();
+        let mut count = gpu.alloc_zeros::<u64>(&stream, "count", 1).unwrap();
+        let opts = CompactOptions::new(Keep::Flags);
+        gpu.flagged_indices(&stream, &d_flags, &mut out, &mut count, &opts, &mut TempStorage::new()).unwrap();
+        let kept = gpu.read_count(&stream, &count).unwrap() as usize;
+        let got = gpu.download(&stream, &out).unwrap();
+        if kept != want.len() || got[..kept] != want[..] {
+            failures.push(format!("flagged_indices of pattern {pattern} n={n}: {kept} kept, want {}", want.len()));
         }
     }
     assert_none_failed(&failures);
@@ -243,6 +260,9 @@ fn flagged_indices_are_the_flagged_positions(gpu: &Gpu) {
     let nonzero = CompactOptions::new(Keep::NonZero);
     let e = gpu.flagged_indices(&stream, &flags, &mut out, &mut count, &nonzero, &mut temp).unwrap_err();
     assert!(e.to_string().contains("keeps by flags"), "{e}");
+    let pipelined = CompactOptions::new(Keep::Flags).kernel(CompactKernel::Pipelined);
+    let e = gpu.flagged_indices(&stream, &flags, &mut out, &mut count, &pipelined, &mut temp).unwrap_err();
+    assert!(e.to_string().contains("one kernel"), "{e}");
 }
 
 fn random_keys<T: Element>(seed: u64, n: usize) -> Vec<T> {

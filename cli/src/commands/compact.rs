@@ -245,8 +245,8 @@ impl<T: Element, I: Element> Experiment for Compact<T, I> {
             None => gpu.compact(stream, &d.input, &mut d.output, &mut d.count, &self.opts, t)?,
         }
         if let (Some((positions, count)), Some(f)) = (d.positions.as_mut(), d.flags.as_ref()) {
-            let opts = CompactOptions::new(Keep::Flags).kernel(self.opts.kernel);
-            gpu.flagged_indices(stream, f, positions, count, &opts, t)?;
+            // The positions have one kernel, whichever compacts the values.
+            gpu.flagged_indices(stream, f, positions, count, &CompactOptions::new(Keep::Flags), t)?;
         }
         Ok(())
     }

@@ -28,15 +28,18 @@ use scan_abi::kernel::predicate;
 use scan_abi::shape::{vector_elems, Pipeline, Tile, VECTOR_BYTES};
 use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
 
-/// Copies the elements `x` of `inp[..n]` that satisfy `pred` (`scan_abi::predicate`, with
-/// `threshold`, or `flags[i] != 0`) to `out` in order and writes their number to `count`.
+/// Writes, for the elements `x` of `inp[..n]` that satisfy `pred` (`scan_abi::predicate`, with
+/// `threshold`, or `flags[i] != 0`), `emit(stage(x, place), tile_start)` to `out` in order, and
+/// their number to `count`: `place` is the element's index within its tile, which starts at
+/// element `tile_start`, and the tile's kept entries wait in shared memory as `S`. A compaction
+/// stages and emits the elements themselves; the positions of set flags stage their places.
 /// `temp`, `counter_base` and `epoch` are the single-pass scan's tile state.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn compact<T: Element, const TH: u32, const V: usize, const VECS: usize>(
+pub unsafe fn compact<T: Element, S: Copy, O: Copy, const TH: u32, const V: usize, const VECS: usize>(
     inp: *const T,
     flags: *const u8,
-    out: *mut T,
+    out: *mut O,
     count: *mut u64,
     n: u64,
     pred: u32,
@@ -44,6 +47,8 @@ pub unsafe fn compact<T: Element, const TH: u32, const V: usize, const VECS: usi
     temp: *mut u8,
     counter_base: u32,
     epoch: u32,
+    stage: impl Fn(T, u32) -> S,
+    emit: impl Fn(S, u64) -> O,
 ) {
     let (w, l) = (warp_idx(), lane());
     let warps = TH / WARP;
@@ -53,7 +58,7 @@ pub unsafe fn compact<T: Element, const TH: u32, const V: usize, const VECS: usi
     let tile_slot = smem.take::<u32>(1);
     let warp_counts = smem.take::<u32>(warps);
     let tile_offset = smem.take::<u64>(1);
-    let staged = smem.take::<T>(TH * (V * VECS) as u32);
+    let staged = smem.take::<S>(TH * (V * VECS) as u32);
     let no_windows = smem.take::<u64>(0);
     smem.check();
 
@@ -93,11 +98,12 @@ pub unsafe fn compact<T: Element, const TH: u32, const V: usize, const VECS: usi
         at += warp_counts.get(v);
     }
     let tile_kept = at + (w..warps).map(|v| warp_counts.get(v)).sum::<u32>();
+    let first = (offset as u64 - tile as u64 * tile_elems) as u32;
     for j in 0..VECS {
         let mut k_at = at + lane_before[j];
         for k in 0..V {
             if keep[j][k] {
-                staged.set(k_at, vals[j][k]);
+                staged.set(k_at, stage(vals[j][k], first + (j as u32 * WARP + l) * V as u32 + k as u32));
                 k_at += 1;
             }
         }
@@ -131,9 +137,10 @@ pub unsafe fn compact<T: Element, const TH: u32, const V: usize, const VECS: usi
     sync_threads();
 
     let dst = out.add(tile_offset.get(0) as usize);
+    let tile_start = tile as u64 * tile_elems;
     let mut i = thread_idx();
     while i < tile_kept {
-        *dst.add(i as usize) = staged.get(i);
+        *dst.add(i as usize) = emit(staged.get(i), tile_start);
         i += TH;
     }
 }
@@ -310,13 +317,37 @@ macro_rules! compact_kernels {
             const SIZE: usize = core::mem::size_of::<$t>();
             const SHAPE: Tile = SHAPES.compact.at(SIZE);
             const V: usize = vector_elems(SIZE) as usize;
-            compact::<$t, { SHAPE.threads }, V, { SHAPE.items as usize / V }>(
-                inp, flags, out, count, n, pred, threshold, temp, counter_base, epoch,
+            compact::<$t, $t, $t, { SHAPE.threads }, V, { SHAPE.items as usize / V }>(
+                inp, flags, out, count, n, pred, threshold, temp, counter_base, epoch, |x, _| x, |x, _| x,
             )
         }
     )* } };
 }
 compact_kernels!(u8, u16, u32, i32, u64, i64, f32, f64);
+
+/// `positions_<t>`: the positions `i` of the nonzero bytes `flags[i]` as `t`, in order, and
+/// their number, with the arguments of `compact_u8` (`inp` is the flags; `flags`, `pred` and
+/// `threshold` are not read). The compaction of the bytes in their tile shape, staging each kept
+/// byte's place within the tile (a `u16`: tiles hold at most 2^16 bytes).
+macro_rules! positions_kernels {
+    ($($t:ident),*) => { paste::paste! { $(
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn [<positions_ $t>](
+            inp: *const u8, _flags: *const u8, out: *mut $t, count: *mut u64, n: u64, _pred: u32,
+            _threshold: u8, temp: *mut u8, counter_base: u32, epoch: u32,
+        ) {
+            const SHAPE: Tile = SHAPES.compact.at(1);
+            const V: usize = VECTOR_BYTES;
+            const { assert!(SHAPE.tile() <= 1 << 16) };
+            compact::<u8, u16, $t, { SHAPE.threads }, V, { SHAPE.items as usize / V }>(
+                inp, inp, out, count, n, predicate::NONZERO, 0, temp, counter_base, epoch,
+                |_, place| place as u16, |place, start| (start + place as u64) as $t,
+            )
+        }
+    )* } };
+}
+positions_kernels!(u32, u64);
 
 /// The pipelined compaction `compact_pipe_<t>` of 4- and 8-byte types: the arguments of
 /// `compact_<t>` and the number of stages, a persistent grid (see

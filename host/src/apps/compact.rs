@@ -1,23 +1,23 @@
 //! Stream compaction: keep the elements that satisfy a predicate, stable, and count them, in one
 //! pass (`gpu/src/kernels/compact.rs`): each tile counts its kept elements, the counts are scanned
 //! across tiles by the single-pass look-back, and each kept element goes to its offset. The
-//! positions of flagged elements are the same compaction run over the positions themselves.
+//! positions of flagged elements are the same compaction of the flag bytes, each tile writing
+//! where its kept bytes lie.
 
 use crate::element::Element;
 use crate::error::Error;
 use crate::error::{at_least, Result};
 use crate::launch::compact::{self as launch, Operands};
-use crate::launch::scan::{run as run_scan, Operands as ScanOperands};
-use crate::launch::{fill_u32, zero};
+use crate::launch::zero;
 use crate::options::{CompactKernel, CompactOptions, Keep};
 use crate::plan::check_output;
-use crate::plan::compact::plan;
-use crate::plan::scan::{aligned, ScanPlan, ScanRequest};
+use crate::plan::compact::{plan, positions, CompactPlan};
+use crate::plan::scan::aligned;
 use crate::runtime::Gpu;
-use crate::temp::{bytes_of, carve, TempStorage};
+use crate::temp::TempStorage;
 use cudarc::driver::{CudaStream, DevicePtr, DevicePtrMut};
 use scan_abi::kernel::predicate;
-use scan_abi::{ElemType, Op};
+use scan_abi::ElemType;
 use std::sync::Arc;
 
 impl<T: Element> Keep<T> {
@@ -115,10 +115,11 @@ impl Gpu {
     /// Writes the positions `i` where `flags[i] != 0` to the front of `indices`, in order, and how
     /// many there are to `count[0]` (NumPy's `flatnonzero`; with a compaction's flags, the input
     /// positions of the elements it keeps). Positions are `u32` (up to 2^32 flags) or `u64`.
-    /// Asynchronous, like [`Gpu::compact`]; `opts.keep` must be [`Keep::Flags`].
+    /// Asynchronous, like [`Gpu::compact`]; `opts.keep` must be [`Keep::Flags`], and the kernel
+    /// is the one-pass tiles kernel (auto or tiles).
     ///
-    /// Requires `indices.len() >= flags.len()` and `count.len() >= 1`. The positions `0, 1, ..`
-    /// are made in the temporary storage's scratch and compacted by the flags.
+    /// Requires `indices.len() >= flags.len()` and `count.len() >= 1`. One pass: the flags are
+    /// compacted as bytes, each tile writing where its set bytes lie.
     pub fn flagged_indices<I: Element>(
         &self,
         stream: &Arc<CudaStream>,
@@ -134,46 +135,27 @@ impl Gpu {
         if opts.keep != Keep::Flags {
             return Err(Error::invalid("flagged_indices keeps by flags: pass CompactOptions::new(Keep::Flags)"));
         }
-        let iota = self.iota_plan::<I>(n, false)?;
+        let plan = self.positions_plan::<I>(n, opts.kernel)?;
         let (f, _rf) = flags.device_ptr(stream);
         let (o, _w) = indices.device_ptr_mut(stream);
         let (c, _wc) = count.device_ptr_mut(stream);
         if n == 0 {
             return zero(stream, c, 8);
         }
-        // The compaction's count word first: the kernel writes it to the scratch's first 8 bytes.
-        let at = temp.scratch_parts(self, stream, &[8, bytes_of(n, I::TYPE.size())?])?;
-        let positions = at[1];
-        if I::TYPE == ElemType::U32 {
-            fill_u32(stream, positions, 1, n)?;
-        } else {
-            // No 64-bit fill: an exclusive scan of zeros from an initial 1 makes the ones.
-            zero(stream, positions, n * 8)?;
-            let ops = ScanOperands { input: positions, output: positions, n, init: I::one(), identity: I::zero() };
-            run_scan(self, stream, &self.iota_plan::<I>(n, true)?, ops, temp)?;
-        }
-        let ops = ScanOperands { input: positions, output: positions, n, init: I::zero(), identity: I::zero() };
-        run_scan(self, stream, &iota, ops, temp)?;
-        let ptrs = Ptrs { input: positions, flags: f, output: o, count: c, n };
-        self.compact_ptrs(stream, &ptrs, predicate::FLAGS, I::zero(), opts.kernel, temp)
+        let ops = Operands { input: f, flags: f, output: o, n, pred: predicate::NONZERO, threshold: 0u8 };
+        launch::run(self, stream, &plan, ops, temp)?;
+        temp.copy_scratch_word(stream, c)
     }
 
     /// Bytes of temporary storage [`Gpu::flagged_indices`] of `n` flags into `I` with `kernel`
-    /// needs: the larger tile state of the compaction and the positions' scan, and scratch for
-    /// the count and the positions.
+    /// needs: the tile state, and the count's word in the scratch region.
     pub fn flagged_indices_temp_bytes<I: Element>(&self, n: u64, kernel: CompactKernel) -> Result<u64> {
-        let (iota_state, _) = self.iota_plan::<I>(n, false)?.temp_bytes();
-        if n == 0 {
-            return Ok(0);
-        }
-        let compact = plan(self.tuning(), I::TYPE, n, predicate::FLAGS, kernel, true)?;
-        let (_, scratch) = carve(&[8, bytes_of(n, I::TYPE.size())?])?;
-        Ok(compact.state.bytes().max(iota_state) + scratch)
+        let plan = self.positions_plan::<I>(n, kernel)?;
+        Ok(if n == 0 { 0 } else { plan.state.bytes() + 8 })
     }
 
-    /// The in-place exclusive sum (from an initial value when `init`) that makes the positions of
-    /// [`Gpu::flagged_indices`]: single-pass, so it needs no scratch, where the positions lie.
-    fn iota_plan<I: Element>(&self, n: u64, init: bool) -> Result<ScanPlan> {
+    /// The plan of [`Gpu::flagged_indices`] of `n` flags into `I` positions.
+    fn positions_plan<I: Element>(&self, n: u64, kernel: CompactKernel) -> Result<CompactPlan> {
         let largest = match I::TYPE {
             ElemType::U32 => 1 << 32,
             ElemType::U64 => u64::MAX,
@@ -182,9 +164,10 @@ impl Gpu {
         if n > largest {
             return Err(Error::out_of_range("the flags of u32 positions", n, "at most 2^32; take u64 positions"));
         }
-        let req =
-            ScanRequest { exclusive: true, in_place: true, has_init: init, ..ScanRequest::new(I::TYPE, Op::Add, n) };
-        crate::plan::scan::plan(self.tuning(), &req)
+        if kernel == CompactKernel::Pipelined {
+            return Err(Error::invalid("flagged_indices has one kernel, tiles: pass CompactKernel::Auto or Tiles"));
+        }
+        positions(self.tuning(), I::TYPE, n.max(1))
     }
 
     /// Copies the count at `count[0]` back: this waits for `stream`.

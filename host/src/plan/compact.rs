@@ -57,6 +57,15 @@ pub fn plan(t: &Tuning, ty: ElemType, n: u64, pred: u32, kernel: CompactKernel, 
     Ok(CompactPlan { launch, state: TileState::per_tile(tiles, COUNT_BYTES)?, stages: None })
 }
 
+/// Plans the positions of the set flags among `n` (`positions_kernels!`), written as `ty`: the
+/// compaction of bytes, in its tile shape.
+pub fn positions(t: &Tuning, ty: ElemType, n: u64) -> Result<CompactPlan> {
+    let tile = t.shapes.compact.at(1);
+    let tiles = n.div_ceil(tile.tile() as u64);
+    let launch = per_tile(Kernel::typed(Family::Positions, ty), tiles, tile.threads, smem::positions(&t.shapes));
+    Ok(CompactPlan { launch, state: TileState::per_tile(tiles, COUNT_BYTES)?, stages: None })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
