@@ -3,7 +3,8 @@
     python bench.py [--quick]
 
 1-D sums from 2^20 to 2^30 elements, 2-D sums along each dim, sort, argsort and nonzero. Prints
-a Markdown table of milliseconds and each yardstick's time over ours.
+a Markdown table of milliseconds and each yardstick's time over ours. ``--overhead`` instead
+measures the host's time per call on a small array, ours and torch's, and where ours goes.
 """
 
 import argparse
@@ -64,11 +65,41 @@ def cases(quick):
            (lambda: cupy.flatnonzero(cm)) if cm is not None else None)
 
 
+def overhead(calls):
+    """Microseconds of host time per call on 1024 elements (the device work is far shorter), and
+    the functions of ours that take it, by their own time."""
+    import cProfile
+    import pstats
+    import time
+
+    x = torch.ones(1024, device="cuda", dtype=torch.int32)
+    for name, f in (("gpu_scan.cumsum", lambda: gpu_scan.cumsum(x, dtype=x.dtype)),
+                    ("torch.cumsum", lambda: torch.cumsum(x, 0, dtype=x.dtype))):
+        f()
+        torch.cuda.synchronize()
+        t = time.perf_counter()
+        for _ in range(calls):
+            f()
+        torch.cuda.synchronize()
+        print(f"{name}: {(time.perf_counter() - t) / calls * 1e6:.1f} us a call")
+    prof = cProfile.Profile()
+    prof.enable()
+    for _ in range(calls):
+        gpu_scan.cumsum(x, dtype=x.dtype)
+    prof.disable()
+    torch.cuda.synchronize()
+    pstats.Stats(prof).sort_stats("tottime").print_stats(15)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="fewer and smaller sizes")
     p.add_argument("--iters", type=int, default=20)
+    p.add_argument("--overhead", action="store_true", help="the host's time per call, and where it goes")
     args = p.parse_args()
+    if args.overhead:
+        overhead(5000)
+        return
     print(f"device: {torch.cuda.get_device_name()}; torch {torch.__version__}"
           + (f"; CuPy {cupy.__version__}" if cupy is not None else "; no CuPy"))
     print("| workload | gpu_scan ms | torch ms | vs torch | CuPy ms | vs CuPy |")
