@@ -32,6 +32,16 @@ def driver_present() -> bool:
     return _native.driver_present()
 
 
+# Devices the native module has opened: each is opened (and checked) once per process.
+_OPEN: set = set()
+
+
+def _open(device: int) -> None:
+    if device not in _OPEN:
+        _native.open_device(device)
+        _OPEN.add(device)
+
+
 class _In:
     """One input: its framework's adapter, what the native module needs, and how results go back."""
 
@@ -45,7 +55,7 @@ class _In:
                     f"__cuda_array_interface__), not {type(x).__name__}"
                 )
             # The driver is checked first, so a machine without a GPU says so.
-            _native.open_device(0 if device is None else device)
+            _open(0 if device is None else device)
             self.foreign = _arrays.Foreign(x)
             adapter = self.foreign.helper
             x = self.foreign.view(x)
@@ -56,7 +66,7 @@ class _In:
             raise ValueError(f"{what} is on device {self.device}, the other inputs on device {device}")
         if not contiguous:
             raise ValueError(f"{what} is not contiguous (C order): make a contiguous copy first")
-        _native.open_device(self.device)
+        _open(self.device)
         self.stream = adapter.stream(self.device)
 
     @property
@@ -66,13 +76,22 @@ class _In:
     def empty(self, shape: Tuple[int, ...], dtype: str) -> Any:
         return self.adapter.empty(shape, dtype, self.device)
 
+    def new(self, shape: Tuple[int, ...], dtype: str) -> "_In":
+        """A new contiguous array of this one's framework, device and stream: nothing to look up
+        but its address."""
+        o = _In.__new__(_In)
+        o.adapter, o.foreign, o.array = self.adapter, None, self.empty(shape, dtype)
+        o.ptr, o.shape, o.dtype = self.adapter.address(o.array), tuple(shape), dtype
+        o.device, o.stream = self.device, self.stream
+        return o
+
     def back(self, y: Any) -> Any:
         return y if self.foreign is None else self.foreign.back(y)
 
     def out(self, out: Any, shape: Tuple[int, ...], dtype: str) -> "_In":
         """`out=` checked against the result's shape and dtype, or a new array."""
         if out is None:
-            return _In(self.empty(shape, dtype), "the output", self.device)
+            return self.new(shape, dtype)
         o = _In(out, "out", self.device)
         if o.shape != tuple(shape) or o.dtype != dtype:
             raise ValueError(f"out has shape {o.shape} and dtype {o.dtype}; the result has {tuple(shape)} and {dtype}")
@@ -145,7 +164,12 @@ def scan(
     scan). ``init`` (a 1-D scan) is combined in front of the first element.
     """
     _check_op(op)
-    a = _In(x, "x")
+    return _scan(_In(x, "x"), op, dim, axis, exclusive, dtype, init, deterministic, out)
+
+
+def _scan(a: _In, op: str, dim: Optional[int], axis: Optional[int], exclusive: bool, dtype: Any, init: Any,
+          deterministic: bool, out: Any) -> Any:
+    """:func:`scan` of an input already described (the cumulative functions look at it first)."""
     want = short_dtype(dtype) if dtype is not None else a.dtype
     d = _norm_dim(dim, axis, len(a.shape))
     shape = a.shape if d is not None else (a.n,)
@@ -190,9 +214,10 @@ def scan(
 def _cum(op: str):
     def f(x: Any, dim: Optional[int] = None, *, axis: Optional[int] = None, exclusive: bool = False,
           dtype: Any = None, out: Any = None, deterministic: bool = False) -> Any:
+        a = _In(x, "x")
         if dtype is None:
-            dtype = _result_dtype(op, short_dtype(_In(x, "x").dtype))
-        return scan(x, op, dim=dim, axis=axis, exclusive=exclusive, dtype=dtype, out=out, deterministic=deterministic)
+            dtype = _result_dtype(op, a.dtype)
+        return _scan(a, op, dim, axis, exclusive, dtype, None, deterministic, out)
 
     return f
 
@@ -259,7 +284,7 @@ def linear_recurrence(a: Any, b: Any, x0: float = 0.0) -> Any:
     if n == 0:
         return fa.back(fa.empty((0,), fa.dtype))
     maps = _In(fa.adapter.stack_pairs(fa.array.reshape(-1), fb.array.reshape(-1)), "the maps", fa.device)
-    o = _In(fa.empty((n, 2), fa.dtype), "the output", fa.device)
+    o = fa.new((n, 2), fa.dtype)
     _native.recurrence(fa.dtype, float(x0), maps.ptr, o.ptr, n, fa.device, fa.stream)
     return fa.back(fa.adapter.column(o.array, 1))
 
@@ -269,7 +294,7 @@ def _sorted(x: Any, descending: bool, positions: bool) -> Tuple[_In, Any, Option
     if len(a.shape) > 1:
         raise ValueError(f"sort takes a 1-D array, not shape {a.shape}")
     keys = _In(a.adapter.copy(a.array), "the keys", a.device)
-    p = _In(a.empty((a.n,), "u32"), "the positions", a.device) if positions else None
+    p = a.new((a.n,), "u32") if positions else None
     if a.n:
         _native.sort(a.dtype, descending, keys.ptr, p.ptr if p else 0, a.n, a.device, a.stream)
     return a, keys.array, p.array if p else None
@@ -296,7 +321,7 @@ def compact(x: Any, mask: Any) -> Any:
     f = _flags(mask, a, "mask")
     _same_length(a, f, "x and mask")
     o = a.out(None, (a.n,), a.dtype)
-    count = _In(a.empty((1,), "i64"), "the count", a.device)
+    count = a.new((1,), "i64")
     if a.n == 0:
         return a.back(o.array)
     _native.compact(a.dtype, a.ptr, f.ptr, o.ptr, count.ptr, a.n, a.device, a.stream)
@@ -309,7 +334,7 @@ def nonzero(mask: Any) -> Any:
     f0 = _In(mask, "mask")
     f = _flags(mask, f0, "mask")
     o = f.out(None, (f.n,), "i64")
-    count = _In(f.empty((1,), "i64"), "the count", f.device)
+    count = f.new((1,), "i64")
     if f.n == 0:
         return f0.back(o.array)
     _native.nonzero(f.ptr, o.ptr, count.ptr, f.n, f.device, f.stream)
@@ -323,8 +348,8 @@ def histogram(x: Any, bins: int, range: Tuple[float, float]) -> Any:
     if not isinstance(bins, int) or bins < 1:
         raise ValueError(f"bins must be a positive integer, not {bins!r}")
     a = _In(x, "x")
-    starts = _In(a.empty((bins + 1,), "u32"), "the bin starts", a.device)
-    permutation = _In(a.empty((a.n,), "u32"), "the permutation", a.device)
+    starts = a.new((bins + 1,), "u32")
+    permutation = a.new((a.n,), "u32")
     _native.histogram(a.dtype, int(bins), float(lo), float(hi), a.ptr, starts.ptr, permutation.ptr, a.n, a.device,
                       a.stream)
     return a.back(a.adapter.diff(starts.array))

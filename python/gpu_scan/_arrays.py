@@ -39,8 +39,25 @@ ITEM_SIZE = {
 }
 
 
+# short_dtype's answers by the dtype asked about (framework dtypes are few and hashable).
+_SHORT: dict = {}
+
+
 def short_dtype(dtype: Any) -> str:
     """The short name of a dtype given as a framework dtype, a NumPy dtype or a string."""
+    try:
+        return _SHORT[dtype]
+    except (KeyError, TypeError):
+        pass
+    short = _short_dtype(dtype)
+    try:
+        _SHORT[dtype] = short
+    except TypeError:
+        pass
+    return short
+
+
+def _short_dtype(dtype: Any) -> str:
     if dtype is None:
         raise TypeError("no dtype given")
     text = str(dtype)
@@ -71,6 +88,10 @@ class Adapter:
         raise NotImplementedError
 
     def stream(self, device: int) -> int:
+        raise NotImplementedError
+
+    def address(self, x: Any) -> int:
+        """The device address of a contiguous array of this framework."""
         raise NotImplementedError
 
     def empty(self, shape: Tuple[int, ...], dtype: str, device: int) -> Any:
@@ -127,6 +148,9 @@ class Torch(Adapter):
     def stream(self, device: int) -> int:
         return self.torch.cuda.current_stream(device).cuda_stream
 
+    def address(self, x: Any) -> int:
+        return x.data_ptr()
+
     def empty(self, shape: Tuple[int, ...], dtype: str, device: int) -> Any:
         return self.torch.empty(shape, dtype=self.dtype(dtype), device=f"cuda:{device}")
 
@@ -167,6 +191,9 @@ class CuPy(Adapter):
     def stream(self, device: int) -> int:
         with self.cupy.cuda.Device(device):
             return self.cupy.cuda.get_current_stream().ptr
+
+    def address(self, x: Any) -> int:
+        return x.data.ptr
 
     def empty(self, shape: Tuple[int, ...], dtype: str, device: int) -> Any:
         if dtype == "bf16":
