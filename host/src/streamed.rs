@@ -230,19 +230,31 @@ impl Gpu {
         temp: &mut TempStorage,
     ) -> Result<StreamPlan> {
         crate::error::exactly("the output", output.len() as u64, input.len() as u64, "elements")?;
-        let bytes = std::mem::size_of_val(input);
-        let (src, dst) = (input.as_ptr(), output.as_mut_ptr());
-        let mut source = SliceSource(input);
-        let src = match pinned(self, src.cast(), bytes) {
+        let n = input.len() as u64;
+        let (mut source, mut sink) = (SliceSource(input), SliceSink(output));
+        let (src, dst) = self.host_sides(&mut source, &mut sink);
+        self.scan_pipeline(stream, n, src, dst, opts, stream_opts, temp)
+    }
+
+    /// The two sides of a stream between host slices: each one the driver knows as pinned is
+    /// transferred directly, the other goes through the staging buffers.
+    #[allow(clippy::type_complexity)]
+    fn host_sides<'s, 'a: 's, I: Copy + Send + Sync, O: Copy + Send + Sync>(
+        &self,
+        source: &'s mut SliceSource<'a, I>,
+        sink: &'s mut SliceSink<'a, O>,
+    ) -> (Side<*const I, &'s mut dyn ChunkSource<I>>, Side<*mut O, &'s mut dyn ChunkSink<O>>) {
+        let (src, src_bytes) = (source.0.as_ptr(), std::mem::size_of_val(source.0));
+        let (dst, dst_bytes) = (sink.0.as_mut_ptr(), std::mem::size_of_val(&*sink.0));
+        let input = match pinned(self, src.cast(), src_bytes) {
             true => Side::Pinned(src),
-            false => Side::Staged(&mut source as &mut dyn ChunkSource<T>),
+            false => Side::Staged(source as &mut dyn ChunkSource<I>),
         };
-        let mut sink = SliceSink(output);
-        let dst = match pinned(self, dst.cast(), bytes) {
+        let output = match pinned(self, dst.cast(), dst_bytes) {
             true => Side::Pinned(dst),
-            false => Side::Staged(&mut sink as &mut dyn ChunkSink<T>),
+            false => Side::Staged(sink as &mut dyn ChunkSink<O>),
         };
-        self.scan_pipeline(stream, input.len() as u64, src, dst, opts, stream_opts, temp)
+        (input, output)
     }
 
     /// [`Gpu::scan_streamed`] from `source` (its length is the scan's) to `sink`, both through
@@ -337,17 +349,13 @@ impl Gpu {
     ) -> Result<StreamPlan> {
         crate::error::exactly("the output", output.len() as u64, input.len() as u64, "elements")?;
         let n = input.len() as u64;
-        let (src, dst) = (input.as_ptr(), output.as_mut_ptr());
-        let src_pinned = pinned(self, src.cast(), std::mem::size_of_val(input));
-        let dst_pinned = pinned(self, dst.cast(), std::mem::size_of_val(output));
-        let p = self.widening_streamed_plan::<N, T>(n, !(src_pinned && dst_pinned), opts, stream_opts)?;
+        let (mut source, mut sink) = (SliceSource(input), SliceSink(output));
+        let (input, output) = self.host_sides(&mut source, &mut sink);
+        let staged = matches!(input, Side::Staged(_)) || matches!(output, Side::Staged(_));
+        let p = self.widening_streamed_plan::<N, T>(n, staged, opts, stream_opts)?;
         if n == 0 {
             return Ok(p);
         }
-        let mut source = SliceSource(input);
-        let mut sink = SliceSink(output);
-        let input = if src_pinned { Side::Pinned(src) } else { Side::Staged(&mut source as &mut dyn ChunkSource<N>) };
-        let output = if dst_pinned { Side::Pinned(dst) } else { Side::Staged(&mut sink as &mut dyn ChunkSink<T>) };
         let identity = T::identity(Op::Add)?;
         let init = opts.init.unwrap_or(identity);
         let mut launch = |i: u64, at_in: u64, at_out: u64, len: u64, carry: u64| -> Result<()> {
