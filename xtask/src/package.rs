@@ -77,6 +77,13 @@ pub fn package() -> Result<Vec<PathBuf>> {
 
     // Packaged and verified together: the library's verification build resolves `scan-abi` to the
     // package made beside it.
+    // Cargo also keeps a build of `scan-abi` from the registry under its version alone, blind to
+    // what the copy holds, so that build goes too (it takes a second).
+    forget_unpacked(&version)?;
+    run(Command::new(env!("CARGO"))
+        .current_dir(&stage)
+        .env("CARGO_TARGET_DIR", &target)
+        .args(["clean", "-p", "scan-abi"]))?;
     run(Command::new(env!("CARGO")).current_dir(&stage).env("CARGO_TARGET_DIR", &target).args([
         "package",
         "--workspace",
@@ -89,6 +96,31 @@ pub fn package() -> Result<Vec<PathBuf>> {
         println!("{} ({:.1} MB)", c.display(), bytes as f64 / 1e6);
     }
     Ok(crates)
+}
+
+/// Removes the copies of our crates that an earlier `cargo package` unpacked into
+/// `$CARGO_HOME/registry/src/`. Cargo verifies the library against `scan-abi` unpacked from a
+/// temporary registry there, and reuses a copy of the same version found in place without
+/// comparing its contents, so a stale one would be built instead of the crate just packaged.
+fn forget_unpacked(version: &str) -> Result<()> {
+    let home = match std::env::var_os("CARGO_HOME") {
+        Some(h) => PathBuf::from(h),
+        None => match std::env::var_os("HOME") {
+            Some(h) => PathBuf::from(h).join(".cargo"),
+            None => return Ok(()),
+        },
+    };
+    let Ok(registries) = std::fs::read_dir(home.join("registry").join("src")) else { return Ok(()) };
+    for registry in registries {
+        let registry = registry?.path();
+        for (_, name) in CRATES {
+            let unpacked = registry.join(format!("{name}-{version}"));
+            if unpacked.is_dir() {
+                std::fs::remove_dir_all(&unpacked).map_err(|e| format!("{}: {e}", unpacked.display()))?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The target directory this build uses (`CARGO_TARGET_DIR`, else `target/`).
