@@ -76,9 +76,8 @@ pub fn package() -> Result<Vec<PathBuf>> {
     );
 
     // Packaged and verified together: the library's verification build resolves `scan-abi` to the
-    // package made beside it.
-    // Cargo also keeps a build of `scan-abi` from the registry under its version alone, blind to
-    // what the copy holds, so that build goes too (it takes a second).
+    // package made beside it. Cargo identifies that package by its version alone, both where it
+    // unpacks it and in the build it keeps of it, so an earlier run's copy and build go first.
     forget_unpacked(&version)?;
     run(Command::new(env!("CARGO"))
         .current_dir(&stage)
