@@ -5,8 +5,9 @@ one of them).
 Every function runs on the current stream of the array's framework on the array's device, so
 it orders with the caller's own work, and returns arrays of the input's framework, allocated by
 that framework. The GIL is released while the work is enqueued. Temporary storage is kept per
-device and stream and reused. Mistakes raise ``ValueError`` or ``TypeError``; the machine's
-failures (no driver, no device, out of memory, a driver error) raise :class:`Error`.
+device and stream and reused (:func:`empty_cache` frees it). Mistakes raise ``ValueError`` or
+``TypeError``; the machine's failures (no driver, no device, a GPU too old for the kernels, out
+of memory, a driver error) raise :class:`Error`.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from ._native import ELEMENT_TYPES, Error
 
 __all__ = [
     "Error", "cumsum", "cumprod", "cummax", "cummin", "scan", "segmented_scan", "scan_by_key",
-    "linear_recurrence", "sort", "argsort", "compact", "nonzero", "histogram", "driver_present",
+    "linear_recurrence", "sort", "argsort", "compact", "nonzero", "histogram", "driver_present", "empty_cache",
 ]
 
 from . import _native
@@ -30,6 +31,18 @@ OPS = ("add", "mul", "min", "max", "and", "or", "xor")
 def driver_present() -> bool:
     """Whether the CUDA driver can be loaded here."""
     return _native.driver_present()
+
+
+def empty_cache() -> None:
+    """Frees the temporary device storage the package keeps per device and stream.
+
+    It first waits for every device the package has used to finish all its work (as
+    ``torch.cuda.synchronize()`` does), so storage that calls still queued on any stream use is
+    never freed under them; the next call on a stream allocates its storage afresh. The package
+    keeps storage for at most 64 streams of a device, and does the same when one more comes, so
+    streams that no longer exist cannot make it grow without bound.
+    """
+    _native.empty_cache()
 
 
 # Devices the native module has opened: each is opened (and checked) once per process.

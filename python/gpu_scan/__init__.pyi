@@ -7,6 +7,7 @@ class Error(RuntimeError):
     """The machine's failures: no CUDA driver or device, out of device memory, a driver error."""
 
 def driver_present() -> bool: ...
+def empty_cache() -> None: ...
 def scan(
     x: Array,
     op: str = "add",

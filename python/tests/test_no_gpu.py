@@ -44,3 +44,9 @@ def test_unknown_operators_are_refused_before_the_gpu():
 def test_bins_must_be_positive():
     with pytest.raises(ValueError, match="bins must be a positive integer"):
         gpu_scan.histogram(Interface(), 0, (0.0, 1.0))
+
+
+@pytest.mark.skipif(gpu_scan.driver_present(), reason="a CUDA driver is present")
+def test_empty_cache_without_a_device_has_nothing_to_free():
+    assert gpu_scan.empty_cache() is None
+    assert gpu_scan._native._temp_storage() == (0, 0, 0)
