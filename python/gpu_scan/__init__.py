@@ -63,9 +63,11 @@ class _In:
         self.foreign = None
         if adapter is None:
             if not _arrays.is_cuda_array(x):
+                kind = _arrays.dlpack_device_type(x)
+                where = f" on DLPack device type {kind} (CUDA is 2, CUDA managed 13)" if kind is not None else ""
                 raise TypeError(
                     f"{what} must be a CUDA array (torch, CuPy, JAX, numba, or anything with __dlpack__ or "
-                    f"__cuda_array_interface__), not {type(x).__name__}"
+                    f"__cuda_array_interface__), not {type(x).__name__}{where}"
                 )
             # The driver is checked first, so a machine without a GPU says so.
             _open(0 if device is None else device)

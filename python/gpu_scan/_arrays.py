@@ -16,6 +16,8 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Optional, Tuple
 
+from ._native import pointer_device
+
 # Short dtype names shared with the native module, and their NumPy-style spellings.
 NUMPY_NAMES = {
     "bool": "bool",
@@ -173,6 +175,20 @@ class Torch(Adapter):
         wide = x.to(self.torch.int64)
         return wide[1:] - wide[:-1]
 
+    def view_interface(self, x: Any) -> Any:
+        """A ``__cuda_array_interface__`` array as a tensor on its own device, zero copy.
+
+        torch.as_tensor(x, device="cuda") would copy an array of another device than the
+        current one: the interface names no device, so it is asked of the driver."""
+        ptr = x.__cuda_array_interface__["data"][0]
+        if not ptr:
+            return self.torch.as_tensor(x)  # no elements, nothing to copy
+        device = pointer_device(ptr)
+        t = self.torch.as_tensor(x, device=f"cuda:{device}")
+        if t.data_ptr() != ptr:
+            raise ValueError(f"torch copied the {type(x).__name__} array instead of viewing it; pass a torch tensor")
+        return t
+
 
 class CuPy(Adapter):
     name = "cupy"
@@ -266,8 +282,8 @@ class Foreign:
             return self.helper.torch.from_dlpack(x)
         if hasattr(x, "__cuda_array_interface__"):
             if self.helper.name == "cupy":
-                return self.helper.cupy.asarray(x)
-            return self.helper.torch.as_tensor(x, device="cuda")
+                return self.helper.cupy.asarray(x)  # CuPy asks the driver for the pointer's device
+            return self.helper.view_interface(x)
         raise TypeError(
             f"{type(x).__name__} is not a CUDA array: it offers neither __dlpack__ nor __cuda_array_interface__"
         )
@@ -293,8 +309,25 @@ def adapter_of(x: Any) -> Optional[Adapter]:
     return None
 
 
+# DLPack device types whose memory the kernels can use: kDLCUDA and kDLCUDAManaged.
+DLPACK_CUDA = (2, 13)
+
+
+def dlpack_device_type(x: Any) -> Optional[int]:
+    """The DLPack device type x says it is on (kDLCPU = 1, kDLCUDA = 2, ...), or None."""
+    device = getattr(x, "__dlpack_device__", None)
+    return int(device()[0]) if device is not None else None
+
+
 def is_cuda_array(x: Any) -> bool:
-    return adapter_of(x) is not None or hasattr(x, "__cuda_array_interface__") or hasattr(x, "__dlpack__")
+    """Whether x is an array of an installed framework or offers one of the interchange protocols
+    for CUDA memory. A ``__dlpack__`` array on another device (NumPy's, on the host) is not."""
+    if adapter_of(x) is not None or hasattr(x, "__cuda_array_interface__"):
+        return True
+    if not hasattr(x, "__dlpack__"):
+        return False
+    kind = dlpack_device_type(x)
+    return kind is None or kind in DLPACK_CUDA
 
 
 def elements(shape: Tuple[int, ...]) -> int:

@@ -9,8 +9,8 @@
 //! context (the one torch and CuPy use), and one `TempStorage` is kept per device and stream, so
 //! repeated calls allocate nothing.
 
-use gpu_scan::cudarc::driver::sys::{self, CUresult, CUstream};
-use gpu_scan::cudarc::driver::CudaStream;
+use gpu_scan::cudarc::driver::sys::{self, CUpointer_attribute, CUresult, CUstream};
+use gpu_scan::cudarc::driver::{result, CudaStream, DriverError};
 use gpu_scan::{
     Axis, BatchedOptions, CompactOptions, Element, ForeignSlice, Gpu, HistogramOptions, Keep, Matrix, Op,
     RecurrenceOptions, ScanOptions, SegmentedOptions, SortOptions, TempStorage, WideningOptions,
@@ -18,7 +18,7 @@ use gpu_scan::{
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use std::collections::HashMap;
-use std::ffi::c_int;
+use std::ffi::{c_int, c_void};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::thread::ThreadId;
 
@@ -519,6 +519,35 @@ fn temp_storage() -> (usize, u64, u64) {
     totals
 }
 
+/// The ordinal of the device whose memory holds address `ptr` (a `__cuda_array_interface__`
+/// array's, which names no device).
+#[pyfunction]
+fn pointer_device(py: Python<'_>, ptr: u64) -> PyResult<usize> {
+    py.detach(|| {
+        if !gpu_scan::driver_present() {
+            return Err(gpu_scan::Error::NoDriver);
+        }
+        result::init()?;
+        let mut ordinal: c_int = -1;
+        // SAFETY: the attribute is an int, written to `ordinal`; the driver checks `ptr`.
+        let r = unsafe {
+            sys::cuPointerGetAttribute(
+                (&mut ordinal as *mut c_int).cast::<c_void>(),
+                CUpointer_attribute::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                ptr,
+            )
+        };
+        match r {
+            CUresult::CUDA_SUCCESS if ordinal >= 0 => Ok(ordinal as usize),
+            CUresult::CUDA_SUCCESS | CUresult::CUDA_ERROR_INVALID_VALUE => {
+                Err(gpu_scan::Error::invalid(format!("address {ptr:#x} is not memory of a CUDA device")))
+            }
+            r => Err(DriverError(r).into()),
+        }
+    })
+    .map_err(to_py)
+}
+
 /// Whether the CUDA driver library can be loaded here.
 #[pyfunction]
 fn driver_present() -> bool {
@@ -559,6 +588,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(open_device, m)?)?;
     m.add_function(wrap_pyfunction!(driver_present, m)?)?;
     m.add_function(wrap_pyfunction!(empty_cache, m)?)?;
+    m.add_function(wrap_pyfunction!(pointer_device, m)?)?;
     m.add("_temp_storage", wrap_pyfunction!(temp_storage, m)?)?;
     Ok(())
 }

@@ -251,6 +251,19 @@ def test_per_thread_default_streams_of_two_threads():
     assert not wrong
 
 
+def test_interface_arrays_are_viewed_on_their_own_device():
+    class Interface:
+        def __init__(self, t):
+            self.t = t
+            self.__cuda_array_interface__ = t.__cuda_array_interface__
+
+    last = torch.cuda.device_count() - 1
+    t = torch.arange(1000, device=f"cuda:{last}")
+    with torch.cuda.device(0):
+        v = gpu_scan._arrays.Torch().view_interface(Interface(t))
+    assert v.device == t.device and v.data_ptr() == t.data_ptr()
+
+
 def test_errors_are_python_exceptions_with_the_librarys_words():
     x = torch.ones(10, device="cuda")
     with pytest.raises(ValueError, match="not contiguous"):

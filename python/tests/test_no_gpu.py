@@ -46,6 +46,39 @@ def test_bins_must_be_positive():
         gpu_scan.histogram(Interface(), 0, (0.0, 1.0))
 
 
+class HostDLPack:
+    """A host array offering DLPack, as NumPy's does: device type 1 (kDLCPU)."""
+
+    def __init__(self, device=(1, 0)):
+        self.device = device
+
+    def __dlpack__(self, stream=None):
+        raise AssertionError("a host array must be refused before it is exchanged")
+
+    def __dlpack_device__(self):
+        return self.device
+
+
+def test_host_dlpack_arrays_are_refused_before_the_gpu():
+    with pytest.raises(TypeError, match="must be a CUDA array .* on DLPack device type 1"):
+        gpu_scan.cumsum(HostDLPack())
+    with pytest.raises(TypeError, match="must be a CUDA array"):
+        gpu_scan.sort(HostDLPack((3, 0)))  # pinned host memory (kDLCUDAHost) is not a CUDA array either
+
+
+def test_numpy_arrays_are_refused_as_host_arrays():
+    np = pytest.importorskip("numpy")
+    with pytest.raises(TypeError, match="must be a CUDA array .* not ndarray"):
+        gpu_scan.cumsum(np.arange(10))
+
+
+@pytest.mark.skipif(gpu_scan.driver_present(), reason="a CUDA driver is present")
+@pytest.mark.parametrize("device", [(2, 0), (13, 0)])
+def test_cuda_dlpack_arrays_go_on_to_the_gpu(device):
+    with pytest.raises(gpu_scan.Error, match="no CUDA driver found"):
+        gpu_scan.cumsum(HostDLPack(device))
+
+
 @pytest.mark.skipif(gpu_scan.driver_present(), reason="a CUDA driver is present")
 def test_empty_cache_without_a_device_has_nothing_to_free():
     assert gpu_scan.empty_cache() is None
