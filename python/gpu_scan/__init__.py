@@ -55,6 +55,16 @@ def _open(device: int) -> None:
         _OPEN.add(device)
 
 
+def _one_d(function: str, **arrays: Any) -> None:
+    """A ValueError unless every array (or described input) is 1-D, where its shape is known.
+    Called before any device work too, on the arrays as given."""
+    for what, x in arrays.items():
+        shape = x.shape if isinstance(x, _In) else _arrays.shape_of(x)
+        if shape is not None and len(shape) != 1:
+            raise ValueError(f"{function} takes 1-D arrays, but {what} has shape {tuple(shape)}: pass one "
+                             f"sequence at a time")
+
+
 class _In:
     """One input: its framework's adapter, what the native module needs, and how results go back."""
 
@@ -263,10 +273,12 @@ def _flags(m: Any, like: _In, what: str) -> _In:
 
 def segmented_scan(x: Any, heads: Any, op: str = "add", *, exclusive: bool = False) -> Any:
     """The scan of 1-D ``x`` restarted at every element whose ``heads`` flag is set (bool or
-    uint8, as many as ``x``)."""
+    uint8, as many as ``x``). Other shapes are refused: there is no batched form."""
     _check_op(op)
+    _one_d("segmented_scan", x=x, heads=heads)
     a = _In(x, "x")
     h = _flags(heads, a, "heads")
+    _one_d("segmented_scan", x=a, heads=h)
     _same_length(a, h, "x and heads")
     o = a.out(None, (a.n,), a.dtype)
     if a.n:
@@ -275,10 +287,13 @@ def segmented_scan(x: Any, heads: Any, op: str = "add", *, exclusive: bool = Fal
 
 
 def scan_by_key(keys: Any, x: Any, op: str = "add", *, exclusive: bool = False) -> Any:
-    """The scan of 1-D ``x`` restarted wherever ``keys`` (integers, as many as ``x``) changes."""
+    """The scan of 1-D ``x`` restarted wherever ``keys`` (integers, as many as ``x``) changes.
+    Other shapes are refused: there is no batched form."""
     _check_op(op)
+    _one_d("scan_by_key", keys=keys, x=x)
     a = _In(x, "x")
     k = _In(keys, "keys", a.device)
+    _one_d("scan_by_key", keys=k, x=a)
     _same_length(a, k, "keys and x")
     o = a.out(None, (a.n,), a.dtype)
     if a.n:
@@ -289,16 +304,19 @@ def scan_by_key(keys: Any, x: Any, op: str = "add", *, exclusive: bool = False) 
 def linear_recurrence(a: Any, b: Any, x0: float = 0.0) -> Any:
     """``y[t] = a[t] * y[t-1] + b[t]`` from ``y[-1] = x0``, for 1-D float32 or float64 ``a`` and
     ``b``: one scan of affine maps (the recurrence of linear RNN and state-space layers). The
-    pairs are packed with the framework first (one copy of ``a`` and ``b``)."""
+    pairs are packed with the framework first (one copy of ``a`` and ``b``). A batch of
+    sequences, (B, T), is refused rather than run as one sequence: call it once per row."""
+    _one_d("linear_recurrence", a=a, b=b)
     fa = _In(a, "a")
     fb = _In(b, "b", fa.device)
+    _one_d("linear_recurrence", a=fa, b=fb)
     _same_length(fa, fb, "a and b")
     if fa.dtype != fb.dtype or fa.dtype not in ("f32", "f64"):
         raise TypeError(f"a and b must both be float32 or float64, not {fa.dtype} and {fb.dtype}")
     n = fa.n
     if n == 0:
         return fa.back(fa.empty((0,), fa.dtype))
-    maps = _In(fa.adapter.stack_pairs(fa.array.reshape(-1), fb.array.reshape(-1)), "the maps", fa.device)
+    maps = _In(fa.adapter.stack_pairs(fa.array, fb.array), "the maps", fa.device)
     o = fa.new((n, 2), fa.dtype)
     _native.recurrence(fa.dtype, float(x0), maps.ptr, o.ptr, n, fa.device, fa.stream)
     return fa.back(fa.adapter.column(o.array, 1))

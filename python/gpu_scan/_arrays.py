@@ -330,5 +330,17 @@ def is_cuda_array(x: Any) -> bool:
     return kind is None or kind in DLPACK_CUDA
 
 
+def shape_of(x: Any) -> Optional[Tuple[int, ...]]:
+    """x's shape as the array itself tells it (no device work), or None where it does not."""
+    shape = getattr(x, "shape", None)
+    if shape is None:
+        interface = getattr(x, "__cuda_array_interface__", None)
+        shape = interface.get("shape") if isinstance(interface, dict) else None
+    try:
+        return tuple(int(d) for d in shape) if shape is not None else None
+    except TypeError:
+        return None
+
+
 def elements(shape: Tuple[int, ...]) -> int:
     return math.prod(shape)

@@ -79,6 +79,23 @@ def test_cuda_dlpack_arrays_go_on_to_the_gpu(device):
         gpu_scan.cumsum(HostDLPack(device))
 
 
+@pytest.mark.parametrize("call,message", [
+    (lambda: gpu_scan.linear_recurrence(Interface((4, 8), "<f4"), Interface((4, 8), "<f4")),
+     r"linear_recurrence takes 1-D arrays, but a has shape \(4, 8\)"),
+    (lambda: gpu_scan.linear_recurrence(Interface((32,), "<f4"), Interface((4, 8), "<f4")),
+     r"but b has shape \(4, 8\)"),
+    (lambda: gpu_scan.segmented_scan(Interface((2, 5)), Interface((10,), "|u1")),
+     r"segmented_scan takes 1-D arrays, but x has shape \(2, 5\)"),
+    (lambda: gpu_scan.segmented_scan(Interface((10,)), Interface((2, 5), "|u1")), r"but heads has shape \(2, 5\)"),
+    (lambda: gpu_scan.scan_by_key(Interface((2, 5), "<i4"), Interface((10,))),
+     r"scan_by_key takes 1-D arrays, but keys has shape \(2, 5\)"),
+    (lambda: gpu_scan.scan_by_key(Interface((10,), "<i4"), Interface(())), r"but x has shape \(\)"),
+])
+def test_batches_are_refused_not_flattened_before_the_gpu(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
 @pytest.mark.skipif(gpu_scan.driver_present(), reason="a CUDA driver is present")
 def test_empty_cache_without_a_device_has_nothing_to_free():
     assert gpu_scan.empty_cache() is None
