@@ -59,22 +59,36 @@ def short_dtype(dtype: Any) -> str:
     return short
 
 
+# Python's own types, as NumPy reads them.
+_PYTHON_TYPES = {bool: "bool", int: "i64", float: "f64"}
+
+# Spellings beyond the NumPy names: NumPy's own ("float" and "double" are float64, "int" is
+# int64, as np.dtype reads them) and torch's that mean the same width everywhere.
+_ALIASES = {"float": "float64", "int": "int64", "double": "float64", "half": "float16", "long": "int64",
+            "short": "int16", "bool_": "bool"}
+
+
 def _short_dtype(dtype: Any) -> str:
     if dtype is None:
         raise TypeError("no dtype given")
-    text = str(dtype)
-    for prefix in ("torch.", "dtype('", "<class 'numpy."):
-        if text.startswith(prefix):
-            text = text[len(prefix):]
-    text = text.rstrip("')>")
-    aliases = {"half": "float16", "float": "float32", "double": "float64", "long": "int64", "int": "int32",
-               "short": "int16", "bool_": "bool"}
-    text = aliases.get(text, text)
+    if isinstance(dtype, type):
+        if dtype in _PYTHON_TYPES:
+            return _PYTHON_TYPES[dtype]
+        # A scalar type (NumPy's np.float32, JAX's jnp.int32, ml_dtypes' bfloat16), by its name
+        # where the name gives the width; platform-sized C names (np.intc, np.longlong) do not.
+        text = dtype.__name__
+        text = "bool" if text == "bool_" else text
+    else:
+        text = str(dtype)
+        for prefix in ("torch.", "dtype('"):
+            if text.startswith(prefix):
+                text = text[len(prefix):]
+        text = _ALIASES.get(text.rstrip("')"), text.rstrip("')"))
     if text in SHORT_NAMES:
         return SHORT_NAMES[text]
     if text in NUMPY_NAMES:
         return text
-    raise TypeError(f"unsupported dtype {dtype}")
+    raise TypeError(f"unsupported dtype {dtype!r}: name it by width, e.g. 'int32' or 'float64'")
 
 
 class Adapter:

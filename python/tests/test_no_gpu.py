@@ -96,6 +96,29 @@ def test_batches_are_refused_not_flattened_before_the_gpu(call, message):
         call()
 
 
+@pytest.mark.parametrize("dtype,short", [
+    ("float", "f64"), ("int", "i64"), ("double", "f64"), ("half", "f16"), ("long", "i64"), ("bool_", "bool"),
+    ("float32", "f32"), ("uint8", "u8"), ("bfloat16", "bf16"), ("u32", "u32"),
+    (int, "i64"), (float, "f64"), (bool, "bool"),
+    (type("float32", (), {}), "f32"), (type("int16", (), {}), "i16"), (type("bool_", (), {}), "bool"),
+])
+def test_dtypes_as_numpy_reads_them(dtype, short):
+    assert gpu_scan._arrays.short_dtype(dtype) == short
+
+
+@pytest.mark.parametrize("dtype", [None, complex, str, "complex64", "float128", type("longlong", (), {}), 3])
+def test_other_dtypes_are_refused(dtype):
+    with pytest.raises(TypeError):
+        gpu_scan._arrays.short_dtype(dtype)
+
+
+def test_numpy_dtypes_and_scalar_types():
+    np = pytest.importorskip("numpy")
+    for dtype, short in ((np.float32, "f32"), (np.dtype("float16"), "f16"), (np.bool_, "bool"), (np.uint64, "u64"),
+                         (np.dtype(int), "i64"), (np.dtype("float"), "f64"), (np.int8, "i8")):
+        assert gpu_scan._arrays.short_dtype(dtype) == short, dtype
+
+
 @pytest.mark.skipif(gpu_scan.driver_present(), reason="a CUDA driver is present")
 def test_empty_cache_without_a_device_has_nothing_to_free():
     assert gpu_scan.empty_cache() is None
