@@ -135,13 +135,11 @@ def _check_op(op: str) -> str:
 
 
 def _result_dtype(op: str, dtype: str) -> str:
-    """The result dtype when none is asked for, as torch and NumPy give it: sums and products
-    of bool and integers narrower than 64 bits in int64 (uint32 in uint64); others unchanged."""
-    if op in ("add", "mul"):
-        if dtype in ("bool", "u8", "i8", "u16", "i16", "i32"):
-            return "i64"
-        if dtype == "u32":
-            return "u64"
+    """The result dtype when none is asked for, torch's rule: sums and products of bool and
+    integers in int64, except uint64, which stays uint64 (int64 cannot hold its range; torch
+    has no uint64 cumsum); floats, and the other operators, keep the input's dtype."""
+    if op in ("add", "mul") and dtype in ("bool", "u8", "i8", "u16", "i16", "u32", "i32"):
+        return "i64"
     return dtype
 
 
@@ -250,8 +248,9 @@ def _cum(op: str):
 cumsum = _cum("add")
 cumsum.__name__ = "cumsum"
 cumsum.__doc__ = """Cumulative sum along ``dim`` (or ``axis``; the flattened array when neither is
-given). Integers narrower than 64 bits and bool sum into int64 unless ``dtype`` says otherwise,
-as in torch and NumPy; ``dtype=x.dtype`` keeps the input's type. See :func:`scan`."""
+given). Without ``dtype``, torch's rule: bool and integer inputs sum into int64, except uint64,
+which stays uint64; floats keep their dtype (NumPy differs for unsigned inputs: uint64).
+``dtype=x.dtype`` keeps the input's type. See :func:`scan`."""
 cumprod = _cum("mul")
 cumprod.__name__ = "cumprod"
 cumprod.__doc__ = """Cumulative product; types as :func:`cumsum`. See :func:`scan`."""

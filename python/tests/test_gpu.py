@@ -69,6 +69,11 @@ def test_every_operator(op, dtype, n):
 def test_defaults_follow_torch():
     x = torch.arange(10, device="cuda", dtype=torch.int32)
     assert gpu_scan.cumsum(x).dtype == torch.cumsum(x, 0).dtype == torch.int64
+    for dtype in (torch.bool, torch.int8, torch.int16, torch.int64, torch.float64):
+        y = torch.ones(10, device="cuda", dtype=dtype)
+        assert gpu_scan.cumsum(y).dtype == torch.cumsum(y, 0).dtype, dtype
+    u32 = torch.from_numpy(np.ones(10, dtype=np.uint32)).cuda()  # torch may lack this cumsum; its rule: int64
+    assert gpu_scan.cumsum(u32).dtype == torch.int64 and gpu_scan.cumsum(u32).tolist() == list(range(1, 11))
     u = torch.ones(100, device="cuda", dtype=torch.uint8)
     assert gpu_scan.cumsum(u).dtype == torch.int64
     assert torch.equal(gpu_scan.cumsum(u), torch.cumsum(u, 0))

@@ -119,6 +119,16 @@ def test_numpy_dtypes_and_scalar_types():
         assert gpu_scan._arrays.short_dtype(dtype) == short, dtype
 
 
+@pytest.mark.parametrize("dtype,result", [
+    ("bool", "i64"), ("u8", "i64"), ("i8", "i64"), ("u16", "i64"), ("i16", "i64"), ("u32", "i64"), ("i32", "i64"),
+    ("i64", "i64"), ("u64", "u64"), ("f16", "f16"), ("bf16", "bf16"), ("f32", "f32"), ("f64", "f64"),
+])
+def test_default_sum_and_product_types_are_torchs(dtype, result):
+    assert gpu_scan._result_dtype("add", dtype) == result
+    assert gpu_scan._result_dtype("mul", dtype) == result
+    assert gpu_scan._result_dtype("max", dtype) == dtype
+
+
 @pytest.mark.skipif(gpu_scan.driver_present(), reason="a CUDA driver is present")
 def test_empty_cache_without_a_device_has_nothing_to_free():
     assert gpu_scan.empty_cache() is None
