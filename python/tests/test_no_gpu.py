@@ -133,3 +133,21 @@ def test_default_sum_and_product_types_are_torchs(dtype, result):
 def test_empty_cache_without_a_device_has_nothing_to_free():
     assert gpu_scan.empty_cache() is None
     assert gpu_scan._native._temp_storage() == (0, 0, 0)
+
+
+def test_the_stubs_document_every_public_name_with_its_signature():
+    import ast
+    import inspect
+    import pathlib
+
+    stub = ast.parse(pathlib.Path(gpu_scan.__file__).with_suffix(".pyi").read_text())
+    defined = {node.name: node for node in stub.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+    for name in gpu_scan.__all__:
+        assert name in defined, f"{name} has no stub"
+        assert ast.get_docstring(defined[name]), f"the stub of {name} has no docstring"
+        real = getattr(gpu_scan, name)
+        assert inspect.getdoc(real), f"{name} has no docstring"
+        if isinstance(defined[name], ast.FunctionDef):
+            args = defined[name].args
+            stub_params = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
+            assert stub_params == list(inspect.signature(real).parameters), name
