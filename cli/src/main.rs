@@ -123,7 +123,7 @@ fn main() -> ExitCode {
 /// The exit status of an error (see [`EXIT_STATUS`]).
 fn exit_status(e: &Error) -> u8 {
     match e {
-        Error::NoDriver | Error::NoDevice(_) | Error::NoNccl => 3,
+        Error::NoDriver | Error::NoDevice(_) | Error::UnsupportedDevice { .. } | Error::NoNccl => 3,
         Error::OutOfMemory { .. } => 2,
         e if e.is_usage() => 2,
         _ => 1,
@@ -210,6 +210,8 @@ mod tests {
     fn errors_map_to_the_documented_statuses() {
         assert_eq!(exit_status(&Error::NoDriver), 3);
         assert_eq!(exit_status(&Error::NoDevice(String::new())), 3);
+        let old = Error::UnsupportedDevice { name: "x".into(), compute_capability: (8, 0), kernel_arch: 90 };
+        assert_eq!(exit_status(&old), 3);
         assert_eq!(exit_status(&Error::invalid("x")), 2);
         assert_eq!(exit_status(&Error::out_of_range("N", 0, "at least 1")), 2);
         let oom = Error::OutOfMemory { what: "x".into(), needed: 2, free: 1, total: 1 };

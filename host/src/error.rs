@@ -25,6 +25,11 @@ pub enum Error {
     #[error("out of device memory: {what} needs {needed} bytes, {free} of {total} bytes are free")]
     OutOfMemory { what: String, needed: u64, free: u64, total: u64 },
 
+    /// The GPU is older than the architecture the kernels were compiled for: the machine's
+    /// problem, not the call's (rebuild the kernels for it, or run on a newer GPU).
+    #[error("{name} has compute capability {}.{}, but the kernels were built for sm_{kernel_arch}; rebuild them for this GPU with GPU_SCAN_ARCH=sm_{}{} cargo build", .compute_capability.0, .compute_capability.1, .compute_capability.0, .compute_capability.1)]
+    UnsupportedDevice { name: String, compute_capability: (i32, i32), kernel_arch: u32 },
+
     /// The driver refused to load the kernels (an old driver, or a GPU older than the target).
     #[error("the CUDA driver rejected the kernels' PTX (module {module}): {source}; the driver may be older than the PTX ISA 8.3 the kernels need (CUDA 12.3+), or the GPU older than the target architecture")]
     PtxRejected { module: String, source: DriverError },
@@ -152,4 +157,17 @@ pub(crate) fn exactly(buffer: &'static str, len: u64, needed: u64, unit: &'stati
         return Err(Error::LengthMismatch { buffer, len, needed, unit });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_gpu_too_old_for_the_kernels_is_the_machines_problem() {
+        let e = Error::UnsupportedDevice { name: "Tesla V100".into(), compute_capability: (7, 0), kernel_arch: 90 };
+        assert!(!e.is_usage());
+        let text = e.to_string();
+        assert!(text.contains("compute capability 7.0") && text.contains("sm_90") && text.contains("sm_70"), "{text}");
+    }
 }

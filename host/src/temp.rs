@@ -15,7 +15,9 @@ use std::sync::Arc;
 /// strategy's tile totals, a compaction's count), so one never disturbs the other.
 ///
 /// Calls that share one `TempStorage` must be ordered: issue them on one stream, or synchronize
-/// in between. It belongs to the context of the first [`Gpu`] that used it.
+/// in between. It belongs to the context of the first [`Gpu`] that used it. Dropping it frees
+/// each region ordered on the stream that allocated it, which must still exist then;
+/// [`TempStorage::free`] needs no stream.
 #[derive(Default)]
 pub struct TempStorage {
     state: Option<CudaSlice<u8>>,
@@ -26,6 +28,8 @@ pub struct TempStorage {
     counter_base: u32,
     /// Epoch of the last launch (status words of older epochs read as empty).
     epoch: u32,
+    /// Regions allocated so far, reallocations included.
+    allocations: u64,
 }
 
 /// What a guarded storage fills its guard bytes with.
@@ -55,6 +59,44 @@ impl TempStorage {
     pub fn capacity(&self) -> usize {
         let len = |r: &Option<CudaSlice<u8>>| r.as_ref().map_or(0, |b| b.len() - self.guard);
         len(&self.state) + len(&self.scratch)
+    }
+
+    /// How many times a region has been allocated (or reallocated) so far: it stays the same
+    /// across calls that allocate nothing.
+    pub fn allocations(&self) -> u64 {
+        self.allocations
+    }
+
+    /// Frees both regions now and leaves the storage empty (the next call allocates afresh).
+    ///
+    /// It first waits for all work of `gpu`'s context, on every stream whoever owns it, so no
+    /// work enqueued with this storage can still be using it, and then frees without going
+    /// through the stream that allocated it. That stream may no longer exist: storage kept for
+    /// streams another library owns (a foreign caller's cache per stream) is freed this way.
+    /// One exception: while the context has streams cudarc created (multi-stream mode, with
+    /// its event tracking on), cudarc still makes the allocating stream wait for the regions'
+    /// events as they are given up, so that stream must exist then. Blocks until the device is
+    /// idle; on an error nothing is freed.
+    pub fn free(&mut self, gpu: &Gpu) -> Result<()> {
+        let regions = [&self.state, &self.scratch];
+        if regions.iter().all(|r| r.is_none()) {
+            return Ok(());
+        }
+        if regions.iter().flat_map(|r| r.as_ref()).any(|b| b.context() != gpu.context()) {
+            return Err(Error::invalid("this TempStorage belongs to another CUDA context"));
+        }
+        gpu.context().synchronize()?;
+        for region in [&mut self.state, &mut self.scratch] {
+            if let Some(buf) = region.take() {
+                let ptr = buf.leak();
+                // SAFETY: `ptr` is this storage's own allocation (stream-ordered or not, both of
+                // which cuMemFree takes), given up above, freed once; the context is idle, so
+                // every access to it has completed.
+                unsafe { cudarc::driver::result::memory_free(ptr) }?;
+            }
+        }
+        (self.epoch, self.counter_base) = (0, 0);
+        Ok(())
     }
 
     /// An error if any guard byte changed (waits for `stream`).
@@ -93,6 +135,7 @@ impl TempStorage {
                 stream.memcpy_htod(&vec![GUARD_BYTE; guard], &mut buf.slice_mut(len..))?;
             }
             *region = Some(buf);
+            self.allocations += 1;
         }
         let buf = region.as_mut().expect("allocated above");
         let (ptr, _sync) = buf.device_ptr_mut(stream);

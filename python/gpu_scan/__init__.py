@@ -5,8 +5,9 @@ one of them).
 Every function runs on the current stream of the array's framework on the array's device, so
 it orders with the caller's own work, and returns arrays of the input's framework, allocated by
 that framework. The GIL is released while the work is enqueued. Temporary storage is kept per
-device and stream and reused. Mistakes raise ``ValueError`` or ``TypeError``; the machine's
-failures (no driver, no device, out of memory, a driver error) raise :class:`Error`.
+device and stream and reused (:func:`empty_cache` frees it). Mistakes raise ``ValueError`` or
+``TypeError``; the machine's failures (no driver, no device, a GPU too old for the kernels, out
+of memory, a driver error) raise :class:`Error`.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from ._native import ELEMENT_TYPES, Error
 
 __all__ = [
     "Error", "cumsum", "cumprod", "cummax", "cummin", "scan", "segmented_scan", "scan_by_key",
-    "linear_recurrence", "sort", "argsort", "compact", "nonzero", "histogram", "driver_present",
+    "linear_recurrence", "sort", "argsort", "compact", "nonzero", "histogram", "driver_present", "empty_cache",
 ]
 
 from . import _native
@@ -32,6 +33,18 @@ def driver_present() -> bool:
     return _native.driver_present()
 
 
+def empty_cache() -> None:
+    """Frees the temporary device storage the package keeps per device and stream.
+
+    It first waits for every device the package has used to finish all its work (as
+    ``torch.cuda.synchronize()`` does), so storage that calls still queued on any stream use is
+    never freed under them; the next call on a stream allocates its storage afresh. The package
+    keeps storage for at most 64 streams of a device, and does the same when one more comes, so
+    streams that no longer exist cannot make it grow without bound.
+    """
+    _native.empty_cache()
+
+
 # Devices the native module has opened: each is opened (and checked) once per process.
 _OPEN: set = set()
 
@@ -42,6 +55,16 @@ def _open(device: int) -> None:
         _OPEN.add(device)
 
 
+def _one_d(function: str, **arrays: Any) -> None:
+    """A ValueError unless every array (or described input) is 1-D, where its shape is known.
+    Called before any device work too, on the arrays as given."""
+    for what, x in arrays.items():
+        shape = x.shape if isinstance(x, _In) else _arrays.shape_of(x)
+        if shape is not None and len(shape) != 1:
+            raise ValueError(f"{function} takes 1-D arrays, but {what} has shape {tuple(shape)}: pass one "
+                             f"sequence at a time")
+
+
 class _In:
     """One input: its framework's adapter, what the native module needs, and how results go back."""
 
@@ -50,9 +73,11 @@ class _In:
         self.foreign = None
         if adapter is None:
             if not _arrays.is_cuda_array(x):
+                kind = _arrays.dlpack_device_type(x)
+                where = f" on DLPack device type {kind} (CUDA is 2, CUDA managed 13)" if kind is not None else ""
                 raise TypeError(
                     f"{what} must be a CUDA array (torch, CuPy, JAX, numba, or anything with __dlpack__ or "
-                    f"__cuda_array_interface__), not {type(x).__name__}"
+                    f"__cuda_array_interface__), not {type(x).__name__}{where}"
                 )
             # The driver is checked first, so a machine without a GPU says so.
             _open(0 if device is None else device)
@@ -110,13 +135,11 @@ def _check_op(op: str) -> str:
 
 
 def _result_dtype(op: str, dtype: str) -> str:
-    """The result dtype when none is asked for, as torch and NumPy give it: sums and products
-    of bool and integers narrower than 64 bits in int64 (uint32 in uint64); others unchanged."""
-    if op in ("add", "mul"):
-        if dtype in ("bool", "u8", "i8", "u16", "i16", "i32"):
-            return "i64"
-        if dtype == "u32":
-            return "u64"
+    """The result dtype when none is asked for, torch's rule: sums and products of bool and
+    integers in int64, except uint64, which stays uint64 (int64 cannot hold its range; torch
+    has no uint64 cumsum); floats, and the other operators, keep the input's dtype."""
+    if op in ("add", "mul") and dtype in ("bool", "u8", "i8", "u16", "i16", "u32", "i32"):
+        return "i64"
     return dtype
 
 
@@ -225,8 +248,9 @@ def _cum(op: str):
 cumsum = _cum("add")
 cumsum.__name__ = "cumsum"
 cumsum.__doc__ = """Cumulative sum along ``dim`` (or ``axis``; the flattened array when neither is
-given). Integers narrower than 64 bits and bool sum into int64 unless ``dtype`` says otherwise,
-as in torch and NumPy; ``dtype=x.dtype`` keeps the input's type. See :func:`scan`."""
+given). Without ``dtype``, torch's rule: bool and integer inputs sum into int64, except uint64,
+which stays uint64; floats keep their dtype (NumPy differs for unsigned inputs: uint64).
+``dtype=x.dtype`` keeps the input's type. See :func:`scan`."""
 cumprod = _cum("mul")
 cumprod.__name__ = "cumprod"
 cumprod.__doc__ = """Cumulative product; types as :func:`cumsum`. See :func:`scan`."""
@@ -248,10 +272,12 @@ def _flags(m: Any, like: _In, what: str) -> _In:
 
 def segmented_scan(x: Any, heads: Any, op: str = "add", *, exclusive: bool = False) -> Any:
     """The scan of 1-D ``x`` restarted at every element whose ``heads`` flag is set (bool or
-    uint8, as many as ``x``)."""
+    uint8, as many as ``x``). Other shapes are refused: there is no batched form."""
     _check_op(op)
+    _one_d("segmented_scan", x=x, heads=heads)
     a = _In(x, "x")
     h = _flags(heads, a, "heads")
+    _one_d("segmented_scan", x=a, heads=h)
     _same_length(a, h, "x and heads")
     o = a.out(None, (a.n,), a.dtype)
     if a.n:
@@ -260,10 +286,13 @@ def segmented_scan(x: Any, heads: Any, op: str = "add", *, exclusive: bool = Fal
 
 
 def scan_by_key(keys: Any, x: Any, op: str = "add", *, exclusive: bool = False) -> Any:
-    """The scan of 1-D ``x`` restarted wherever ``keys`` (integers, as many as ``x``) changes."""
+    """The scan of 1-D ``x`` restarted wherever ``keys`` (integers, as many as ``x``) changes.
+    Other shapes are refused: there is no batched form."""
     _check_op(op)
+    _one_d("scan_by_key", keys=keys, x=x)
     a = _In(x, "x")
     k = _In(keys, "keys", a.device)
+    _one_d("scan_by_key", keys=k, x=a)
     _same_length(a, k, "keys and x")
     o = a.out(None, (a.n,), a.dtype)
     if a.n:
@@ -274,16 +303,19 @@ def scan_by_key(keys: Any, x: Any, op: str = "add", *, exclusive: bool = False) 
 def linear_recurrence(a: Any, b: Any, x0: float = 0.0) -> Any:
     """``y[t] = a[t] * y[t-1] + b[t]`` from ``y[-1] = x0``, for 1-D float32 or float64 ``a`` and
     ``b``: one scan of affine maps (the recurrence of linear RNN and state-space layers). The
-    pairs are packed with the framework first (one copy of ``a`` and ``b``)."""
+    pairs are packed with the framework first (one copy of ``a`` and ``b``). A batch of
+    sequences, (B, T), is refused rather than run as one sequence: call it once per row."""
+    _one_d("linear_recurrence", a=a, b=b)
     fa = _In(a, "a")
     fb = _In(b, "b", fa.device)
+    _one_d("linear_recurrence", a=fa, b=fb)
     _same_length(fa, fb, "a and b")
     if fa.dtype != fb.dtype or fa.dtype not in ("f32", "f64"):
         raise TypeError(f"a and b must both be float32 or float64, not {fa.dtype} and {fb.dtype}")
     n = fa.n
     if n == 0:
         return fa.back(fa.empty((0,), fa.dtype))
-    maps = _In(fa.adapter.stack_pairs(fa.array.reshape(-1), fb.array.reshape(-1)), "the maps", fa.device)
+    maps = _In(fa.adapter.stack_pairs(fa.array, fb.array), "the maps", fa.device)
     o = fa.new((n, 2), fa.dtype)
     _native.recurrence(fa.dtype, float(x0), maps.ptr, o.ptr, n, fa.device, fa.stream)
     return fa.back(fa.adapter.column(o.array, 1))

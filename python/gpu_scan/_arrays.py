@@ -16,6 +16,8 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Optional, Tuple
 
+from ._native import pointer_device
+
 # Short dtype names shared with the native module, and their NumPy-style spellings.
 NUMPY_NAMES = {
     "bool": "bool",
@@ -57,22 +59,36 @@ def short_dtype(dtype: Any) -> str:
     return short
 
 
+# Python's own types, as NumPy reads them.
+_PYTHON_TYPES = {bool: "bool", int: "i64", float: "f64"}
+
+# Spellings beyond the NumPy names: NumPy's own ("float" and "double" are float64, "int" is
+# int64, as np.dtype reads them) and torch's that mean the same width everywhere.
+_ALIASES = {"float": "float64", "int": "int64", "double": "float64", "half": "float16", "long": "int64",
+            "short": "int16", "bool_": "bool"}
+
+
 def _short_dtype(dtype: Any) -> str:
     if dtype is None:
         raise TypeError("no dtype given")
-    text = str(dtype)
-    for prefix in ("torch.", "dtype('", "<class 'numpy."):
-        if text.startswith(prefix):
-            text = text[len(prefix):]
-    text = text.rstrip("')>")
-    aliases = {"half": "float16", "float": "float32", "double": "float64", "long": "int64", "int": "int32",
-               "short": "int16", "bool_": "bool"}
-    text = aliases.get(text, text)
+    if isinstance(dtype, type):
+        if dtype in _PYTHON_TYPES:
+            return _PYTHON_TYPES[dtype]
+        # A scalar type (NumPy's np.float32, JAX's jnp.int32, ml_dtypes' bfloat16), by its name
+        # where the name gives the width; platform-sized C names (np.intc, np.longlong) do not.
+        text = dtype.__name__
+        text = "bool" if text == "bool_" else text
+    else:
+        text = str(dtype)
+        for prefix in ("torch.", "dtype('"):
+            if text.startswith(prefix):
+                text = text[len(prefix):]
+        text = _ALIASES.get(text.rstrip("')"), text.rstrip("')"))
     if text in SHORT_NAMES:
         return SHORT_NAMES[text]
     if text in NUMPY_NAMES:
         return text
-    raise TypeError(f"unsupported dtype {dtype}")
+    raise TypeError(f"unsupported dtype {dtype!r}: name it by width, e.g. 'int32' or 'float64'")
 
 
 class Adapter:
@@ -173,6 +189,20 @@ class Torch(Adapter):
         wide = x.to(self.torch.int64)
         return wide[1:] - wide[:-1]
 
+    def view_interface(self, x: Any) -> Any:
+        """A ``__cuda_array_interface__`` array as a tensor on its own device, zero copy.
+
+        torch.as_tensor(x, device="cuda") would copy an array of another device than the
+        current one: the interface names no device, so it is asked of the driver."""
+        ptr = x.__cuda_array_interface__["data"][0]
+        if not ptr:
+            return self.torch.as_tensor(x)  # no elements, nothing to copy
+        device = pointer_device(ptr)
+        t = self.torch.as_tensor(x, device=f"cuda:{device}")
+        if t.data_ptr() != ptr:
+            raise ValueError(f"torch copied the {type(x).__name__} array instead of viewing it; pass a torch tensor")
+        return t
+
 
 class CuPy(Adapter):
     name = "cupy"
@@ -266,8 +296,8 @@ class Foreign:
             return self.helper.torch.from_dlpack(x)
         if hasattr(x, "__cuda_array_interface__"):
             if self.helper.name == "cupy":
-                return self.helper.cupy.asarray(x)
-            return self.helper.torch.as_tensor(x, device="cuda")
+                return self.helper.cupy.asarray(x)  # CuPy asks the driver for the pointer's device
+            return self.helper.view_interface(x)
         raise TypeError(
             f"{type(x).__name__} is not a CUDA array: it offers neither __dlpack__ nor __cuda_array_interface__"
         )
@@ -293,8 +323,37 @@ def adapter_of(x: Any) -> Optional[Adapter]:
     return None
 
 
+# DLPack device types whose memory the kernels can use: kDLCUDA and kDLCUDAManaged.
+DLPACK_CUDA = (2, 13)
+
+
+def dlpack_device_type(x: Any) -> Optional[int]:
+    """The DLPack device type x says it is on (kDLCPU = 1, kDLCUDA = 2, ...), or None."""
+    device = getattr(x, "__dlpack_device__", None)
+    return int(device()[0]) if device is not None else None
+
+
 def is_cuda_array(x: Any) -> bool:
-    return adapter_of(x) is not None or hasattr(x, "__cuda_array_interface__") or hasattr(x, "__dlpack__")
+    """Whether x is an array of an installed framework or offers one of the interchange protocols
+    for CUDA memory. A ``__dlpack__`` array on another device (NumPy's, on the host) is not."""
+    if adapter_of(x) is not None or hasattr(x, "__cuda_array_interface__"):
+        return True
+    if not hasattr(x, "__dlpack__"):
+        return False
+    kind = dlpack_device_type(x)
+    return kind is None or kind in DLPACK_CUDA
+
+
+def shape_of(x: Any) -> Optional[Tuple[int, ...]]:
+    """x's shape as the array itself tells it (no device work), or None where it does not."""
+    shape = getattr(x, "shape", None)
+    if shape is None:
+        interface = getattr(x, "__cuda_array_interface__", None)
+        shape = interface.get("shape") if isinstance(interface, dict) else None
+    try:
+        return tuple(int(d) for d in shape) if shape is not None else None
+    except TypeError:
+        return None
 
 
 def elements(shape: Tuple[int, ...]) -> int:

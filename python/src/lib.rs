@@ -9,8 +9,8 @@
 //! context (the one torch and CuPy use), and one `TempStorage` is kept per device and stream, so
 //! repeated calls allocate nothing.
 
-use gpu_scan::cudarc::driver::sys::CUstream;
-use gpu_scan::cudarc::driver::CudaStream;
+use gpu_scan::cudarc::driver::sys::{self, CUpointer_attribute, CUresult, CUstream};
+use gpu_scan::cudarc::driver::{result, CudaStream, DriverError};
 use gpu_scan::{
     Axis, BatchedOptions, CompactOptions, Element, ForeignSlice, Gpu, HistogramOptions, Keep, Matrix, Op,
     RecurrenceOptions, ScanOptions, SegmentedOptions, SortOptions, TempStorage, WideningOptions,
@@ -18,7 +18,9 @@ use gpu_scan::{
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use std::collections::HashMap;
+use std::ffi::{c_int, c_void};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::thread::ThreadId;
 
 pyo3::create_exception!(
     gpu_scan,
@@ -28,24 +30,95 @@ pyo3::create_exception!(
      memory, a driver or kernel error. The message is the library's."
 );
 
+/// Temporary storage is kept for at most this many streams of a device. A call on one more
+/// frees all of it first (one wait for the device), so streams that no longer exist (a CuPy
+/// stream collected, a thread ended) do not keep theirs for ever. Twice the 32 streams of one
+/// priority in torch's pool, so cycling through the pool does not make every call wait.
+const CACHED_STREAMS: usize = 64;
+
+/// Which temporary storage a call uses: one per stream, whose work runs in issue order, so calls
+/// that share it never overlap on the GPU.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum StreamKey {
+    /// The legacy default stream (handle 0, or 1, `CU_STREAM_LEGACY`): one stream for every
+    /// thread. Its work runs in issue order, and every call enqueues under the cache's lock, so
+    /// calls from different threads still use the storage one after the other.
+    Legacy,
+    /// The per-thread default stream (handle 2, `CU_STREAM_PER_THREAD`): the same handle names
+    /// another stream in each thread, and those run concurrently.
+    PerThread(ThreadId),
+    /// A created stream, by the driver's id, unique for the life of the process: a destroyed
+    /// stream's handle can come back for a new stream while the old one's work still runs.
+    Id(u64),
+    /// A created stream whose id the driver does not give (before CUDA 12.0, or while the stream
+    /// is captured into a graph), by its handle.
+    Handle(u64),
+}
+
 /// One device: its `Gpu`, and the temporary storage of each stream that has used it.
 struct Device {
     gpu: Gpu,
-    temps: Mutex<HashMap<u64, TempStorage>>,
+    /// Whether the driver has `cuStreamGetId` (CUDA 12.0 and later).
+    stream_ids: bool,
+    temps: Mutex<HashMap<StreamKey, TempStorage>>,
+}
+
+impl Device {
+    /// The key of the raw stream `handle` for the calling thread.
+    fn key(&self, handle: u64) -> StreamKey {
+        match handle {
+            0 | 1 => StreamKey::Legacy,
+            2 => StreamKey::PerThread(std::thread::current().id()),
+            _ => {
+                let mut id = 0;
+                // SAFETY: `handle` is a live stream of this device's context (`enqueue`'s
+                // contract), and the driver has the function.
+                if self.stream_ids
+                    && unsafe { sys::cuStreamGetId(handle as CUstream, &mut id) } == CUresult::CUDA_SUCCESS
+                {
+                    StreamKey::Id(id)
+                } else {
+                    StreamKey::Handle(handle)
+                }
+            }
+        }
+    }
+}
+
+/// Frees every storage in `temps` and forgets them. `TempStorage::free` waits for the whole
+/// device first, so work still queued on any stream, dead or alive, finishes before its storage
+/// goes, and it frees without the stream the storage was allocated on. (Dropping one instead
+/// would free it on that stream, which may no longer exist.) On an error, what was not freed is
+/// kept.
+fn free_all(gpu: &Gpu, temps: &mut HashMap<StreamKey, TempStorage>) -> gpu_scan::Result<()> {
+    for temp in temps.values_mut() {
+        temp.free(gpu)?;
+    }
+    temps.clear();
+    Ok(())
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// The devices opened so far, by ordinal.
+fn devices() -> &'static Mutex<HashMap<usize, Arc<Device>>> {
+    static DEVICES: OnceLock<Mutex<HashMap<usize, Arc<Device>>>> = OnceLock::new();
+    DEVICES.get_or_init(Default::default)
+}
+
 /// The device `ordinal`, opened on first use.
 fn device(ordinal: usize) -> gpu_scan::Result<Arc<Device>> {
-    static DEVICES: OnceLock<Mutex<HashMap<usize, Arc<Device>>>> = OnceLock::new();
-    let mut devices = lock(DEVICES.get_or_init(Default::default));
+    let mut devices = lock(devices());
     if let Some(d) = devices.get(&ordinal) {
         return Ok(d.clone());
     }
-    let d = Arc::new(Device { gpu: Gpu::new(ordinal)?, temps: Mutex::new(HashMap::new()) });
+    let gpu = Gpu::new(ordinal)?;
+    let mut version: c_int = 0;
+    // SAFETY: writes one int; the driver is loaded (the `Gpu` opened).
+    let stream_ids = unsafe { sys::cuDriverGetVersion(&mut version) } == CUresult::CUDA_SUCCESS && version >= 12000;
+    let d = Arc::new(Device { gpu, stream_ids, temps: Mutex::new(HashMap::new()) });
     devices.insert(ordinal, d.clone());
     Ok(d)
 }
@@ -81,8 +154,12 @@ fn enqueue<R: Send>(
         // SAFETY: the Python half passes the current stream of the framework that owns the
         // arrays, on this device's primary context, and holds the arrays while the call runs.
         let stream = unsafe { d.gpu.borrow_stream(on.stream as CUstream) };
+        let key = d.key(on.stream);
         let mut temps = lock(&d.temps);
-        let temp = temps.entry(on.stream).or_default();
+        if !temps.contains_key(&key) && temps.len() >= CACHED_STREAMS {
+            free_all(&d.gpu, &mut temps)?;
+        }
+        let temp = temps.entry(key).or_default();
         f(&d.gpu, &stream, temp)
     })
     .map_err(to_py)
@@ -414,6 +491,63 @@ fn open_device(py: Python<'_>, ordinal: usize) -> PyResult<String> {
     py.detach(|| device(ordinal).map(|d| d.gpu.info().name.clone())).map_err(to_py)
 }
 
+/// Frees the temporary storage kept for every stream of every device opened so far, after
+/// waiting for each of those devices to finish all its work.
+#[pyfunction]
+fn empty_cache(py: Python<'_>) -> PyResult<()> {
+    py.detach(|| {
+        let open: Vec<Arc<Device>> = lock(devices()).values().cloned().collect();
+        open.iter().try_for_each(|d| free_all(&d.gpu, &mut lock(&d.temps)))
+    })
+    .map_err(to_py)
+}
+
+/// (streams, bytes, allocations) of the temporary storage kept now, over every open device: the
+/// allocations are those of the storage kept, so they stay the same across calls that allocate
+/// nothing. For the tests.
+#[pyfunction]
+fn temp_storage() -> (usize, u64, u64) {
+    let open: Vec<Arc<Device>> = lock(devices()).values().cloned().collect();
+    let mut totals = (0, 0, 0);
+    for d in open {
+        for temp in lock(&d.temps).values() {
+            totals.0 += 1;
+            totals.1 += temp.capacity() as u64;
+            totals.2 += temp.allocations();
+        }
+    }
+    totals
+}
+
+/// The ordinal of the device whose memory holds address `ptr` (a `__cuda_array_interface__`
+/// array's, which names no device).
+#[pyfunction]
+fn pointer_device(py: Python<'_>, ptr: u64) -> PyResult<usize> {
+    py.detach(|| {
+        if !gpu_scan::driver_present() {
+            return Err(gpu_scan::Error::NoDriver);
+        }
+        result::init()?;
+        let mut ordinal: c_int = -1;
+        // SAFETY: the attribute is an int, written to `ordinal`; the driver checks `ptr`.
+        let r = unsafe {
+            sys::cuPointerGetAttribute(
+                (&mut ordinal as *mut c_int).cast::<c_void>(),
+                CUpointer_attribute::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                ptr,
+            )
+        };
+        match r {
+            CUresult::CUDA_SUCCESS if ordinal >= 0 => Ok(ordinal as usize),
+            CUresult::CUDA_SUCCESS | CUresult::CUDA_ERROR_INVALID_VALUE => {
+                Err(gpu_scan::Error::invalid(format!("address {ptr:#x} is not memory of a CUDA device")))
+            }
+            r => Err(DriverError(r).into()),
+        }
+    })
+    .map_err(to_py)
+}
+
 /// Whether the CUDA driver library can be loaded here.
 #[pyfunction]
 fn driver_present() -> bool {
@@ -453,5 +587,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(histogram, m)?)?;
     m.add_function(wrap_pyfunction!(open_device, m)?)?;
     m.add_function(wrap_pyfunction!(driver_present, m)?)?;
+    m.add_function(wrap_pyfunction!(empty_cache, m)?)?;
+    m.add_function(wrap_pyfunction!(pointer_device, m)?)?;
+    m.add("_temp_storage", wrap_pyfunction!(temp_storage, m)?)?;
     Ok(())
 }

@@ -69,6 +69,11 @@ def test_every_operator(op, dtype, n):
 def test_defaults_follow_torch():
     x = torch.arange(10, device="cuda", dtype=torch.int32)
     assert gpu_scan.cumsum(x).dtype == torch.cumsum(x, 0).dtype == torch.int64
+    for dtype in (torch.bool, torch.int8, torch.int16, torch.int64, torch.float64):
+        y = torch.ones(10, device="cuda", dtype=dtype)
+        assert gpu_scan.cumsum(y).dtype == torch.cumsum(y, 0).dtype, dtype
+    u32 = torch.from_numpy(np.ones(10, dtype=np.uint32)).cuda()  # torch may lack this cumsum; its rule: int64
+    assert gpu_scan.cumsum(u32).dtype == torch.int64 and gpu_scan.cumsum(u32).tolist() == list(range(1, 11))
     u = torch.ones(100, device="cuda", dtype=torch.uint8)
     assert gpu_scan.cumsum(u).dtype == torch.int64
     assert torch.equal(gpu_scan.cumsum(u), torch.cumsum(u, 0))
@@ -187,11 +192,81 @@ def test_repeated_calls_allocate_nothing():
     out = torch.empty_like(x)
     gpu_scan.cumsum(x, out=out)
     torch.cuda.synchronize()
+    # (streams, bytes, allocations) of the package's temporary storage: a free and a new
+    # allocation of the same size would leave the free memory as it was, not the count.
+    kept = gpu_scan._native._temp_storage()
+    assert kept[1] > 0 and kept[2] > 0, "the first call kept its temporary storage"
     free = torch.cuda.mem_get_info()[0]
     for _ in range(10):
         gpu_scan.cumsum(x, out=out)
     torch.cuda.synchronize()
+    assert gpu_scan._native._temp_storage() == kept
     assert torch.cuda.mem_get_info()[0] == free
+
+
+def test_empty_cache_waits_for_queued_work_then_frees():
+    x = torch.ones(1 << 26, device="cuda", dtype=torch.int32)
+    gpu_scan.cumsum(x, dtype=x.dtype)
+    assert gpu_scan._native._temp_storage()[1] > 0
+    y = gpu_scan.cumsum(x, dtype=x.dtype)  # queued, not waited for
+    gpu_scan.empty_cache()
+    assert gpu_scan._native._temp_storage() == (0, 0, 0)
+    assert int(y[-1]) == 1 << 26
+    assert int(gpu_scan.cumsum(x, dtype=x.dtype)[-1]) == 1 << 26
+    assert gpu_scan._native._temp_storage()[0] == 1
+
+
+def test_streams_that_come_and_go_keep_a_bounded_cache_and_correct_results():
+    cupy = pytest.importorskip("cupy")
+    n = 100003
+    x = cupy.ones(n, dtype=cupy.int32)
+    cupy.cuda.Device().synchronize()
+    results = []
+    for _ in range(150):
+        # Each stream is destroyed with its work still queued; a new one may get its handle back.
+        s = cupy.cuda.Stream(non_blocking=True)
+        with s:
+            results.append(gpu_scan.cumsum(x, dtype=x.dtype))
+        del s
+    cupy.cuda.Device().synchronize()
+    assert gpu_scan._native._temp_storage()[0] <= 64
+    assert all(int(y[-1]) == n for y in results)
+
+
+def test_per_thread_default_streams_of_two_threads():
+    cupy = pytest.importorskip("cupy")
+    import threading
+
+    n = 1 << 22
+    x = cupy.ones(n, dtype=cupy.int32)
+    cupy.cuda.Device().synchronize()
+    wrong = []
+
+    def work():
+        with cupy.cuda.Stream.ptds:  # handle 2: another stream in each thread
+            ys = [gpu_scan.cumsum(x, dtype=x.dtype) for _ in range(50)]
+            cupy.cuda.get_current_stream().synchronize()
+            wrong.extend(int(y[-1]) for y in ys if int(y[-1]) != n)
+
+    threads = [threading.Thread(target=work) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not wrong
+
+
+def test_interface_arrays_are_viewed_on_their_own_device():
+    class Interface:
+        def __init__(self, t):
+            self.t = t
+            self.__cuda_array_interface__ = t.__cuda_array_interface__
+
+    last = torch.cuda.device_count() - 1
+    t = torch.arange(1000, device=f"cuda:{last}")
+    with torch.cuda.device(0):
+        v = gpu_scan._arrays.Torch().view_interface(Interface(t))
+    assert v.device == t.device and v.data_ptr() == t.data_ptr()
 
 
 def test_errors_are_python_exceptions_with_the_librarys_words():

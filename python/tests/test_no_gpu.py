@@ -44,3 +44,110 @@ def test_unknown_operators_are_refused_before_the_gpu():
 def test_bins_must_be_positive():
     with pytest.raises(ValueError, match="bins must be a positive integer"):
         gpu_scan.histogram(Interface(), 0, (0.0, 1.0))
+
+
+class HostDLPack:
+    """A host array offering DLPack, as NumPy's does: device type 1 (kDLCPU)."""
+
+    def __init__(self, device=(1, 0)):
+        self.device = device
+
+    def __dlpack__(self, stream=None):
+        raise AssertionError("a host array must be refused before it is exchanged")
+
+    def __dlpack_device__(self):
+        return self.device
+
+
+def test_host_dlpack_arrays_are_refused_before_the_gpu():
+    with pytest.raises(TypeError, match="must be a CUDA array .* on DLPack device type 1"):
+        gpu_scan.cumsum(HostDLPack())
+    with pytest.raises(TypeError, match="must be a CUDA array"):
+        gpu_scan.sort(HostDLPack((3, 0)))  # pinned host memory (kDLCUDAHost) is not a CUDA array either
+
+
+def test_numpy_arrays_are_refused_as_host_arrays():
+    np = pytest.importorskip("numpy")
+    with pytest.raises(TypeError, match="must be a CUDA array .* not ndarray"):
+        gpu_scan.cumsum(np.arange(10))
+
+
+@pytest.mark.skipif(gpu_scan.driver_present(), reason="a CUDA driver is present")
+@pytest.mark.parametrize("device", [(2, 0), (13, 0)])
+def test_cuda_dlpack_arrays_go_on_to_the_gpu(device):
+    with pytest.raises(gpu_scan.Error, match="no CUDA driver found"):
+        gpu_scan.cumsum(HostDLPack(device))
+
+
+@pytest.mark.parametrize("call,message", [
+    (lambda: gpu_scan.linear_recurrence(Interface((4, 8), "<f4"), Interface((4, 8), "<f4")),
+     r"linear_recurrence takes 1-D arrays, but a has shape \(4, 8\)"),
+    (lambda: gpu_scan.linear_recurrence(Interface((32,), "<f4"), Interface((4, 8), "<f4")),
+     r"but b has shape \(4, 8\)"),
+    (lambda: gpu_scan.segmented_scan(Interface((2, 5)), Interface((10,), "|u1")),
+     r"segmented_scan takes 1-D arrays, but x has shape \(2, 5\)"),
+    (lambda: gpu_scan.segmented_scan(Interface((10,)), Interface((2, 5), "|u1")), r"but heads has shape \(2, 5\)"),
+    (lambda: gpu_scan.scan_by_key(Interface((2, 5), "<i4"), Interface((10,))),
+     r"scan_by_key takes 1-D arrays, but keys has shape \(2, 5\)"),
+    (lambda: gpu_scan.scan_by_key(Interface((10,), "<i4"), Interface(())), r"but x has shape \(\)"),
+])
+def test_batches_are_refused_not_flattened_before_the_gpu(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+@pytest.mark.parametrize("dtype,short", [
+    ("float", "f64"), ("int", "i64"), ("double", "f64"), ("half", "f16"), ("long", "i64"), ("bool_", "bool"),
+    ("float32", "f32"), ("uint8", "u8"), ("bfloat16", "bf16"), ("u32", "u32"),
+    (int, "i64"), (float, "f64"), (bool, "bool"),
+    (type("float32", (), {}), "f32"), (type("int16", (), {}), "i16"), (type("bool_", (), {}), "bool"),
+])
+def test_dtypes_as_numpy_reads_them(dtype, short):
+    assert gpu_scan._arrays.short_dtype(dtype) == short
+
+
+@pytest.mark.parametrize("dtype", [None, complex, str, "complex64", "float128", type("longlong", (), {}), 3])
+def test_other_dtypes_are_refused(dtype):
+    with pytest.raises(TypeError):
+        gpu_scan._arrays.short_dtype(dtype)
+
+
+def test_numpy_dtypes_and_scalar_types():
+    np = pytest.importorskip("numpy")
+    for dtype, short in ((np.float32, "f32"), (np.dtype("float16"), "f16"), (np.bool_, "bool"), (np.uint64, "u64"),
+                         (np.dtype(int), "i64"), (np.dtype("float"), "f64"), (np.int8, "i8")):
+        assert gpu_scan._arrays.short_dtype(dtype) == short, dtype
+
+
+@pytest.mark.parametrize("dtype,result", [
+    ("bool", "i64"), ("u8", "i64"), ("i8", "i64"), ("u16", "i64"), ("i16", "i64"), ("u32", "i64"), ("i32", "i64"),
+    ("i64", "i64"), ("u64", "u64"), ("f16", "f16"), ("bf16", "bf16"), ("f32", "f32"), ("f64", "f64"),
+])
+def test_default_sum_and_product_types_are_torchs(dtype, result):
+    assert gpu_scan._result_dtype("add", dtype) == result
+    assert gpu_scan._result_dtype("mul", dtype) == result
+    assert gpu_scan._result_dtype("max", dtype) == dtype
+
+
+@pytest.mark.skipif(gpu_scan.driver_present(), reason="a CUDA driver is present")
+def test_empty_cache_without_a_device_has_nothing_to_free():
+    assert gpu_scan.empty_cache() is None
+    assert gpu_scan._native._temp_storage() == (0, 0, 0)
+
+
+def test_the_stubs_document_every_public_name_with_its_signature():
+    import ast
+    import inspect
+    import pathlib
+
+    stub = ast.parse(pathlib.Path(gpu_scan.__file__).with_suffix(".pyi").read_text())
+    defined = {node.name: node for node in stub.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+    for name in gpu_scan.__all__:
+        assert name in defined, f"{name} has no stub"
+        assert ast.get_docstring(defined[name]), f"the stub of {name} has no docstring"
+        real = getattr(gpu_scan, name)
+        assert inspect.getdoc(real), f"{name} has no docstring"
+        if isinstance(defined[name], ast.FunctionDef):
+            args = defined[name].args
+            stub_params = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
+            assert stub_params == list(inspect.signature(real).parameters), name

@@ -1,8 +1,9 @@
 //! Repetition and concurrency: 10,000 back-to-back scans on one `Gpu` leak no device memory and
 //! are all correct; two host threads scanning on their own streams at once both get correct
-//! results.
+//! results; storage used on a stream that has since been destroyed is freed without it.
 
-use gpu_scan::{input, with_elem_type, Algorithm, ElemType, Gpu, Op, TempStorage};
+use gpu_scan::cudarc::driver::result::stream::{self as raw_stream, StreamKind};
+use gpu_scan::{input, with_elem_type, Algorithm, ElemType, Gpu, Op, ScanOptions, TempStorage};
 use std::process::ExitCode;
 use workspace_tests::checks::{assert_none_failed, check, check_on, Case};
 use workspace_tests::gpu_test;
@@ -11,6 +12,7 @@ fn main() -> ExitCode {
     workspace_tests::main(vec![
         gpu_test("ten_thousand_back_to_back_scans_are_correct_and_leak_nothing", ten_thousand_back_to_back_scans),
         gpu_test("two_threads_on_their_own_streams", two_threads_on_their_own_streams),
+        gpu_test("storage_is_freed_after_its_stream_is_destroyed", storage_is_freed_after_its_stream_is_destroyed),
     ])
 }
 
@@ -76,4 +78,36 @@ fn two_threads_on_their_own_streams(gpu: &'static Gpu) {
         workers.into_iter().flat_map(|w| w.join().unwrap()).collect()
     });
     assert_none_failed(&failures);
+}
+
+/// A foreign caller's case: a stream another library created and has destroyed since, its
+/// storage kept. Repeated calls of one size allocate nothing, and `free` needs no stream.
+fn storage_is_freed_after_its_stream_is_destroyed(gpu: &'static Gpu) {
+    let n = 1 << 20;
+    let mut temp = TempStorage::new();
+    gpu.context().bind_to_thread().unwrap();
+    // Else cudarc would make the destroyed stream wait for events as `free` gives regions up.
+    assert!(!gpu.context().is_in_multi_stream_mode(), "a stream of cudarc's own is still alive");
+    let raw = raw_stream::create(StreamKind::NonBlocking).unwrap();
+    {
+        // SAFETY: `raw` is a stream of this context, destroyed only after everything that
+        // holds this wrapper but `temp` is gone.
+        let stream = unsafe { gpu.borrow_stream(raw) };
+        let x = gpu.upload(&stream, "x", &vec![1u32; n]).unwrap();
+        let mut y = gpu.alloc_zeros::<u32>(&stream, "y", n).unwrap();
+        let opts = ScanOptions::<u32>::new(Op::Add);
+        gpu.scan(&stream, &x, &mut y, &opts, &mut temp).unwrap();
+        let allocations = temp.allocations();
+        assert!(allocations > 0 && temp.capacity() > 0);
+        for _ in 0..10 {
+            gpu.scan(&stream, &x, &mut y, &opts, &mut temp).unwrap();
+        }
+        assert_eq!(temp.allocations(), allocations, "repeated calls of one size allocated");
+        assert_eq!(gpu.download(&stream, &y).unwrap()[n - 1], n as u32);
+    }
+    // SAFETY: only `temp` still refers to the stream, and `free` does not use it.
+    unsafe { raw_stream::destroy(raw) }.unwrap();
+    temp.free(gpu).unwrap();
+    assert_eq!(temp.capacity(), 0);
+    temp.free(gpu).unwrap();
 }

@@ -98,11 +98,7 @@ impl Gpu {
         let device_arch = (compute_capability.0 * 10 + compute_capability.1) as u32;
         let name = ctx.name()?;
         if device_arch < kernel_arch {
-            return Err(Error::invalid(format!(
-                "{name} has compute capability {}.{}, but the kernels were built for sm_{kernel_arch}; \
-                 rebuild them for this GPU with GPU_SCAN_ARCH=sm_{device_arch} cargo build",
-                compute_capability.0, compute_capability.1
-            )));
+            return Err(Error::UnsupportedDevice { name, compute_capability, kernel_arch });
         }
         let info = DeviceInfo {
             ordinal: ctx.ordinal(),
