@@ -27,7 +27,8 @@ pub struct CompactArgs {
     /// or a random byte array, half set).
     #[arg(long, default_value = "gt:3", allow_hyphen_values = true)]
     keep: String,
-    /// With --keep flags and --input: a u8 file as long as the input, keeping where non-zero.
+    /// With --keep flags and --input: a flag per element of the input, keeping where non-zero: a
+    /// u8 file, or a NumPy bool array (`np.save("f.npy", x > 3)`).
     #[arg(long, value_name = "FILE", requires = "input")]
     flags: Option<PathBuf>,
     #[command(flatten)]
@@ -97,10 +98,9 @@ fn typed<T: io::FileElement, I: io::FileElement>(args: &CompactArgs, global: &Gl
         return Err(Error::invalid("--indices takes --keep flags: positions are compacted by flags"));
     }
     if let Some(f) = &args.flags {
-        io::side_type(f, "--flags", &[ElemType::U8])?;
-        io::check_same_len(f, "--flags", ElemType::U8, count)?;
+        io::check_flags(f, "--flags", count)?;
     }
-    args.files.check_outputs(&[("--indices", args.indices.as_deref())])?;
+    args.files.out.check(&[("--indices", args.indices.as_deref())])?;
     let cub = args.baseline.as_deref().map(Baseline::read).transpose()?;
     let cub_ms = match keep {
         Keep::Greater(t) if "3".parse::<T>().ok() == Some(t) && args.files.input.is_none() => {
@@ -134,7 +134,7 @@ fn typed<T: io::FileElement, I: io::FileElement>(args: &CompactArgs, global: &Gl
     let given = match &args.files.input {
         Some(path) => {
             memory::check(&needs.what, needs.host)?;
-            Some((io::read::<T>(path)?, args.flags.as_deref().map(io::read::<u8>).transpose()?))
+            Some((io::read::<T>(path)?, args.flags.as_deref().map(io::read_flags).transpose()?))
         }
         None => None,
     };
@@ -165,9 +165,9 @@ fn typed<T: io::FileElement, I: io::FileElement>(args: &CompactArgs, global: &Gl
     };
     let ran = experiment::run(global, args.runs.iters, &needs, make)?;
     let (kept, positions) = (&ran.exp.got, &ran.exp.got_positions);
-    let force = args.files.force;
+    let force = args.files.out.force;
     let mut outputs: Vec<io::Output> = Vec::new();
-    if let Some(p) = &args.files.output {
+    if let Some(p) = &args.files.out.output {
         outputs.push((p, Box::new(move |p: &Path| io::write(p, kept, force))));
     }
     if let Some(p) = &args.indices {
