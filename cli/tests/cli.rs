@@ -58,6 +58,7 @@ fn main() -> ExitCode {
         gpu_test("batched_files_on_a_gpu", |_| batched_files_on_a_gpu()),
         gpu_test("raw_side_files_on_a_gpu", |_| raw_side_files_on_a_gpu()),
         gpu_test("bool_masks_on_a_gpu", |_| bool_masks_on_a_gpu()),
+        gpu_test("compact_comparisons_with_files_on_a_gpu", |_| compact_comparisons_on_a_gpu()),
         gpu_test("histogram_files_on_a_gpu", |_| histogram_files_on_a_gpu()),
         gpu_test("csr_files_both_ways_on_a_gpu", |_| csr_files_on_a_gpu()),
         gpu_test("recurrence_files_on_a_gpu", |_| recurrence_files_on_a_gpu()),
@@ -755,8 +756,6 @@ fn compact_indices_mistakes() {
     assert_bad_inputs(
         &p,
         &[
-            (&["compact", "--input", &x, "--indices", &i], "--indices takes --keep flags"),
-            (&["compact", "--input", &x, "--keep", "nonzero", "--indices", &i], "--indices takes --keep flags"),
             (&to_out, "--indices and --output name the same file"),
             (&to_taken, "taken.npy: exists; pass --force"),
             (&["compact", "--input", &x, "--index-type", "u64"], "--indices"),
@@ -1527,6 +1526,39 @@ fn bool_masks_on_a_gpu() {
     let h = p("h.npy");
     assert_passes(&["segmented", "--input", &p("x.npy"), "--heads", &p("m.npy"), "--op", "max", "--output", &h]);
     assert_eq!(read_npy::<u32>(&h).1, segments_cpu(&data, |j| mask[j] == 1, false, 0, u32::max));
+}
+
+/// `--keep gt:T` on negative and positive i32 and `--keep nonzero` on f32 with both zeros and
+/// NaNs, each with the kept elements' positions.
+fn compact_comparisons_on_a_gpu() {
+    let d = temp_dir();
+    let p = |name: &str| d.path().join(name).to_str().unwrap().to_string();
+    let n = 100_003usize;
+    let ints: Vec<i32> = (0..n as i64).map(|i| ((i * 7919) % 201 - 100) as i32).collect();
+    let special = [0.0f32, -0.0, 1.5, f32::NAN, -2.0, 0.0, f32::INFINITY, -0.0];
+    let floats: Vec<f32> = (0..n).map(|i| special[(i * 5 + i / 7) % special.len()]).collect();
+    write_npy(Path::new(&p("x.npy")), &ints);
+    write_npy(Path::new(&p("f.npy")), &floats);
+    for ty in ["u32", "u64"] {
+        let (y, i) = (p(&format!("y-{ty}.npy")), p(&format!("i-{ty}.npy")));
+        let args = ["compact", "--input", &p("x.npy"), "--keep", "gt:-7", "--output", &y, "--indices", &i];
+        assert_passes(&[&args[..], &["--index-type", ty]].concat());
+        let kept: Vec<usize> = (0..n).filter(|&j| ints[j] > -7).collect();
+        assert_eq!(read_npy::<i32>(&y).1, kept.iter().map(|&j| ints[j]).collect::<Vec<_>>(), "{ty}");
+        match ty {
+            "u32" => assert_eq!(read_npy::<u32>(&i).1, kept.iter().map(|&j| j as u32).collect::<Vec<_>>()),
+            _ => assert_eq!(read_npy::<u64>(&i).1, kept.iter().map(|&j| j as u64).collect::<Vec<_>>()),
+        }
+    }
+    let (y, i) = (p("yf.npy"), p("if.npy"));
+    assert_passes(&["compact", "--input", &p("f.npy"), "--keep", "nonzero", "--output", &y, "--indices", &i]);
+    let kept: Vec<usize> = (0..n).filter(|&j| floats[j] != 0.0).collect();
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&read_npy::<f32>(&y).1), kept.iter().map(|&j| floats[j].to_bits()).collect::<Vec<_>>());
+    assert_eq!(read_npy::<u32>(&i).1, kept.iter().map(|&j| j as u32).collect::<Vec<_>>());
+    let y = p("y-tiles.npy");
+    assert_passes(&["compact", "--input", &p("x.npy"), "--keep", "gt:50", "--kernel", "tiles", "--output", &y]);
+    assert_eq!(read_npy::<i32>(&y).1, ints.iter().copied().filter(|&x| x > 50).collect::<Vec<_>>());
 }
 
 /// The counts, bin starts and permutation of f32 values (quarters: exact bins) in 16 bins over
