@@ -1309,9 +1309,11 @@ fn widening_mistakes() {
     std::fs::write(p("c8.npy"), npy_bytes("<c8", "(2,)", &[0; 16])).unwrap();
     std::fs::write(p("short.npy"), npy_bytes("<i2", "(8,)", &[0; 10])).unwrap();
     std::fs::write(p("five.bin"), [0u8; 5]).unwrap();
+    write_bools(Path::new(&p("b2.npy")), &[1, 0, 0, 1, 0, 0, 0, 2, 0, 1]);
     assert_bad_inputs(
         &p,
         &[
+            (&["scan", "--input", &p("b2.npy"), "--output-type", "u32"], "b2.npy: element 7 is 2, not a bool (0 or 1)"),
             (&["scan", "10", "--type", "i8"], "--type i8 is read only by a widening scan: add --output-type"),
             (&["scan", "10", "--type", "f32", "--output-type", "u64"], "--type f32 is not one"),
             (&["scan", "10", "--output-type", "f32"], "--output-type f32: u8 widens into u32, u64, i64"),
