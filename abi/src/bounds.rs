@@ -30,7 +30,7 @@ pub fn block_threads(shapes: &Shapes, kernel: Kernel) -> Option<u32> {
         PartitionCount | PartitionScatter => s.partition.threads,
         SortCounts => s.sort_counts.at(size).threads,
         SortPass | SortPassValues => s.sort.at(size).threads,
-        CsrCount | CsrHeads | SegmentedHeads | SegmentedKeyHeads | SortFlip => s.helper_threads,
+        CsrCount | CsrHeads | SegmentedHeads | SegmentedKeyHeads | SortFlip | KeptFlags => s.helper_threads,
         Recurrence => s.single_pass.at(map).threads,
         RecurrenceStaged => s.staged.at(map).threads,
         RecurrencePipelined => s.recurrence_pipeline.at(map).threads(),

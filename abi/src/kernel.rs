@@ -84,6 +84,9 @@ families! {
     /// The positions of the set flags (a compaction of the flags that writes where they are);
     /// the type names the positions'.
     Positions,
+    /// A flag byte per element, set where a comparison keeps it (the flags of the positions of
+    /// the elements a compaction by a comparison keeps).
+    KeptFlags,
     PartitionCount,
     PartitionScatter,
     SortCounts,
@@ -202,6 +205,7 @@ impl Family {
             Compact
                 | CompactPipelined
                 | Positions
+                | KeptFlags
                 | PartitionCount
                 | PartitionScatter
                 | SortCounts
@@ -230,7 +234,7 @@ impl Family {
             SinglePassTimeline => ty == ElemType::U32 && op == Some(Op::Add),
             Widening(s) | WideningPipelined(s) => s.widens_to(ty) && op == Some(Op::Add),
             WideningDet(s) => s.is_float() && s.widens_to(ty) && op == Some(Op::Add),
-            Compact => op.is_none(),
+            Compact | KeptFlags => op.is_none(),
             CompactPipelined => matches!(ty.size(), 4 | 8) && op.is_none(),
             Positions => matches!(ty, ElemType::U32 | ElemType::U64) && op.is_none(),
             PartitionCount | PartitionScatter | SortCounts | SortPass | SortPassValues | SortFlip => {
@@ -281,6 +285,7 @@ impl fmt::Display for Prefix {
             Compact => "compact",
             CompactPipelined => "compact_pipe",
             Positions => "positions",
+            KeptFlags => "kept_flags",
             PartitionCount => "partition_count",
             PartitionScatter => "partition_scatter",
             SortCounts => "sort_counts",

@@ -86,6 +86,12 @@ value_enum!(
     /// A key type of the scan by key.
     KeyType(ElemType): types_of(Family::SegmentedKeyHeads), ElemType::name, describe_type
 );
+/// The integer types an offsets file may hold (NumPy's default integers among them).
+pub const OFFSET_TYPES: [ElemType; 4] = [ElemType::U64, ElemType::I64, ElemType::U32, ElemType::I32];
+value_enum!(
+    /// The type of a file of segment start offsets.
+    OffsetType(ElemType): OFFSET_TYPES, ElemType::name, describe_type
+);
 value_enum!(
     /// The type of written positions.
     IndexType(ElemType): [ElemType::U32, ElemType::U64], ElemType::name, |t| match t {
@@ -424,6 +430,13 @@ pub struct Files {
     /// --type). Without it the input is generated from --seed.
     #[arg(long, value_name = "FILE")]
     pub input: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: Outputs,
+}
+
+/// The output of a command that writes its checked result, whatever its inputs.
+#[derive(Args, Clone, Debug)]
+pub struct Outputs {
     /// Write the result here (.npy, or raw binary for any other extension) once it is checked
     /// against the CPU: atomically, never a partial file.
     #[arg(long, value_name = "FILE")]
@@ -431,6 +444,25 @@ pub struct Files {
     /// Replace existing output files.
     #[arg(long)]
     pub force: bool,
+}
+
+impl Outputs {
+    /// An error unless `--output` and every one of `more` (flag, path) may be written, each to a
+    /// different file.
+    pub fn check(&self, more: &[(&str, Option<&std::path::Path>)]) -> Result<(), Error> {
+        let all: Vec<(&str, &std::path::Path)> = [("--output", self.output.as_deref())]
+            .iter()
+            .chain(more)
+            .filter_map(|&(flag, p)| p.map(|p| (flag, p)))
+            .collect();
+        for (i, &(flag, path)) in all.iter().enumerate() {
+            crate::io::check_writable(path, self.force)?;
+            if let Some(&(other, _)) = all[..i].iter().find(|(_, p)| *p == path) {
+                return Err(Error::invalid(format!("{flag} and {other} name the same file {}", path.display())));
+            }
+        }
+        Ok(())
+    }
 }
 
 impl Files {
@@ -462,23 +494,6 @@ impl Files {
             (None, Some(n)) => Ok(n),
             (None, None) => Err(Error::invalid("give N, the number of elements, or --input")),
         }
-    }
-
-    /// An error unless `--output` and every one of `more` (flag, path) may be written, each to a
-    /// different file.
-    pub fn check_outputs(&self, more: &[(&str, Option<&std::path::Path>)]) -> Result<(), Error> {
-        let all: Vec<(&str, &std::path::Path)> = [("--output", self.output.as_deref())]
-            .iter()
-            .chain(more)
-            .filter_map(|&(flag, p)| p.map(|p| (flag, p)))
-            .collect();
-        for (i, &(flag, path)) in all.iter().enumerate() {
-            crate::io::check_writable(path, self.force)?;
-            if let Some(&(other, _)) = all[..i].iter().find(|(_, p)| *p == path) {
-                return Err(Error::invalid(format!("{flag} and {other} name the same file {}", path.display())));
-            }
-        }
-        Ok(())
     }
 }
 

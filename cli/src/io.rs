@@ -70,16 +70,27 @@ pub fn header_of(path: &Path) -> Result<npyz::NpyHeader> {
     npyz::NpyHeader::from_reader(BufReader::new(file)).map_err(|e| bad(path, format!("not a valid .npy file: {e}")))
 }
 
+/// The plain dtype of `header` (`<u4`), or an error for a structured one.
+fn plain_dtype(path: &Path, header: &npyz::NpyHeader) -> Result<npyz::TypeStr> {
+    match header.dtype() {
+        npyz::DType::Plain(t) => Ok(t),
+        other => Err(bad(path, format!("structured dtype {other:?} is not supported; store a plain array"))),
+    }
+}
+
 /// The element type of a C-ordered array of `ndim` dimensions (1 or 2) that `header` describes.
 fn check_header(path: &Path, header: &npyz::NpyHeader, ndim: usize) -> Result<ElemType> {
-    let dtype = match header.dtype() {
-        npyz::DType::Plain(t) => t.to_string(),
-        other => return Err(bad(path, format!("structured dtype {other:?} is not supported; store a plain array"))),
-    };
+    let dtype = plain_dtype(path, header)?.to_string();
     let ty = elem_type_of(&dtype).ok_or_else(|| {
         let supported: Vec<&str> = ElemType::ALL.iter().map(|t| npy_dtype(*t)).collect();
         bad(path, format!("dtype {dtype} is not supported; supported: {}", supported.join(" ")))
     })?;
+    check_layout(path, header, ndim)?;
+    Ok(ty)
+}
+
+/// An error unless `header` describes a C-ordered array of `ndim` dimensions (1 or 2).
+pub fn check_layout(path: &Path, header: &npyz::NpyHeader, ndim: usize) -> Result<()> {
     if header.shape().len() != ndim {
         let why = match ndim {
             1 => "is not one-dimensional; flatten it first (numpy: a.ravel())",
@@ -90,7 +101,33 @@ fn check_header(path: &Path, header: &npyz::NpyHeader, ndim: usize) -> Result<El
     if header.order() == npyz::Order::Fortran {
         return Err(bad(path, "Fortran order is not supported; save a C-ordered array (numpy: np.ascontiguousarray)"));
     }
-    Ok(ty)
+    Ok(())
+}
+
+/// An error unless the `.npy` file at `path` stores its elements little-endian (single bytes have
+/// no order): for readers that take the data's bytes as they are rather than through `npyz`.
+pub fn check_little_endian(path: &Path, header: &npyz::NpyHeader) -> Result<()> {
+    let dtype = plain_dtype(path, header)?;
+    if dtype.endianness() == npyz::Endianness::Big && dtype.size_field() > 1 {
+        return Err(bad(
+            path,
+            "big-endian data is not supported; save it little-endian (numpy: a.astype('<' + a.dtype.str[1:]))",
+        ));
+    }
+    Ok(())
+}
+
+/// The shape in `header` of the `.npy` file at `path` (of `file_len` bytes), unless its data is
+/// shorter than the shape's elements of `size` bytes.
+pub fn checked_shape(path: &Path, header: &npyz::NpyHeader, size: u64, file_len: u64) -> Result<Vec<u64>> {
+    let shape = header.shape().to_vec();
+    let n = shape.iter().try_fold(1u64, |a, &d| a.checked_mul(d));
+    let data = npy_data_bytes(path, file_len)?;
+    if n.and_then(|n| n.checked_mul(size)).is_none_or(|b| b > data) {
+        let n = n.map_or_else(|| format!("{shape:?}"), |n| n.to_string());
+        return Err(bad(path, format!("truncated: the header promises {n} elements, the file holds {data} bytes")));
+    }
+    Ok(shape)
 }
 
 /// The number of `ty` elements in `path` (a `.npy` file's header, or a raw file's size), without
@@ -108,17 +145,7 @@ pub fn input_shape(path: &Path, ty: ElemType, ndim: usize) -> Result<Vec<u64>> {
         Format::Npy => {
             let header = header_of(path)?;
             check_header(path, &header, ndim)?;
-            let shape = header.shape().to_vec();
-            let n = shape.iter().try_fold(1u64, |a, &d| a.checked_mul(d));
-            let file_len = npy_data_bytes(path, file_len)?;
-            if n.and_then(|n| n.checked_mul(size)).is_none_or(|b| b > file_len) {
-                let n = n.map_or_else(|| format!("{shape:?}"), |n| n.to_string());
-                return Err(bad(
-                    path,
-                    format!("truncated: the header promises {n} elements, the file holds {file_len} bytes"),
-                ));
-            }
-            Ok(shape)
+            checked_shape(path, &header, size, file_len)
         }
         Format::Raw if ndim != 1 => Err(bad(path, "a raw file has no shape; give a .npy file")),
         Format::Raw => {
@@ -174,7 +201,8 @@ pub fn reading_seconds() -> f64 {
     *READING.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Reads the elements of the `ndim`-dimensional array of `T` in `path`, in C order.
+/// Reads the elements of the `ndim`-dimensional array of `T` in `path`, in C order (a raw file,
+/// which has no shape, as its elements are: the caller checked their number).
 pub fn read_shaped<T: FileElement>(path: &Path, ndim: usize) -> Result<Vec<T>> {
     let started = Instant::now();
     let v = read_shaped_untimed(path, ndim);
@@ -183,8 +211,10 @@ pub fn read_shaped<T: FileElement>(path: &Path, ndim: usize) -> Result<Vec<T>> {
 }
 
 fn read_shaped_untimed<T: FileElement>(path: &Path, ndim: usize) -> Result<Vec<T>> {
-    let shape = input_shape(path, T::TYPE, ndim)?;
-    let n: u64 = shape.iter().product();
+    let n: u64 = match Format::of(path) {
+        Format::Npy => input_shape(path, T::TYPE, ndim)?.iter().product(),
+        Format::Raw => input_len(path, T::TYPE)?,
+    };
     let len = usize::try_from(n).map_err(|_| bad(path, "holds more elements than this machine can address"))?;
     let mut v = crate::memory::with_capacity::<T>(len, &path.display().to_string())?;
     match Format::of(path) {
@@ -394,14 +424,26 @@ pub fn input_of(
 }
 
 /// The element type (one of `allowed`, agreeing with `requested` when given) and the shape of the
-/// matrix in the `.npy` file `path` for `command`: a two-dimensional array, or an empty
-/// one-dimensional one (NumPy's `np.array([])`), which has no rows to scan either way.
+/// matrix in `path` for `command`: a `.npy` file's two-dimensional array, or an empty
+/// one-dimensional one (NumPy's `np.array([])`), which has no rows to scan either way; a raw
+/// file's elements as the `[rows, cols]` of `dims`, which it must hold exactly.
 pub fn matrix_of(
     path: &Path,
     requested: Option<ElemType>,
     allowed: &[ElemType],
     command: &str,
+    dims: Option<[u64; 2]>,
 ) -> Result<(ElemType, Vec<u64>)> {
+    if Format::of(path) == Format::Raw {
+        let ty = input_of(path, requested, allowed, command, 1)?;
+        let [rows, cols] =
+            dims.ok_or_else(|| bad(path, "a raw file has no shape: give ROWS and COLS, or a .npy file"))?;
+        let n = input_len(path, ty)?;
+        if rows.checked_mul(cols) != Some(n) {
+            return Err(bad(path, format!("holds {n} {} elements, not ROWS x COLS = {rows} x {cols}", ty.name())));
+        }
+        return Ok((ty, vec![rows, cols]));
+    }
     let empty_vector = Format::of(path) == Format::Npy
         && file_len(path).is_ok()
         && header_of(path).is_ok_and(|h| h.shape() == [0] && h.order() == npyz::Order::C);
@@ -410,27 +452,122 @@ pub fn matrix_of(
     Ok((ty, input_shape(path, ty, ndim)?))
 }
 
-/// The element type of a second input of `flag` (flags, heads, offsets): a `.npy` file's own,
-/// one of `allowed`; a raw file is read as `allowed[0]`.
+/// The element type of a second input of `flag` (values, row indices, the recurrence's offsets)
+/// that takes the one type in `allowed`: a `.npy` file's own, which must be it; a raw file is
+/// read as it.
 pub fn side_type(path: &Path, flag: &str, allowed: &[ElemType]) -> Result<ElemType> {
+    side_type_of(path, flag, allowed, None)
+}
+
+/// [`side_type`] of an input whose type an option (`type_flag`, its value `requested`) chooses:
+/// a `.npy` file's own must agree with it when given; a raw file needs it where `allowed` holds
+/// more than one type.
+pub fn side_type_of(
+    path: &Path,
+    flag: &str,
+    allowed: &[ElemType],
+    chosen: Option<(&str, Option<ElemType>)>,
+) -> Result<ElemType> {
     let names: Vec<&str> = allowed.iter().map(|t| t.name()).collect();
+    let (type_flag, requested) = chosen.unwrap_or(("", None));
     let ty = match Format::of(path) {
         Format::Npy => input_type(path, None)?,
-        Format::Raw => input_type(path, Some(allowed[0]))?,
+        Format::Raw => {
+            let only = if let [t] = allowed { Some(*t) } else { None };
+            let needed = || bad(path, format!("a raw {flag} file needs {type_flag} (or use a .npy file)"));
+            input_type(path, Some(requested.or(only).ok_or_else(needed)?))?
+        }
     };
     if !allowed.contains(&ty) {
         return Err(bad(path, format!("holds {}, but {flag} takes {}", ty.name(), names.join(" "))));
+    }
+    if let Some(r) = requested.filter(|&r| r != ty) {
+        return Err(bad(path, format!("holds {}, but {type_flag} {} was given", ty.name(), r.name())));
     }
     Ok(ty)
 }
 
 /// An error unless the input `path` of `flag` holds `len` elements of `ty`, as the input does.
 pub fn check_same_len(path: &Path, flag: &str, ty: ElemType, len: u64) -> Result<()> {
-    let n = input_len(path, ty)?;
+    same_len(path, flag, input_len(path, ty)?, len)
+}
+
+fn same_len(path: &Path, flag: &str, n: u64, len: u64) -> Result<()> {
     if n != len {
         return Err(bad(path, format!("{flag} holds {n} values, but the input has {len}")));
     }
     Ok(())
+}
+
+/// Whether the `.npy` file at `path` holds NumPy booleans (`|b1`, what `np.save(x > 3)` writes):
+/// bytes of 0 or 1, which flags and heads take as they take u8.
+fn holds_bools(path: &Path) -> Result<bool> {
+    if Format::of(path) == Format::Raw {
+        return Ok(false);
+    }
+    file_len(path)?;
+    let dtype = plain_dtype(path, &header_of(path)?)?;
+    Ok(dtype.type_char() == npyz::TypeChar::Bool && dtype.size_field() == 1)
+}
+
+/// An error unless the flags (or head flags) file `path` of `flag` holds `len` bytes, one per
+/// element of the input: a `.npy` file of uint8 or bool, or raw bytes.
+pub fn check_flags(path: &Path, flag: &str, len: u64) -> Result<()> {
+    let bools = holds_bools(path)?;
+    let ty = match Format::of(path) {
+        Format::Npy if !bools => input_type(path, None)?,
+        _ => ElemType::U8,
+    };
+    if ty != ElemType::U8 {
+        return Err(bad(path, format!("holds {}, but {flag} takes u8 or bool", ty.name())));
+    }
+    let n = match bools {
+        true => {
+            let header = header_of(path)?;
+            check_layout(path, &header, 1)?;
+            checked_shape(path, &header, 1, file_len(path)?)?[0]
+        }
+        false => input_len(path, ElemType::U8)?,
+    };
+    same_len(path, flag, n, len)
+}
+
+/// Reads the flags file `path` (checked by [`check_flags`]) as bytes; a bool file must hold only
+/// 0 and 1.
+pub fn read_flags(path: &Path) -> Result<Vec<u8>> {
+    if !holds_bools(path)? {
+        return read::<u8>(path);
+    }
+    let started = Instant::now();
+    let flags = read_npy_bytes(path).and_then(|v| check_bools(path, 0, &v).map(|()| v));
+    count_reading(started);
+    flags
+}
+
+/// The data of the one-dimensional `.npy` file of single bytes at `path`, as they are stored.
+fn read_npy_bytes(path: &Path) -> Result<Vec<u8>> {
+    let header = header_of(path)?;
+    let n = checked_shape(path, &header, 1, file_len(path)?)?[0];
+    let len = usize::try_from(n).map_err(|_| bad(path, "holds more elements than this machine can address"))?;
+    let mut v = crate::memory::with_capacity::<u8>(len, &path.display().to_string())?;
+    let file = std::fs::File::open(path).map_err(|e| bad(path, format!("cannot open: {e}")))?;
+    let npy = npyz::NpyFile::new(BufReader::new(file)).map_err(|e| bad(path, format!("not a valid .npy file: {e}")))?;
+    npy.into_inner()
+        .take(n)
+        .read_to_end(&mut v)
+        .map_err(|e| bad(path, format!("truncated or unreadable data: {e}")))?;
+    if v.len() != len {
+        return Err(bad(path, format!("truncated: the header promises {n} elements, the file holds {}", v.len())));
+    }
+    Ok(v)
+}
+
+/// An error naming the first of `bytes` (elements `first..` of `path`) that is not a bool: 0 or 1.
+pub fn check_bools(path: &Path, first: usize, bytes: &[u8]) -> Result<()> {
+    match bytes.iter().position(|&b| b > 1) {
+        Some(i) => Err(bad(path, format!("element {} is {}, not a bool (0 or 1)", first + i, bytes[i]))),
+        None => Ok(()),
+    }
 }
 
 /// An output file of a run, and how to write it to the (temporary) path it is given.
@@ -598,12 +735,84 @@ mod tests {
         write_shaped::<f32>(&p("m.npy"), &[0.0; 6], &[2, 3], false).unwrap();
         write::<f32>(&p("e.npy"), &[], false).unwrap();
         write::<f32>(&p("v.npy"), &[1.0], false).unwrap();
-        let of = |name: &str| matrix_of(&p(name), None, &[ElemType::F32], "batched");
+        let of = |name: &str| matrix_of(&p(name), None, &[ElemType::F32], "batched", None);
         assert_eq!(of("m.npy").unwrap(), (ElemType::F32, vec![2, 3]));
         assert_eq!(of("e.npy").unwrap(), (ElemType::F32, vec![0]));
         assert!(of("v.npy").unwrap_err().to_string().contains("shape [1] is not two-dimensional"));
-        let e = matrix_of(&p("m.npy"), None, &[ElemType::U32], "batched").unwrap_err().to_string();
+        let e = matrix_of(&p("m.npy"), None, &[ElemType::U32], "batched", None).unwrap_err().to_string();
         assert!(e.contains("holds f32, but batched takes u32"), "{e}");
+    }
+
+    #[test]
+    fn bool_arrays_are_flags_of_0_and_1() {
+        let d = dir();
+        let p = d.path().join("b.npy");
+        std::fs::write(&p, npy_bytes("|b1", false, "(4,)", &[1, 0, 0, 1])).unwrap();
+        check_flags(&p, "--flags", 4).unwrap();
+        assert_eq!(read_flags(&p).unwrap(), [1, 0, 0, 1]);
+        let e = check_flags(&p, "--flags", 5).unwrap_err().to_string();
+        assert!(e.contains("--flags holds 4 values, but the input has 5"), "{e}");
+        std::fs::write(&p, npy_bytes("|b1", false, "(4,)", &[1, 0, 3, 1])).unwrap();
+        assert!(read_flags(&p).unwrap_err().to_string().contains("b.npy: element 2 is 3, not a bool (0 or 1)"));
+        let u = d.path().join("u.npy");
+        write::<u8>(&u, &[0, 7], false).unwrap();
+        check_flags(&u, "--heads", 2).unwrap();
+        assert_eq!(read_flags(&u).unwrap(), [0, 7]);
+        let w = d.path().join("w.npy");
+        write::<u16>(&w, &[0, 7], false).unwrap();
+        let e = check_flags(&w, "--heads", 2).unwrap_err().to_string();
+        assert!(e.contains("w.npy: holds u16, but --heads takes u8 or bool"), "{e}");
+        let raw = d.path().join("r.bin");
+        std::fs::write(&raw, [0u8, 5, 1]).unwrap();
+        check_flags(&raw, "--flags", 3).unwrap();
+        assert_eq!(read_flags(&raw).unwrap(), [0, 5, 1]);
+    }
+
+    #[test]
+    fn a_type_option_reads_raw_side_files_and_must_agree_with_a_npy_file() {
+        let d = dir();
+        let raw = d.path().join("k.bin");
+        std::fs::write(&raw, [0u8; 8]).unwrap();
+        let types = [ElemType::U16, ElemType::U32];
+        let of = |p: &Path, t| side_type_of(p, "--keys", &types, Some(("--key-type", t)));
+        assert_eq!(of(&raw, Some(ElemType::U16)).unwrap(), ElemType::U16);
+        assert_eq!(input_len(&raw, ElemType::U16).unwrap(), 4);
+        assert!(of(&raw, None).unwrap_err().to_string().contains("k.bin: a raw --keys file needs --key-type"));
+        let npy = d.path().join("k.npy");
+        write::<u32>(&npy, &[1, 2], false).unwrap();
+        assert_eq!(of(&npy, None).unwrap(), ElemType::U32);
+        assert_eq!(of(&npy, Some(ElemType::U32)).unwrap(), ElemType::U32);
+        let e = of(&npy, Some(ElemType::U16)).unwrap_err().to_string();
+        assert!(e.contains("k.npy: holds u32, but --key-type u16 was given"), "{e}");
+        assert_eq!(side_type(&raw, "--values", &[ElemType::U32]).unwrap(), ElemType::U32);
+    }
+
+    #[test]
+    fn a_raw_matrix_takes_its_shape_from_rows_and_cols() {
+        let d = dir();
+        let raw = d.path().join("m.bin");
+        write::<u32>(&raw, &[0, 1, 2, 3, 4, 5], false).unwrap();
+        let of = |dims| matrix_of(&raw, Some(ElemType::U32), &[ElemType::U32], "batched", dims);
+        assert_eq!(of(Some([2, 3])).unwrap(), (ElemType::U32, vec![2, 3]));
+        let e = of(Some([4, 2])).unwrap_err().to_string();
+        assert!(e.contains("m.bin: holds 6 u32 elements, not ROWS x COLS = 4 x 2"), "{e}");
+        assert!(of(None).unwrap_err().to_string().contains("a raw file has no shape: give ROWS and COLS"));
+        assert_eq!(read_shaped::<u32>(&raw, 2).unwrap(), [0, 1, 2, 3, 4, 5]);
+    }
+
+    #[test]
+    fn readers_of_the_bytes_as_they_lie_refuse_big_endian_files() {
+        let d = dir();
+        let p = d.path().join("be.npy");
+        let check = |dtype: &str, data: &[u8]| {
+            std::fs::write(&p, npy_bytes(dtype, false, "(1,)", data)).unwrap();
+            check_little_endian(&p, &header_of(&p).unwrap())
+        };
+        let e = check(">u4", &[0, 0, 0, 1]).unwrap_err().to_string();
+        assert!(e.contains("be.npy: big-endian data is not supported"), "{e}");
+        assert!(check(">f8", &[0; 8]).is_err());
+        check("<u4", &[1, 0, 0, 0]).unwrap();
+        check("|u1", &[1]).unwrap();
     }
 
     #[test]

@@ -44,6 +44,9 @@ fn main() -> ExitCode {
         test("batched_file_mistakes_are_one_line_errors", batched_file_mistakes),
         test("inputs_too_large_for_memory_are_refused_before_they_are_read", too_large_files_are_refused),
         needs("without_a_gpu_empty_files_are_valid_input", driver.clone(), empty_files_are_valid_input),
+        test("an_empty_file_scans_to_an_empty_file_without_a_gpu", empty_scans),
+        test("a_truncated_file_is_refused_before_the_streamed_scan_opens_the_gpu", truncated_stream_is_refused),
+        test("big_endian_files_read_as_bytes_are_refused", big_endian_files_are_refused),
         test("tune_help_lists_the_keys", tune_help_lists_the_keys),
         test("widening_mistakes_are_one_line_errors", widening_mistakes),
         gpu_test("widening_files_on_a_gpu", |_| widening_files_on_a_gpu()),
@@ -53,6 +56,12 @@ fn main() -> ExitCode {
         gpu_test("compact_indices_on_a_gpu", |_| compact_indices_on_a_gpu()),
         gpu_test("segmented_files_on_a_gpu", |_| segmented_files_on_a_gpu()),
         gpu_test("batched_files_on_a_gpu", |_| batched_files_on_a_gpu()),
+        gpu_test("raw_side_files_on_a_gpu", |_| raw_side_files_on_a_gpu()),
+        gpu_test("bool_masks_on_a_gpu", |_| bool_masks_on_a_gpu()),
+        gpu_test("compact_comparisons_with_files_on_a_gpu", |_| compact_comparisons_on_a_gpu()),
+        gpu_test("histogram_files_on_a_gpu", |_| histogram_files_on_a_gpu()),
+        gpu_test("csr_files_both_ways_on_a_gpu", |_| csr_files_on_a_gpu()),
+        gpu_test("recurrence_files_on_a_gpu", |_| recurrence_files_on_a_gpu()),
         gpu_test("scan_across_ranks_goes_through_the_shared_experiment", |_| scan_across_ranks_on_a_gpu()),
         Trial::test("random_arguments_never_panic", || random_arguments_never_panic().map_err(Into::into)),
     ])
@@ -507,9 +516,13 @@ fn file_mistakes_are_one_line_errors() {
     assert_usage_error(&["scan"], "give N, the number of elements, or --input");
     assert_usage_error(&["scan", "--input", d.path().to_str().unwrap()], "is a folder; give a .npy or raw file");
     assert_usage_error(&["scan", "--input", &path("missing/in.npy")], "cannot open");
-    write_npy::<u32>(&d.path().join("empty.npy"), &[]);
-    assert_usage_error(&["scan", "--input", &path("empty.npy")], "--input holds no values");
     assert_eq!(std::fs::read(d.path().join("taken.npy")).unwrap(), b"keep me");
+}
+
+/// Writes `flags` (each 0 or 1, or any byte to make a damaged file) as a NumPy bool array, as
+/// `np.save(path, x > 3)` does.
+fn write_bools(path: &Path, flags: &[u8]) {
+    std::fs::write(path, npy_bytes("|b1", &format!("({},)", flags.len()), flags)).unwrap();
 }
 
 /// Writes `data` as a .npy file of `shape`.
@@ -569,6 +582,10 @@ fn assert_bad_inputs(p: &impl Fn(&str) -> String, cases: &[(&[&str], &str)]) {
 
 fn compact_file_mistakes() {
     let (_d, p) = inputs();
+    write_bools(Path::new(&p("b2.npy")), &[1, 0, 0, 1, 0, 0, 0, 2, 0, 1]);
+    write_bools(Path::new(&p("b9.npy")), &[1; 9]);
+    std::fs::write(p("b23.npy"), npy_bytes("|b1", "(2, 3)", &[1; 6])).unwrap();
+    std::fs::write(p("bshort.npy"), npy_bytes("|b1", "(10,)", &[1; 6])).unwrap();
     let (x, f, f9, m, h) = (p("x.npy"), p("f.npy"), p("f9.npy"), p("m.npy"), p("h.npy"));
     assert_bad_inputs(
         &p,
@@ -589,6 +606,22 @@ fn compact_file_mistakes() {
             (&["compact", "--input", &x, "--keep", "flags"], "--keep flags with --input needs --flags FILE"),
             (&["compact", "--input", &x, "--flags", &f], "--flags goes with --keep flags"),
             (&["compact", "--input", &x, "--keep", "gt:-1"], "`-1` is not a valid u32 value"),
+            (
+                &["compact", "--input", &x, "--keep", "flags", "--flags", &p("b2.npy")],
+                "b2.npy: element 7 is 2, not a bool (0 or 1)",
+            ),
+            (
+                &["compact", "--input", &x, "--keep", "flags", "--flags", &p("b9.npy")],
+                "b9.npy: --flags holds 9 values, but the input has 10",
+            ),
+            (
+                &["compact", "--input", &x, "--keep", "flags", "--flags", &p("b23.npy")],
+                "b23.npy: shape [2, 3] is not one-dimensional",
+            ),
+            (
+                &["compact", "--input", &x, "--keep", "flags", "--flags", &p("bshort.npy")],
+                "bshort.npy: truncated: the header promises 10 elements",
+            ),
             (&["compact", "--input", &p("none.npy")], "none.npy: cannot open"),
         ],
     );
@@ -723,8 +756,6 @@ fn compact_indices_mistakes() {
     assert_bad_inputs(
         &p,
         &[
-            (&["compact", "--input", &x, "--indices", &i], "--indices takes --keep flags"),
-            (&["compact", "--input", &x, "--keep", "nonzero", "--indices", &i], "--indices takes --keep flags"),
             (&to_out, "--indices and --output name the same file"),
             (&to_taken, "taken.npy: exists; pass --force"),
             (&["compact", "--input", &x, "--index-type", "u64"], "--indices"),
@@ -745,6 +776,9 @@ fn segmented_file_mistakes() {
     write_npy::<i64>(Path::new(&p("unsorted.npy")), &[0, 2, 1]);
     write_npy::<u32>(Path::new(&p("beyond.npy")), &[0, 11]);
     write_npy::<i32>(Path::new(&p("negative.npy")), &[0, -4, 5]);
+    std::fs::write(p("k.bin"), [0u8; 20]).unwrap();
+    write_bools(Path::new(&p("b2.npy")), &[1, 0, 0, 1, 0, 0, 0, 2, 0, 1]);
+    write_bools(Path::new(&p("b9.npy")), &[1; 9]);
     let (x, f, f9, d, m, h) = (p("x.npy"), p("f.npy"), p("f9.npy"), p("d.npy"), p("m.npy"), p("h.npy"));
     assert_bad_inputs(
         &p,
@@ -781,8 +815,29 @@ fn segmented_file_mistakes() {
             (&["segmented", "--input", &x, "--rows-of", "3"], "10 elements are not whole rows of 3"),
             (&["segmented", "--input", &x, "--heads", &f, "--keys", &x], "cannot be used with"),
             (&["segmented", "--input", &x, "--offsets", &x, "--rows-of", "2"], "cannot be used with"),
-            (&["segmented", "--input", &x, "--rows-of", "2", "--key-type", "u8"], "--key-type sets generated keys"),
-            (&["segmented", "--input", &x, "--keys", &f, "--key-type", "u8"], "--key-type sets generated keys"),
+            (
+                &["segmented", "--input", &x, "--rows-of", "2", "--key-type", "u8"],
+                "--key-type is the type of the --keys",
+            ),
+            (
+                &["segmented", "--input", &x, "--keys", &f, "--key-type", "u32"],
+                "f.npy: holds u8, but --key-type u32 was",
+            ),
+            (&["segmented", "--input", &x, "--keys", &p("k.bin")], "k.bin: a raw --keys file needs --key-type"),
+            (&["segmented", "--input", &x, "--keys", &p("k.bin"), "--key-type", "u32"], "k.bin: --keys holds 5 values"),
+            (&["segmented", "--input", &x, "--keys", &p("k.bin"), "--key-type", "f32"], "invalid value 'f32'"),
+            (
+                &["segmented", "--input", &x, "--offsets", &p("k.bin")],
+                "k.bin: a raw --offsets file needs --offset-type",
+            ),
+            (
+                &["segmented", "--input", &x, "--offsets", &p("beyond.npy"), "--offset-type", "i64"],
+                "beyond.npy: holds u32, but --offset-type i64 was given",
+            ),
+            (&["segmented", "10", "--offsets", "--offset-type", "u32"], "generated offsets have none"),
+            (&["segmented", "--input", &x, "--rows-of", "2", "--offset-type", "u32"], "generated offsets have none"),
+            (&["segmented", "--input", &x, "--heads", &p("b2.npy")], "b2.npy: element 7 is 2, not a bool (0 or 1)"),
+            (&["segmented", "--input", &x, "--heads", &p("b9.npy")], "b9.npy: --heads holds 9 values, but the input"),
             (&["segmented", "--input", &x, "--rows-of", "2", "--op", "xor"], "invalid value 'xor'"),
             (&["segmented", "--heads", &f], "--input"),
         ],
@@ -805,6 +860,12 @@ fn batched_file_mistakes() {
             (&["batched", "--input", &m, "--type", "f64"], "m.npy: holds u32, but --type f64 was given"),
             (&["batched", "2", "4", "--input", &m], "ROWS x COLS is 2 x 4 but --input is 2 x 5"),
             (&["batched", "--input", &p("raw.bin"), "--type", "u32"], "raw.bin: a raw file has no shape"),
+            (&["batched", "2", "5", "--input", &p("raw.bin")], "raw.bin: raw binary input needs --type"),
+            (
+                &["batched", "3", "4", "--input", &p("raw.bin"), "--type", "u32"],
+                "raw.bin: holds 10 u32 elements, not ROWS x COLS = 3 x 4",
+            ),
+            (&["batched", "2", "5", "--input", &p("raw.bin"), "--type", "u8"], "invalid value 'u8'"),
             (&["batched", "--input", &p("none.npy")], "none.npy: cannot open"),
             (&["batched", "--input", &m, "--op", "xor"], "invalid value 'xor'"),
             (&["batched", "--input", &m, "--axis", "rows", "--kernel", "column-tiles"], "scans columns, not rows"),
@@ -839,8 +900,11 @@ fn too_large_files_are_refused() {
         (&["sort", "--input", big, "--type", "u32"], "fewer than 2^32 - 1"),
         (&["segmented", "--input", big, "--type", "u32", "--rows-of", "4"], "of host memory, but"),
         (&["segmented", "--input", big, "--type", "u32", "--heads", big], "--heads holds 1099511627776 values"),
-        (&["segmented", "--input", big, "--type", "u64", "--offsets", big], "of host memory, but"),
-        (&["segmented", "--input", big, "--type", "u64", "--keys", keys], "of host memory, but"),
+        (
+            &["segmented", "--input", big, "--type", "u64", "--offsets", big, "--offset-type", "u64"],
+            "of host memory, but",
+        ),
+        (&["segmented", "--input", big, "--type", "u64", "--keys", keys, "--key-type", "u8"], "of host memory, but"),
         (&["batched", "--input", matrix, "--axis", "rows"], "of host memory, but"),
     ];
     for (args, needle) in cases {
@@ -1245,9 +1309,11 @@ fn widening_mistakes() {
     std::fs::write(p("c8.npy"), npy_bytes("<c8", "(2,)", &[0; 16])).unwrap();
     std::fs::write(p("short.npy"), npy_bytes("<i2", "(8,)", &[0; 10])).unwrap();
     std::fs::write(p("five.bin"), [0u8; 5]).unwrap();
+    write_bools(Path::new(&p("b2.npy")), &[1, 0, 0, 1, 0, 0, 0, 2, 0, 1]);
     assert_bad_inputs(
         &p,
         &[
+            (&["scan", "--input", &p("b2.npy"), "--output-type", "u32"], "b2.npy: element 7 is 2, not a bool (0 or 1)"),
             (&["scan", "10", "--type", "i8"], "--type i8 is read only by a widening scan: add --output-type"),
             (&["scan", "10", "--type", "f32", "--output-type", "u64"], "--type f32 is not one"),
             (&["scan", "10", "--output-type", "f32"], "--output-type f32: u8 widens into u32, u64, i64"),
@@ -1337,4 +1403,236 @@ fn widening_files_on_a_gpu() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains(&format!("element {} is 2, not a bool", n - 1)), "{}", stderr(&o));
     assert!(!Path::new(&p("b2-out.npy")).exists());
+}
+
+/// An empty array from a file scans to an empty file of the result's type, with no GPU: plain,
+/// widening and streamed alike, .npy and raw; written only where --force allows.
+fn empty_scans() {
+    let (_d, p) = inputs();
+    write_npy::<u8>(Path::new(&p("e8.npy")), &[]);
+    std::fs::write(p("e.bin"), b"").unwrap();
+    let pass = |args: &[&str]| {
+        let o = host(args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}{}", stdout(&o), stderr(&o));
+        assert!(stdout(&o).contains("0 elements against the CPU reference: PASS"), "{args:?}: {}", stdout(&o));
+    };
+    // The streamed path (a file into a file), another algorithm's, and the widening sum's.
+    let (y, yh, yw, yr) = (p("y.npy"), p("yh.npy"), p("yw.npy"), p("y.bin"));
+    pass(&["scan", "--input", &p("e.npy"), "--output", &y]);
+    assert_eq!(read_npy::<u32>(&y), (vec![0], vec![]));
+    pass(&["scan", "--input", &p("ed.npy"), "--algo", "blelloch", "--exclusive", "--output", &yh]);
+    assert_eq!(read_npy::<f64>(&yh), (vec![0], vec![]));
+    pass(&["scan", "--input", &p("e8.npy"), "--output-type", "u64", "--output", &yw]);
+    assert_eq!(read_npy::<u64>(&yw), (vec![0], vec![]));
+    pass(&["scan", "--input", &p("e.bin"), "--type", "i16", "--output-type", "i64", "--output", &yr]);
+    assert_eq!(std::fs::read(&yr).unwrap(), b"");
+    pass(&["scan", "--input", &p("e.npy")]);
+    assert_usage_error(&["scan", "--input", &p("e.npy"), "--output", &y], "y.npy: exists; pass --force");
+    pass(&["scan", "--input", &p("e.npy"), "--output", &y, "--force"]);
+    // Its options are still checked: a traced scan takes 1 to 1024 elements.
+    assert_usage_error(&["scan", "--input", &p("e.npy"), "--algo", "blelloch", "--trace"], "(got 0)");
+    assert_usage_error(&["scan", "--input", &p("ed.npy"), "--op", "xor"], "operator `xor` is not defined for f64");
+    let files = names(Path::new(&y).parent().unwrap());
+    assert!(!files.iter().any(|f| f.starts_with(".gpu-scan-")), "temporary files left: {files:?}");
+}
+
+/// A .npy file whose header promises more than it holds, given to the streamed scan (a file
+/// into a file): refused before the GPU opens, naming the file, no output and no temporary file.
+fn truncated_stream_is_refused() {
+    let d = temp_dir();
+    let cut = d.path().join("cut.npy");
+    std::fs::write(&cut, npy_bytes("<u4", "(1000,)", &[7; 2000])).unwrap();
+    let out = d.path().join("out.npy");
+    let args = ["scan", "--input", cut.to_str().unwrap(), "--output", out.to_str().unwrap()];
+    assert_usage_error(&args, "cut.npy: truncated: the header promises 1000 elements, the file holds 2000 bytes");
+    assert_usage_error(&[&args[..], &["--device-memory", "1MiB"]].concat(), "cut.npy: truncated");
+    assert_eq!(names(d.path()), ["cut.npy"], "an output or a temporary file was left");
+}
+
+/// Big-endian .npy files are refused, naming the file, where a scan reads the bytes as they lie
+/// (the streamed scan and the widening sum), before the GPU opens.
+fn big_endian_files_are_refused() {
+    let d = temp_dir();
+    let p = |name: &str| d.path().join(name).to_str().unwrap().to_string();
+    std::fs::write(p("be.npy"), npy_bytes(">u4", "(4,)", &[0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4])).unwrap();
+    std::fs::write(p("be16.npy"), npy_bytes(">i2", "(2,)", &[0, 1, 0, 2])).unwrap();
+    let out = p("out.npy");
+    for args in [
+        &["scan", "--input", &p("be.npy"), "--output", &out][..],
+        &["scan", "--input", &p("be.npy"), "--output-type", "u64", "--output", &out],
+        &["scan", "--input", &p("be16.npy"), "--output-type", "i64"],
+    ] {
+        assert_usage_error(args, ".npy: big-endian data is not supported; save it little-endian");
+    }
+    assert_eq!(names(d.path()), ["be.npy", "be16.npy"]);
+}
+
+/// Raw keys of --key-type, raw offsets of --offset-type and a raw matrix of ROWS x COLS, each
+/// result against the CPU.
+fn raw_side_files_on_a_gpu() {
+    let d = temp_dir();
+    let p = |name: &str| d.path().join(name).to_str().unwrap().to_string();
+    let n = 30_011usize;
+    let data: Vec<i32> = (0..n as i32).map(|i| (i * 7919 % 2001) - 1000).collect();
+    write_npy(Path::new(&p("x.npy")), &data);
+    let starts: Vec<usize> = (0..n).filter(|i| i % 53 == 17 || i % 97 == 0).collect();
+    let run = |i: usize| starts.iter().take_while(|&&s| s <= i).count();
+    // u16 keys, their runs wrapping past 65535 nowhere but changing at every start.
+    let keys: Vec<u8> = (0..n).flat_map(|i| ((run(i) * 37) as u16).to_le_bytes()).collect();
+    std::fs::write(p("k.bin"), keys).unwrap();
+    let offsets: Vec<u8> = starts.iter().chain([&n]).flat_map(|&s| (s as i32).to_le_bytes()).collect();
+    std::fs::write(p("o.bin"), offsets).unwrap();
+    let head = |i: usize| i == 0 || starts.contains(&i);
+    let want = segments_cpu(&data, head, false, 0, i32::wrapping_add);
+    let (yk, yo) = (p("yk.npy"), p("yo.npy"));
+    assert_passes(&["segmented", "--input", &p("x.npy"), "--keys", &p("k.bin"), "--key-type", "u16", "--output", &yk]);
+    assert_eq!(read_npy::<i32>(&yk).1, want, "raw u16 keys");
+    let args = ["segmented", "--input", &p("x.npy"), "--offsets", &p("o.bin"), "--offset-type", "i32", "--output", &yo];
+    assert_passes(&args);
+    assert_eq!(read_npy::<i32>(&yo).1, want, "raw i32 offsets");
+    let (rows, cols) = (101usize, 7usize);
+    let m: Vec<f32> = (0..rows * cols).map(|i| (i % 13) as f32 - 6.0).collect();
+    std::fs::write(p("m.bin"), m.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>()).unwrap();
+    let y = p("ym.npy");
+    assert_passes(&["batched", "101", "7", "--input", &p("m.bin"), "--type", "f32", "--axis", "1", "--output", &y]);
+    let want = segments_cpu(&m, |i| i % cols == 0, false, 0.0, |a, b| a + b);
+    assert_eq!(read_npy::<f32>(&y), (vec![rows as u64, cols as u64], want), "raw matrix, along the rows");
+}
+
+/// NumPy bool arrays as compaction flags (with the positions) and as segment heads.
+fn bool_masks_on_a_gpu() {
+    let d = temp_dir();
+    let p = |name: &str| d.path().join(name).to_str().unwrap().to_string();
+    let n = 40_009usize;
+    let data: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2_654_435_761) % 1000).collect();
+    let mask: Vec<u8> = data.iter().map(|&x| (x > 700) as u8).collect();
+    write_npy(Path::new(&p("x.npy")), &data);
+    write_bools(Path::new(&p("m.npy")), &mask);
+    let (y, i) = (p("y.npy"), p("i.npy"));
+    assert_passes(&[
+        "compact",
+        "--input",
+        &p("x.npy"),
+        "--keep",
+        "flags",
+        "--flags",
+        &p("m.npy"),
+        "--output",
+        &y,
+        "--indices",
+        &i,
+    ]);
+    let kept: Vec<usize> = (0..n).filter(|&j| mask[j] == 1).collect();
+    assert_eq!(read_npy::<u32>(&y).1, kept.iter().map(|&j| data[j]).collect::<Vec<_>>());
+    assert_eq!(read_npy::<u32>(&i).1, kept.iter().map(|&j| j as u32).collect::<Vec<_>>());
+    let h = p("h.npy");
+    assert_passes(&["segmented", "--input", &p("x.npy"), "--heads", &p("m.npy"), "--op", "max", "--output", &h]);
+    assert_eq!(read_npy::<u32>(&h).1, segments_cpu(&data, |j| mask[j] == 1, false, 0, u32::max));
+}
+
+/// `--keep gt:T` on negative and positive i32 and `--keep nonzero` on f32 with both zeros and
+/// NaNs, each with the kept elements' positions.
+fn compact_comparisons_on_a_gpu() {
+    let d = temp_dir();
+    let p = |name: &str| d.path().join(name).to_str().unwrap().to_string();
+    let n = 100_003usize;
+    let ints: Vec<i32> = (0..n as i64).map(|i| ((i * 7919) % 201 - 100) as i32).collect();
+    let special = [0.0f32, -0.0, 1.5, f32::NAN, -2.0, 0.0, f32::INFINITY, -0.0];
+    let floats: Vec<f32> = (0..n).map(|i| special[(i * 5 + i / 7) % special.len()]).collect();
+    write_npy(Path::new(&p("x.npy")), &ints);
+    write_npy(Path::new(&p("f.npy")), &floats);
+    for ty in ["u32", "u64"] {
+        let (y, i) = (p(&format!("y-{ty}.npy")), p(&format!("i-{ty}.npy")));
+        let args = ["compact", "--input", &p("x.npy"), "--keep", "gt:-7", "--output", &y, "--indices", &i];
+        assert_passes(&[&args[..], &["--index-type", ty]].concat());
+        let kept: Vec<usize> = (0..n).filter(|&j| ints[j] > -7).collect();
+        assert_eq!(read_npy::<i32>(&y).1, kept.iter().map(|&j| ints[j]).collect::<Vec<_>>(), "{ty}");
+        match ty {
+            "u32" => assert_eq!(read_npy::<u32>(&i).1, kept.iter().map(|&j| j as u32).collect::<Vec<_>>()),
+            _ => assert_eq!(read_npy::<u64>(&i).1, kept.iter().map(|&j| j as u64).collect::<Vec<_>>()),
+        }
+    }
+    let (y, i) = (p("yf.npy"), p("if.npy"));
+    assert_passes(&["compact", "--input", &p("f.npy"), "--keep", "nonzero", "--output", &y, "--indices", &i]);
+    let kept: Vec<usize> = (0..n).filter(|&j| floats[j] != 0.0).collect();
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&read_npy::<f32>(&y).1), kept.iter().map(|&j| floats[j].to_bits()).collect::<Vec<_>>());
+    assert_eq!(read_npy::<u32>(&i).1, kept.iter().map(|&j| j as u32).collect::<Vec<_>>());
+    let y = p("y-tiles.npy");
+    assert_passes(&["compact", "--input", &p("x.npy"), "--keep", "gt:50", "--kernel", "tiles", "--output", &y]);
+    assert_eq!(read_npy::<i32>(&y).1, ints.iter().copied().filter(|&x| x > 50).collect::<Vec<_>>());
+}
+
+/// The counts, bin starts and permutation of f32 values (quarters: exact bins) in 16 bins over
+/// [0, 64), some outside, against a stable grouping by bin on the CPU.
+fn histogram_files_on_a_gpu() {
+    let d = temp_dir();
+    let p = |name: &str| d.path().join(name).to_str().unwrap().to_string();
+    let n = 50_021usize;
+    let values: Vec<f32> = (0..n as i64).map(|i| ((i * 7919) % 400 - 40) as f32 * 0.25 - 2.0).collect();
+    write_npy(Path::new(&p("v.npy")), &values);
+    let (c, s, q) = (p("c.npy"), p("s.npy"), p("q.npy"));
+    let args = ["histogram", "--input", &p("v.npy"), "--bins", "16", "--lo", "0", "--hi", "64"];
+    assert_passes(&[&args[..], &["--output", &c, "--starts", &s, "--permutation", &q]].concat());
+    // Bins of 4 wide: quarters divide exactly, and the outside (below 0, from 64) goes last.
+    let bin = |x: f32| if (0.0..64.0).contains(&x) { (x / 4.0) as usize } else { 16 };
+    let mut counts = [0u64; 17];
+    values.iter().for_each(|&x| counts[bin(x)] += 1);
+    let starts: Vec<u64> = counts[..16].iter().scan(0, |acc, &c| Some(std::mem::replace(acc, *acc + c))).collect();
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    order.sort_by_key(|&j| bin(values[j as usize]));
+    assert!(counts[16] > 0 && counts[..16].iter().all(|&c| c > 0), "every bin and the outside are used");
+    assert_eq!(read_npy::<u64>(&c).1, counts[..16]);
+    assert_eq!(read_npy::<u64>(&s).1, starts);
+    assert_eq!(read_npy::<u32>(&q).1, order);
+}
+
+/// COO row indices (with empty rows, the first and the last among them) to CSR offsets, and
+/// offsets back to row indices.
+fn csr_files_on_a_gpu() {
+    let d = temp_dir();
+    let p = |name: &str| d.path().join(name).to_str().unwrap().to_string();
+    let nrows = 1000u32;
+    let mut rows: Vec<u32> = (0..60_013u64).map(|i| ((i * 7919) % 997) as u32 + 1).filter(|r| r % 10 != 3).collect();
+    rows.sort();
+    write_npy(Path::new(&p("rows.npy")), &rows);
+    let o = p("o.npy");
+    assert_passes(&["csr", "--input", &p("rows.npy"), "--rows", &nrows.to_string(), "--output", &o]);
+    let offsets: Vec<u32> = (0..=nrows).map(|r| rows.iter().filter(|&&x| x < r).count() as u32).collect();
+    assert_eq!(read_npy::<u32>(&o), (vec![nrows as u64 + 1], offsets.clone()));
+    let back = p("back.npy");
+    assert_passes(&["csr", "--to-coo", "--input", &o, "--output", &back]);
+    assert_eq!(read_npy::<u32>(&back).1, rows);
+    // Offsets written by hand, their rows counted out on the CPU.
+    let given: Vec<u32> = vec![0, 0, 3, 3, 4, 9, 9];
+    write_npy(Path::new(&p("given.npy")), &given);
+    let r = p("r.npy");
+    assert_passes(&["csr", "--to-coo", "--input", &p("given.npy"), "--output", &r]);
+    let want: Vec<u32> =
+        given.windows(2).enumerate().flat_map(|(row, w)| vec![row as u32; (w[1] - w[0]) as usize]).collect();
+    assert_eq!(read_npy::<u32>(&r).1, want);
+}
+
+/// The recurrence of factors in {-1, 0, 1} and integer offsets from x0 = 3 (every value an
+/// integer well within f64's exact range, so any order of the scan gives the loop's result).
+fn recurrence_files_on_a_gpu() {
+    let d = temp_dir();
+    let p = |name: &str| d.path().join(name).to_str().unwrap().to_string();
+    let n = 70_001usize;
+    let a: Vec<f64> = (0..n as i64).map(|t| [1.0, -1.0, 1.0, 0.0, 1.0][(t * 7 % 5) as usize]).collect();
+    let b: Vec<f64> = (0..n as i64).map(|t| ((t * 7919) % 201 - 100) as f64).collect();
+    write_npy(Path::new(&p("a.npy")), &a);
+    write_npy(Path::new(&p("b.npy")), &b);
+    let x = p("x.npy");
+    assert_passes(&["recurrence", "--a", &p("a.npy"), "--b", &p("b.npy"), "--x0", "3", "--output", &x]);
+    let mut prev = 3.0;
+    let want: Vec<f64> = (0..n)
+        .map(|t| {
+            prev = a[t] * prev + b[t];
+            prev
+        })
+        .collect();
+    assert_eq!(read_npy::<f64>(&x).1, want);
+    let again = ["recurrence", "--a", &p("a.npy"), "--b", &p("b.npy"), "--output", &x];
+    assert_output_is_error(&again, &host(&again), 2, "x.npy: exists; pass --force");
 }

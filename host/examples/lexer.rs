@@ -16,9 +16,9 @@ fn main() -> ExitCode {
     common::exit(run())
 }
 
-fn run() -> Result<bool, Box<dyn std::error::Error>> {
+fn run() -> gpu_scan::Result<bool> {
     let text = match std::env::args().nth(1) {
-        Some(path) => std::fs::read(&path).map_err(|e| format!("{path}: {e}"))?,
+        Some(path) => std::fs::read(&path).map_err(|e| gpu_scan::Error::invalid(format!("{path}: {e}")))?,
         None => "the scan  of\tflags numbers\nevery token ".repeat(200_000).into_bytes(),
     };
     let gpu = Gpu::new(0)?;

@@ -14,6 +14,7 @@ fn main() -> ExitCode {
         gpu_test("compaction_pipelined_matches_the_cpu", compaction_pipelined_matches_the_cpu),
         gpu_test("compaction_mistakes_are_errors", compaction_mistakes_are_errors),
         gpu_test("flagged_indices_are_the_flagged_positions", flagged_indices_are_the_flagged_positions),
+        gpu_test("kept_flags_mark_what_a_comparison_keeps", kept_flags_mark_what_a_comparison_keeps),
         gpu_test("radix_sort_matches_a_stable_cpu_sort", radix_sort_matches_a_stable_cpu_sort),
         gpu_test("float_keys_sort_with_negative_zero_first_and_nans_last", float_keys_sort_order),
         gpu_test("histogram_counts_starts_and_permutation", histogram_counts_starts_and_permutation),
@@ -263,6 +264,51 @@ fn flagged_indices_are_the_flagged_positions(gpu: &Gpu) {
     let pipelined = CompactOptions::new(Keep::Flags).kernel(CompactKernel::Pipelined);
     let e = gpu.flagged_indices(&stream, &flags, &mut out, &mut count, &pipelined, &mut temp).unwrap_err();
     assert!(e.to_string().contains("one kernel"), "{e}");
+}
+
+/// The flags of `n` elements of `T` kept by a comparison, against the CPU's test of each element
+/// (whatever the flags held before).
+fn kept_flags_case<T: Element>(gpu: &Gpu, n: usize, three: T) -> Vec<String> {
+    let stream = gpu.stream().clone();
+    let data: Vec<T> = input::generate::<T>(Op::Xor, n as u64, n)
+        .into_iter()
+        .enumerate()
+        .map(|(i, x)| if i % 3 == 0 { T::zero() } else { x })
+        .collect();
+    let d_in = gpu.upload(&stream, "in", &data).unwrap();
+    let mut failures = Vec::new();
+    for keep in [Keep::Greater(three), Keep::NonZero] {
+        let mut d_flags = gpu.upload(&stream, "flags", &vec![7u8; n]).unwrap();
+        gpu.kept_flags(&stream, &d_in, &mut d_flags, &CompactOptions::new(keep)).unwrap();
+        let got = gpu.download(&stream, &d_flags).unwrap();
+        let want: Vec<u8> = data.iter().map(|&x| keep.keeps(x, 0) as u8).collect();
+        if got != want {
+            failures.push(format!("kept_flags {} n={n} {keep:?}", T::TYPE.name()));
+        }
+    }
+    failures
+}
+
+/// The flags of a comparison on every type, nothing at n = 0, and the mistakes refused.
+fn kept_flags_mark_what_a_comparison_keeps(gpu: &Gpu) {
+    let mut failures = Vec::new();
+    macro_rules! each {
+        ($($t:ty),*) => {$(
+            for n in [0usize, 1, 255, 257, 100_003] {
+                failures.extend(kept_flags_case::<$t>(gpu, n, "3".parse().unwrap()));
+            }
+        )*};
+    }
+    each!(u8, u16, u32, i32, u64, i64, f32, f64);
+    assert_none_failed(&failures);
+    let stream = gpu.stream().clone();
+    let data = gpu.upload(&stream, "in", &[1u32, 5, 2]).unwrap();
+    let mut short = gpu.alloc_zeros::<u8>(&stream, "flags", 2).unwrap();
+    let e = gpu.kept_flags(&stream, &data, &mut short, &CompactOptions::new(Keep::NonZero)).unwrap_err();
+    assert!(e.to_string().contains("the flags"), "{e}");
+    let mut flags = gpu.alloc_zeros::<u8>(&stream, "flags", 3).unwrap();
+    let e = gpu.kept_flags(&stream, &data, &mut flags, &CompactOptions::new(Keep::Flags)).unwrap_err();
+    assert!(e.to_string().contains("takes a comparison"), "{e}");
 }
 
 fn random_keys<T: Element>(seed: u64, n: usize) -> Vec<T> {

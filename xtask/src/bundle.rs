@@ -483,11 +483,19 @@ streamed() {
   "$HOST" scan --input "$d/in.npy" --output "$d/out.npy" --force | tee -a "$R/streamed.log" || fail=1
   python3 -c "import numpy as np, sys; a = np.load(sys.argv[1], mmap_mode='r'); b = np.load(sys.argv[2], mmap_mode='r'); ok = np.array_equal(np.cumsum(a, dtype=np.uint32), b); print('numpy agrees with the output file:', ok); sys.exit(0 if ok else 1)" "$d/in.npy" "$d/out.npy" | tee -a "$R/streamed.log" || fail=1
   rm -f "$d/out.npy"
-  # A file cut short under its header, and an output disk too small: an error, and no output.
+  # A file cut short under its header (refused before the GPU opens: exit 2), and an output disk
+  # too small (a failure mid-stream: any non-zero exit): an error, and no output or temporary file.
+  local rc left
   head -c $(( (1 << $files) * 2 )) "$d/in.npy" > "$d/cut.npy"
-  "$HOST" scan --input "$d/cut.npy" --output "$d/cut-out.npy" --device-memory 256MiB; echo "truncated input: exit $?, output left: $(ls "$d"/cut-out.npy "$d"/.gpu-scan-* 2>/dev/null | wc -l)" | tee -a "$R/streamed.log"
+  "$HOST" scan --input "$d/cut.npy" --output "$d/cut-out.npy" --device-memory 256MiB; rc=$?
+  left=$(ls -A "$d"/cut-out.npy "$d"/.gpu-scan-* 2>/dev/null | wc -l)
+  echo "truncated input: exit $rc (2 expected), output left: $left" | tee -a "$R/streamed.log"
+  { [ "$rc" = 2 ] && [ "$left" = 0 ]; } || { echo "FAIL truncated input"; fail=1; }
   mkdir -p "$d/small" && if mount -t tmpfs -o size=64m tmpfs "$d/small" 2>/dev/null; then
-    "$HOST" scan --input "$d/in.npy" --output "$d/small/out.npy" --device-memory 256MiB; echo "full disk: exit $?, output left: $(ls -A "$d/small" | wc -l)" | tee -a "$R/streamed.log"
+    "$HOST" scan --input "$d/in.npy" --output "$d/small/out.npy" --device-memory 256MiB; rc=$?
+    left=$(ls -A "$d/small" | wc -l)
+    echo "full disk: exit $rc (non-zero expected), output left: $left" | tee -a "$R/streamed.log"
+    { [ "$rc" != 0 ] && [ "$left" = 0 ]; } || { echo "FAIL full disk"; fail=1; }
     umount "$d/small"
   else echo "full disk: no tmpfs could be mounted here (not root?)" | tee -a "$R/streamed.log"; fi
   rm -rf "$d"

@@ -40,6 +40,7 @@ pub const SANITIZE: &[(&str, &str)] = &[
         "compact-indices-pipelined",
         "compact 70001 --keep flags --kernel pipelined --indices /tmp/gpu-scan-sanitize-i.npy --force",
     ),
+    ("compact-indices-gt", "compact 70001 --type i64 --keep gt:3 --indices /tmp/gpu-scan-sanitize-i.npy --force"),
     ("sort-u32-pairs", "sort 70001 --values"),
     ("sort-f64", "sort 70001 --type f64"),
     ("sort-f32-descending", "sort 70001 --type f32 --descending"),

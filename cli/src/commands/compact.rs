@@ -1,6 +1,6 @@
 //! `compact`: stream compaction of a file's values or CUB's benchmark values, and the positions
-//! of the elements kept by flags, checked and timed (against CUB's DeviceSelect::If with a
-//! same-run baseline).
+//! of the kept elements, checked and timed (against CUB's DeviceSelect::If with a same-run
+//! baseline).
 
 use crate::args::{host_len, positive, types_of, CompactKernelArg, CompactType, Files, Global, IndexType, Runs};
 use crate::experiment::{self, first_difference, Check, Experiment, Needs};
@@ -27,12 +27,14 @@ pub struct CompactArgs {
     /// or a random byte array, half set).
     #[arg(long, default_value = "gt:3", allow_hyphen_values = true)]
     keep: String,
-    /// With --keep flags and --input: a u8 file as long as the input, keeping where non-zero.
+    /// With --keep flags and --input: a flag per element of the input, keeping where non-zero: a
+    /// u8 file, or a NumPy bool array (`np.save("f.npy", x > 3)`).
     #[arg(long, value_name = "FILE", requires = "input")]
     flags: Option<PathBuf>,
     #[command(flatten)]
     files: Files,
-    /// With --keep flags: write the input positions of the kept elements to this file.
+    /// Write the input positions of the kept elements to this file (for a comparison, its flags
+    /// are made on the GPU first).
     #[arg(long, value_name = "FILE")]
     indices: Option<PathBuf>,
     /// The type of the --indices positions (default u32 up to 2^32 - 1 elements, u64 beyond).
@@ -91,16 +93,10 @@ fn typed<T: io::FileElement, I: io::FileElement>(args: &CompactArgs, global: &Gl
         (false, true, true) => return Err(Error::invalid("--keep flags with --input needs --flags FILE")),
         _ => {}
     }
-    // The compaction kernel tests comparisons on the values it moves: positions are compacted by
-    // flags alone.
-    if args.indices.is_some() && keep != Keep::Flags {
-        return Err(Error::invalid("--indices takes --keep flags: positions are compacted by flags"));
-    }
     if let Some(f) = &args.flags {
-        io::side_type(f, "--flags", &[ElemType::U8])?;
-        io::check_same_len(f, "--flags", ElemType::U8, count)?;
+        io::check_flags(f, "--flags", count)?;
     }
-    args.files.check_outputs(&[("--indices", args.indices.as_deref())])?;
+    args.files.out.check(&[("--indices", args.indices.as_deref())])?;
     let cub = args.baseline.as_deref().map(Baseline::read).transpose()?;
     let cub_ms = match keep {
         Keep::Greater(t) if "3".parse::<T>().ok() == Some(t) && args.files.input.is_none() => {
@@ -122,11 +118,12 @@ fn typed<T: io::FileElement, I: io::FileElement>(args: &CompactArgs, global: &Gl
         Some(_) => bytes_of(count, 2 * I::TYPE.size() as u64, &what)?,
         None => 0,
     };
-    // The input, the flags, the result read back and the CPU's, the positions likewise; on the
-    // device the positions are made before they are compacted.
+    // The positions of a comparison's kept elements are those of its flags, made on the device.
+    let made = if args.indices.is_some() && keep != Keep::Flags { count } else { 0 };
+    // The input, the flags, the result read back and the CPU's, the positions likewise.
     let needs = Needs {
         host: total(&[bytes, flags, bytes, bytes, positions], &what)?,
-        device: total(&[bytes, flags, bytes, plan.state.bytes(), positions], &what)?,
+        device: total(&[bytes, flags, made, bytes, plan.state.bytes(), positions], &what)?,
         what,
     };
     let seed = args.runs.seed;
@@ -134,7 +131,7 @@ fn typed<T: io::FileElement, I: io::FileElement>(args: &CompactArgs, global: &Gl
     let given = match &args.files.input {
         Some(path) => {
             memory::check(&needs.what, needs.host)?;
-            Some((io::read::<T>(path)?, args.flags.as_deref().map(io::read::<u8>).transpose()?))
+            Some((io::read::<T>(path)?, args.flags.as_deref().map(io::read_flags).transpose()?))
         }
         None => None,
     };
@@ -165,9 +162,9 @@ fn typed<T: io::FileElement, I: io::FileElement>(args: &CompactArgs, global: &Gl
     };
     let ran = experiment::run(global, args.runs.iters, &needs, make)?;
     let (kept, positions) = (&ran.exp.got, &ran.exp.got_positions);
-    let force = args.files.force;
+    let force = args.files.out.force;
     let mut outputs: Vec<io::Output> = Vec::new();
-    if let Some(p) = &args.files.output {
+    if let Some(p) = &args.files.out.output {
         outputs.push((p, Box::new(move |p: &Path| io::write(p, kept, force))));
     }
     if let Some(p) = &args.indices {
@@ -177,8 +174,7 @@ fn typed<T: io::FileElement, I: io::FileElement>(args: &CompactArgs, global: &Gl
     Ok(ran.passed)
 }
 
-/// A compaction of `T`, and with `positions` the input positions (as `I`) of the flagged
-/// elements.
+/// A compaction of `T`, and with `positions` the input positions (as `I`) of the kept elements.
 struct Compact<T, I> {
     spec: String,
     data: Vec<T>,
@@ -198,6 +194,8 @@ struct Compact<T, I> {
 /// The compaction's device buffers.
 struct Device<T, I> {
     input: CudaSlice<T>,
+    /// The flags given (`--keep flags`), or for the positions of a comparison's kept elements,
+    /// those made on the GPU.
     flags: Option<CudaSlice<u8>>,
     output: CudaSlice<T>,
     count: CudaSlice<u64>,
@@ -214,8 +212,10 @@ impl<T: Element, I: Element> Experiment for Compact<T, I> {
     fn traffic(&self) -> (u64, u64) {
         let (n, size) = (self.data.len() as u64, T::TYPE.size() as u64);
         let flags = self.flags.as_ref().map_or(0, |f| f.len() as u64);
-        // The positions: made (written, read and written by their scan), read and compacted.
-        let positions = if self.positions { (4 * n + self.kept) * I::TYPE.size() as u64 + flags } else { 0 };
+        // The positions: the flags read and the kept positions written, after a comparison's
+        // flags are made (the input read, a byte per element written).
+        let made = if self.flags.is_none() { n * size + n } else { 0 };
+        let positions = if self.positions { made + n + self.kept * I::TYPE.size() as u64 } else { 0 };
         (n * size + self.kept * size + flags + positions, n * size)
     }
 
@@ -223,7 +223,11 @@ impl<T: Element, I: Element> Experiment for Compact<T, I> {
         let stream = gpu.stream().clone();
         let n = self.data.len();
         let d_in = gpu.upload(&stream, "compaction input", &self.data)?;
-        let d_flags = self.flags.as_deref().map(|f| gpu.upload(&stream, "compaction flags", f)).transpose()?;
+        let d_flags = match (self.flags.as_deref(), self.positions) {
+            (Some(f), _) => Some(gpu.upload(&stream, "compaction flags", f)?),
+            (None, true) => Some(gpu.alloc_zeros::<u8>(&stream, "kept flags", n)?),
+            (None, false) => None,
+        };
         let d_out = gpu.alloc_zeros::<T>(&stream, "compaction output", n)?;
         let count = gpu.alloc_zeros::<u64>(&stream, "compaction count", 1)?;
         let positions = match self.positions {
@@ -240,12 +244,17 @@ impl<T: Element, I: Element> Experiment for Compact<T, I> {
     fn run(&mut self, gpu: &Gpu) -> Result<()> {
         let d = self.buffers.as_mut().expect("prepared");
         let (stream, t) = (gpu.stream(), &mut self.temp);
-        match d.flags.as_ref() {
-            Some(f) => gpu.compact_flagged(stream, &d.input, f, &mut d.output, &mut d.count, &self.opts, t)?,
-            None => gpu.compact(stream, &d.input, &mut d.output, &mut d.count, &self.opts, t)?,
+        match (self.opts.keep, d.flags.as_ref()) {
+            (Keep::Flags, Some(f)) => {
+                gpu.compact_flagged(stream, &d.input, f, &mut d.output, &mut d.count, &self.opts, t)?
+            }
+            _ => gpu.compact(stream, &d.input, &mut d.output, &mut d.count, &self.opts, t)?,
         }
-        if let (Some((positions, count)), Some(f)) = (d.positions.as_mut(), d.flags.as_ref()) {
-            // The positions have one kernel, whichever compacts the values.
+        if let (Some((positions, count)), Some(f)) = (d.positions.as_mut(), d.flags.as_mut()) {
+            // The positions have one kernel, which compacts flags: a comparison's are made first.
+            if self.opts.keep != Keep::Flags {
+                gpu.kept_flags(stream, &d.input, f, &self.opts)?;
+            }
             gpu.flagged_indices(stream, f, positions, count, &CompactOptions::new(Keep::Flags), t)?;
         }
         Ok(())
@@ -259,11 +268,15 @@ impl<T: Element, I: Element> Experiment for Compact<T, I> {
         let want = reference::compact(&self.data, self.flags.as_deref(), self.opts.keep);
         got.truncate(self.kept as usize);
         let mut wrong = first_difference(&got, &want);
-        if let (Some((positions, count)), Some(flags)) = (&d.positions, &self.flags) {
+        if let Some((positions, count)) = &d.positions {
             let mut got = gpu.download(&stream, positions)?;
             got.truncate(gpu.read_count(&stream, count)? as usize);
-            let want: Vec<I> =
-                flags.iter().enumerate().filter(|(_, &f)| f != 0).map(|(i, _)| I::from_bits(i as u64)).collect();
+            // Where the CPU's test of each element keeps it, whatever the GPU's flags were.
+            let (keep, flags) = (self.opts.keep, self.flags.as_deref());
+            let want: Vec<I> = (0..self.data.len())
+                .filter(|&i| keep.keeps(self.data[i], flags.map_or(0, |f| f[i])))
+                .map(|i| I::from_bits(i as u64))
+                .collect();
             wrong = wrong.or_else(|| first_difference(&got, &want).map(|d| format!("positions: {d}")));
             self.got_positions = got;
         }

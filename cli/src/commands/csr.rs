@@ -94,7 +94,7 @@ pub fn run(args: &CsrArgs, global: &Global) -> Result<bool> {
     if let Some(path) = &args.files.input {
         io::side_type(path, "csr", &[ElemType::U32])?;
     }
-    args.files.check_outputs(&[])?;
+    args.files.out.check(&[])?;
     if args.to_coo {
         return to_coo(args, global, &tuning);
     }
@@ -143,9 +143,9 @@ pub fn run(args: &CsrArgs, global: &Global) -> Result<bool> {
 
 /// `--output`, once the run passed.
 fn write(args: &CsrArgs, passed: bool, got: &[u32]) -> Result<()> {
-    let force = args.files.force;
+    let force = args.files.out.force;
     let outputs =
-        args.files.output.iter().map(|p| (p.as_path(), Box::new(move |p: &Path| io::write(p, got, force)) as _));
+        args.files.out.output.iter().map(|p| (p.as_path(), Box::new(move |p: &Path| io::write(p, got, force)) as _));
     io::write_outputs(passed, outputs.collect())
 }
 

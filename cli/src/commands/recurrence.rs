@@ -2,7 +2,7 @@
 //! two files' factors and offsets or generated ones, checked against the sequential loop within
 //! its rounding bound.
 
-use crate::args::{host_len, parse_range, positive, types_of, Global, Kernel, RecurrenceType, Runs};
+use crate::args::{host_len, parse_range, positive, types_of, Global, Kernel, Outputs, RecurrenceType, Runs};
 use crate::experiment::{self, Check, Experiment, Needs};
 use crate::io;
 use crate::memory::{self, bytes_of, total};
@@ -27,13 +27,9 @@ pub struct RecurrenceArgs {
     /// The offsets b[t], as long as --a and of its type.
     #[arg(long, value_name = "FILE", requires = "a")]
     b: Option<PathBuf>,
-    /// Write x[0..n] here (.npy, or raw binary for any other extension) once it is checked
-    /// against the CPU: atomically, never a partial file.
-    #[arg(long, value_name = "FILE")]
-    output: Option<PathBuf>,
-    /// Replace an existing --output file.
-    #[arg(long)]
-    force: bool,
+    /// --output: x[0..n].
+    #[command(flatten)]
+    out: Outputs,
     /// x[-1].
     #[arg(long, default_value_t = 0.0, allow_hyphen_values = true)]
     x0: f64,
@@ -82,9 +78,7 @@ fn steps(args: &RecurrenceArgs, ty: ElemType) -> Result<u64> {
 fn typed<F: RecurrenceFloat + io::FileElement>(args: &RecurrenceArgs, global: &Global) -> Result<bool> {
     let (tuning, _) = global.resolve()?;
     let count = steps(args, F::TYPE)?;
-    if let Some(out) = &args.output {
-        io::check_writable(out, args.force)?;
-    }
+    args.out.check(&[])?;
     let n = host_len(count, "N")?;
     let plan = gpu_scan::plan::scan::recurrence(&tuning, F::TYPE, count, args.kernel.0, true)?;
     let what = format!("a recurrence of {count} {} steps", F::TYPE.name());
@@ -119,8 +113,9 @@ fn typed<F: RecurrenceFloat + io::FileElement>(args: &RecurrenceArgs, global: &G
     };
     let ran = experiment::run(global, args.runs.iters, &needs, make)?;
     let got = &ran.exp.got;
-    let force = args.force;
-    let outputs = args.output.iter().map(|p| (p.as_path(), Box::new(move |p: &Path| io::write(p, got, force)) as _));
+    let force = args.out.force;
+    let outputs =
+        args.out.output.iter().map(|p| (p.as_path(), Box::new(move |p: &Path| io::write(p, got, force)) as _));
     io::write_outputs(ran.passed, outputs.collect())?;
     Ok(ran.passed)
 }

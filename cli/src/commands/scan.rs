@@ -253,7 +253,6 @@ fn typed<T: FileElement>(args: &ScanArgs, source: &Source, global: &Global, tuni
         (Some(g), Some(n)) if g != n => {
             return Err(Error::invalid(format!("N is {n} but --input has {g} values")));
         }
-        (Some(0), _) => return Err(Error::invalid("--input holds no values: nothing to scan")),
         (Some(g), _) => g,
         (None, Some(n)) => n,
         (None, None) => return Err(Error::invalid("give N, the number of elements, or --input")),
@@ -275,6 +274,9 @@ fn typed<T: FileElement>(args: &ScanArgs, source: &Source, global: &Global, tuni
             check: !args.no_check,
         };
         return super::streamed::run_host::<T>(global, &h, opts);
+    }
+    if n == 0 && !args.trace {
+        return empty::<T>(&format!("a scan of 0 {}", T::TYPE.name()), args.output.as_deref(), args.force);
     }
     if let (Source::File(input), Some(output), true) = (source, &args.output, streams(args, source)) {
         let f = FileScan { input, output, force: args.force, device_memory: args.device_memory, check: !args.no_check };
@@ -335,6 +337,16 @@ fn typed<T: FileElement>(args: &ScanArgs, source: &Source, global: &Global, tuni
     let outputs = args.output.iter().map(|p| (p.as_path(), Box::new(move |p: &Path| io::write(p, got, force)) as _));
     io::write_outputs(ran.passed, outputs.collect())?;
     Ok(ran.passed)
+}
+
+/// The scan of an empty file (`what`): an empty result, which needs no GPU, written as every
+/// checked result is (atomically; over an existing file only with `force`).
+pub(crate) fn empty<T: FileElement>(what: &str, output: Option<&Path>, force: bool) -> Result<bool> {
+    outln!("{what}: the input holds no elements; the result is empty, and no GPU is needed");
+    let passed = experiment::verdict(&Check::new("0 elements", None));
+    let outputs = output.iter().map(|&p| (p, Box::new(move |p: &Path| io::write::<T>(p, &[], force)) as _));
+    io::write_outputs(passed, outputs.collect())?;
+    Ok(passed)
 }
 
 /// One scan of `data`: on the device, `(input, output)`.

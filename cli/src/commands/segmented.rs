@@ -3,8 +3,8 @@
 //! or column of a row-major matrix, checked per segment against the CPU.
 
 use crate::args::{
-    host_len, positive, types_of, AxisArg, BatchedKernelArg, BatchedOp, BatchedType, Files, Global, KeyType, Runs,
-    SegmentedKernelArg, SegmentedOp, SegmentedType,
+    host_len, positive, types_of, AxisArg, BatchedKernelArg, BatchedOp, BatchedType, Files, Global, KeyType,
+    OffsetType, Runs, SegmentedKernelArg, SegmentedOp, SegmentedType, OFFSET_TYPES,
 };
 use crate::experiment::{self, first_difference, Check, Experiment, Needs};
 use crate::io;
@@ -36,8 +36,8 @@ pub struct SegmentedArgs {
     /// Exclusive scans (a segment's first element gets the identity).
     #[arg(long)]
     exclusive: bool,
-    /// With --input: u8 head flags as long as the input, a segment starting at every non-zero one
-    /// (and at 0).
+    /// With --input: head flags as long as the input (u8, or a NumPy bool array), a segment
+    /// starting at every non-zero one (and at 0).
     #[arg(long, value_name = "FILE", requires = "input", conflicts_with_all = ["offsets", "keys", "rows_of"])]
     heads: Option<PathBuf>,
     /// Segments from their start offsets (made into head flags on the GPU): a FILE of
@@ -45,11 +45,15 @@ pub struct SegmentedArgs {
     /// without one, random offsets --mean-length apart on average.
     #[arg(long, value_name = "FILE", num_args = 0..=1, conflicts_with_all = ["keys", "rows_of"])]
     offsets: Option<Option<PathBuf>>,
+    /// The type of a raw --offsets file (a .npy file brings its own, which must agree).
+    #[arg(long, value_name = "TYPE")]
+    offset_type: Option<OffsetType>,
     /// Scan by key, a segment starting wherever the key changes: a FILE of integer keys as long
     /// as the input (with --input), or without one, random runs of --mean-length of --key-type.
     #[arg(long, value_name = "FILE", num_args = 0..=1, conflicts_with = "rows_of")]
     keys: Option<Option<PathBuf>>,
-    /// The type of generated --keys (a keys file brings its own).
+    /// The type of the --keys: generated ones (default u32), or a raw keys file's (a .npy file
+    /// brings its own, which must agree).
     #[arg(long, value_name = "TYPE")]
     key_type: Option<KeyType>,
     /// Mean segment length of the generated heads, offsets or keys (at least 1).
@@ -91,8 +95,8 @@ pub struct BatchedArgs {
     /// The kernel (auto picks by shape).
     #[arg(long, default_value = "auto")]
     kernel: BatchedKernelArg,
-    /// --input: a two-dimensional C-ordered .npy matrix (an empty one of any shape too);
-    /// --output: its scans, of the same shape.
+    /// --input: a two-dimensional C-ordered .npy matrix (an empty one of any shape too), or a raw
+    /// file of ROWS x COLS elements (with --type); --output: its scans, of the same shape.
     #[command(flatten)]
     files: Files,
     #[command(flatten)]
@@ -102,7 +106,8 @@ pub struct BatchedArgs {
 /// Where the segments come from, as the arguments say.
 enum Source<'a> {
     Heads(&'a Path),
-    Offsets(Option<&'a Path>),
+    /// Offsets from a file of the type given, or generated.
+    Offsets(Option<(&'a Path, ElemType)>),
     Keys(Option<&'a Path>, ElemType),
     Rows(u64),
     /// Random head flags.
@@ -121,16 +126,29 @@ impl<'a> Source<'a> {
             }
         };
         let (offsets, keys) = (file("--offsets", &args.offsets)?, file("--keys", &args.keys)?);
-        if args.key_type.is_some() && keys != Some(None) {
-            return Err(Error::invalid("--key-type sets generated keys' type: give --keys without a FILE"));
+        if args.key_type.is_some() && keys.is_none() {
+            return Err(Error::invalid("--key-type is the type of the --keys: give --keys"));
+        }
+        if args.offset_type.is_some() && !matches!(offsets, Some(Some(_))) {
+            return Err(Error::invalid("--offset-type is the type of an --offsets FILE; generated offsets have none"));
         }
         let source = match (&args.heads, offsets, keys, args.rows_of) {
             (Some(h), ..) => Source::Heads(h),
-            (_, Some(o), ..) => Source::Offsets(o),
+            (_, Some(Some(path)), ..) => {
+                let chosen = Some(("--offset-type", args.offset_type.map(|t| t.0)));
+                Source::Offsets(Some((path, io::side_type_of(path, "--offsets", &OFFSET_TYPES, chosen)?)))
+            }
+            (_, Some(None), ..) => Source::Offsets(None),
             (_, _, Some(k), _) => {
+                let requested = args.key_type.map(|t| t.0);
                 let ty = match k {
-                    Some(path) => io::side_type(path, "--keys", &types_of(Family::SegmentedKeyHeads))?,
-                    None => args.key_type.map_or(ElemType::U32, |t| t.0),
+                    Some(path) => io::side_type_of(
+                        path,
+                        "--keys",
+                        &types_of(Family::SegmentedKeyHeads),
+                        Some(("--key-type", requested)),
+                    )?,
+                    None => requested.unwrap_or(ElemType::U32),
                 };
                 Source::Keys(k, ty)
             }
@@ -143,13 +161,7 @@ impl<'a> Source<'a> {
             _ => Source::Random,
         };
         match source {
-            Source::Heads(path) => {
-                io::side_type(path, "--heads", &[ElemType::U8])?;
-                io::check_same_len(path, "--heads", ElemType::U8, n)?;
-            }
-            Source::Offsets(Some(path)) => {
-                io::side_type(path, "--offsets", &OFFSET_TYPES)?;
-            }
+            Source::Heads(path) => io::check_flags(path, "--heads", n)?,
             Source::Keys(Some(path), ty) => io::check_same_len(path, "--keys", ty, n)?,
             Source::Rows(c) if !n.is_multiple_of(c) => {
                 return Err(Error::invalid(format!("{n} elements are not whole rows of {c}")));
@@ -164,8 +176,8 @@ impl<'a> Source<'a> {
     fn bytes(&self, n: u64, what: &str) -> Result<(u64, u64)> {
         Ok(match self {
             Source::Heads(_) | Source::Random => (2 * n, n),
-            Source::Offsets(Some(path)) => {
-                let m = bytes_of(io::input_len(path, io::side_type(path, "--offsets", &OFFSET_TYPES)?)?, 8, what)?;
+            Source::Offsets(Some((path, ty))) => {
+                let m = bytes_of(io::input_len(path, *ty)?, 8, what)?;
                 // Read as they are, widened, and the check's head flags.
                 (total(&[m, m, n], what)?, total(&[m, n], what)?)
             }
@@ -183,16 +195,13 @@ impl<'a> Source<'a> {
     }
 }
 
-/// The integer types an offsets file may hold (NumPy's default integers among them).
-const OFFSET_TYPES: [ElemType; 4] = [ElemType::U64, ElemType::I64, ElemType::U32, ElemType::I32];
-
 pub fn segmented(args: &SegmentedArgs, global: &Global) -> Result<bool> {
     let (tuning, _) = global.resolve()?;
     let ty = args.files.elem_type(args.ty.map(|t| t.0), ElemType::U32, &types_of(Family::Segmented), "segmented")?;
     let op = args.op.0;
     let count = args.files.len(ty, args.n)?;
     let source = Source::of(args, count)?;
-    args.files.check_outputs(&[])?;
+    args.files.out.check(&[])?;
     let marks = match source {
         Source::Keys(_, k) => Marks::Keys(k),
         Source::Rows(_) => Marks::Fixed,
@@ -226,8 +235,8 @@ fn segmented_typed<T: io::FileElement>(
             memory::check(&needs.what, needs.host)?;
             let data = io::read::<T>(path)?;
             let segments = match source {
-                Source::Heads(h) => Segments::Heads(io::read::<u8>(h)?),
-                Source::Offsets(Some(o)) => Segments::Offsets(read_offsets(o, count)?),
+                Source::Heads(h) => Segments::Heads(io::read_flags(h)?),
+                Source::Offsets(Some((o, ty))) => Segments::Offsets(read_offsets(o, ty, count)?),
                 Source::Keys(Some(k), ty) => Segments::Keys(with_elem_type!(ty, K => read_keys::<K, T>(k)?)),
                 Source::Rows(c) => Segments::Rows(c),
                 Source::Offsets(None) | Source::Keys(None, _) | Source::Random => unreachable!("files with --input"),
@@ -259,17 +268,17 @@ fn segmented_typed<T: io::FileElement>(
     };
     let ran = experiment::run(global, args.runs.iters, needs, make)?;
     let got = &ran.exp.got;
-    let force = args.files.force;
+    let force = args.files.out.force;
     let outputs =
-        args.files.output.iter().map(|p| (p.as_path(), Box::new(move |p: &Path| io::write(p, got, force)) as _));
+        args.files.out.output.iter().map(|p| (p.as_path(), Box::new(move |p: &Path| io::write(p, got, force)) as _));
     io::write_outputs(ran.passed, outputs.collect())?;
     Ok(ran.passed)
 }
 
-/// The segment start offsets in `path`, widened to u64: an error naming the file unless they
-/// are non-decreasing and between 0 and `n` (an offset of `n` starts no segment, so CSR row
+/// The segment start offsets of `ty` in `path`, widened to u64: an error naming the file unless
+/// they are non-decreasing and between 0 and `n` (an offset of `n` starts no segment, so CSR row
 /// offsets may be given as they are).
-fn read_offsets(path: &Path, n: u64) -> Result<Vec<u64>> {
+fn read_offsets(path: &Path, ty: ElemType, n: u64) -> Result<Vec<u64>> {
     let bad = |what: String| Error::invalid(format!("{}: {what}", path.display()));
     let signed = |v: Vec<i64>| -> Result<Vec<u64>> {
         match v.iter().position(|&o| o < 0) {
@@ -277,7 +286,7 @@ fn read_offsets(path: &Path, n: u64) -> Result<Vec<u64>> {
             None => Ok(v.into_iter().map(|o| o as u64).collect()),
         }
     };
-    let offsets = match io::side_type(path, "--offsets", &OFFSET_TYPES)? {
+    let offsets = match ty {
         ElemType::U64 => io::read::<u64>(path)?,
         ElemType::U32 => io::read::<u32>(path)?.into_iter().map(u64::from).collect(),
         ElemType::I64 => signed(io::read::<i64>(path)?)?,
@@ -525,7 +534,10 @@ pub fn batched(args: &BatchedArgs, global: &Global) -> Result<bool> {
     let requested = args.ty.map(|t| t.0);
     // A file's shape (an empty vector's as it is, so that the result keeps it) and type.
     let (ty, shape) = match &args.files.input {
-        Some(path) => io::matrix_of(path, requested, &types_of(Family::BatchedRows), "batched")?,
+        Some(path) => {
+            let dims = args.rows.zip(args.cols).map(|(r, c)| [r, c]);
+            io::matrix_of(path, requested, &types_of(Family::BatchedRows), "batched", dims)?
+        }
         None => match (args.rows, args.cols) {
             (Some(r), Some(c)) => (requested.unwrap_or(ElemType::U32), vec![r, c]),
             _ => return Err(Error::invalid("give ROWS and COLS, or --input")),
@@ -541,7 +553,7 @@ pub fn batched(args: &BatchedArgs, global: &Global) -> Result<bool> {
             return Err(Error::invalid(format!("ROWS x COLS is {r} x {c} but --input is {rows} x {cols}")));
         }
     }
-    args.files.check_outputs(&[])?;
+    args.files.out.check(&[])?;
     let n = matrix.rows.checked_mul(matrix.cols).ok_or_else(|| Error::invalid("ROWS x COLS overflows"))?;
     let len = host_len(n, "ROWS x COLS")?;
     let opts = BatchedOptions::new(args.axis.0, op).exclusive(args.exclusive).kernel(args.kernel.0);
@@ -579,11 +591,11 @@ pub fn batched(args: &BatchedArgs, global: &Global) -> Result<bool> {
             Ok(Batched { data, matrix, opts, buffers: None, temp: TempStorage::new(), got: Vec::new() })
         };
         let ran = experiment::run(global, args.runs.iters, &needs, make)?;
-        let (got, force) = (&ran.exp.got, args.files.force);
+        let (got, force) = (&ran.exp.got, args.files.out.force);
         let shape = &shape;
         let outputs = args
             .files
-            .output
+            .out.output
             .iter()
             .map(|p| (p.as_path(), Box::new(move |p: &Path| io::write_shaped(p, got, shape, force)) as _));
         io::write_outputs(ran.passed, outputs.collect())?;

@@ -91,7 +91,8 @@ pub fn sort(args: &SortArgs, global: &Global) -> Result<bool> {
         io::check_same_len(path, "--values", ElemType::U32, n)?;
     }
     args.files
-        .check_outputs(&[("--values-output", args.values_output.as_deref()), ("--indices", args.indices.as_deref())])?;
+        .out
+        .check(&[("--values-output", args.values_output.as_deref()), ("--indices", args.indices.as_deref())])?;
     let values = args.values.is_some();
     let plan = gpu_scan::plan::sort::plan(&tuning, ty, n, values || args.indices.is_some(), args.descending)?;
     let cub = args.baseline.as_deref().map(Baseline::read).transpose()?;
@@ -170,10 +171,10 @@ fn sort_typed<T: io::FileElement>(
     };
     let ran = experiment::run(global, args.runs.iters, needs, make)?;
     let got = &ran.exp.got;
-    let force = args.files.force;
+    let force = args.files.out.force;
     let index_type = args.index_type.map_or(ElemType::U32, |t| t.0);
     let mut outputs: Vec<io::Output> = Vec::new();
-    if let Some(p) = &args.files.output {
+    if let Some(p) = &args.files.out.output {
         outputs.push((p, Box::new(move |p: &Path| io::write(p, &got.keys, force))));
     }
     if let Some(p) = &args.values_output {
@@ -381,8 +382,7 @@ pub fn histogram(args: &HistogramArgs, global: &Global) -> Result<bool> {
     let n = args.files.len(ty, args.n)?;
     reference::check_bins(args.bins, args.lo, args.hi)?;
     gpu_scan::plan::sort::check_len(n)?;
-    args.files
-        .check_outputs(&[("--starts", args.starts.as_deref()), ("--permutation", args.permutation.as_deref())])?;
+    args.files.out.check(&[("--starts", args.starts.as_deref()), ("--permutation", args.permutation.as_deref())])?;
     let plan = gpu_scan::plan::partition::plan(&tuning, ty, n, &Digit::bins(args.bins, args.lo, args.hi))?;
     let what = format!("a histogram of {n} {}", ty.name());
     let bytes = bytes_of(n, ty.size() as u64, &what)?;
@@ -428,10 +428,10 @@ fn histogram_typed<T: io::FileElement>(args: &HistogramArgs, global: &Global, n:
         Ok(Histogram { data, opts, buffers: None, temp: TempStorage::new(), result: None })
     };
     let ran = experiment::run(global, args.runs.iters, needs, make)?;
-    let force = args.files.force;
+    let force = args.files.out.force;
     let mut outputs: Vec<io::Output> = Vec::new();
     if let Some(h) = &ran.exp.result {
-        if let Some(p) = &args.files.output {
+        if let Some(p) = &args.files.out.output {
             outputs.push((p, Box::new(move |p: &std::path::Path| io::write(p, &h.counts, force))));
         }
         if let Some(p) = &args.starts {

@@ -148,8 +148,9 @@ pub fn run<T: FileElement + Send + Sync>(global: &Global, f: &FileScan, opts: Sc
         return Err(Error::invalid("streamed files are read as little-endian, and this machine is big-endian"));
     }
     let n = io::input_len(f.input, T::TYPE)?;
-    if n == 0 {
-        return Err(Error::invalid("--input holds no values: nothing to scan"));
+    // The chunks are read as the bytes lie, so they must lie in this machine's order.
+    if Format::of(f.input) == Format::Npy {
+        io::check_little_endian(f.input, &io::header_of(f.input)?)?;
     }
     let offset = data_offset(f.input)?;
     io::check_writable(f.output, f.force)?;
@@ -175,7 +176,7 @@ pub fn run<T: FileElement + Send + Sync>(global: &Global, f: &FileScan, opts: Sc
     let bar = indicatif::ProgressBar::new(n * size);
     bar.set_style(
         indicatif::ProgressStyle::with_template(
-            "{bar:40} {bytes}/{total_bytes} {binary_bytes_per_sec} {elapsed_precise}",
+            "{bar:40} {decimal_bytes}/{decimal_total_bytes} {decimal_bytes_per_sec} {elapsed_precise}",
         )
         .expect("a valid template"),
     );

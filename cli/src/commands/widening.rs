@@ -229,14 +229,7 @@ fn file_type_and_len(path: &Path, requested: Option<NarrowType>) -> Result<(Narr
             if let Some(r) = requested.filter(|&r| r != ty) {
                 return Err(bad(path, format!("holds {}, but --type {} was given", ty.name(), r.name())));
             }
-            let (n, len) = (header.shape()[0], io::npy_data_bytes(path, len)?);
-            if n.checked_mul(ty.source().size() as u64).is_none_or(|b| b > len) {
-                return Err(bad(
-                    path,
-                    format!("truncated: the header promises {n} elements, the file holds {len} bytes"),
-                ));
-            }
-            Ok((ty, n))
+            Ok((ty, io::checked_shape(path, &header, ty.source().size() as u64, len)?[0]))
         }
         Format::Raw => {
             let ty = requested.ok_or_else(|| bad(path, "raw binary input needs --type (or use a .npy file)"))?;
@@ -262,21 +255,8 @@ fn npy_type(path: &Path, header: &npyz::NpyHeader) -> Result<NarrowType> {
         let supported: Vec<&str> = NarrowType::ALL.iter().filter_map(|t| t.npy()).collect();
         bad(path, format!("dtype {dtype} cannot be widened; supported: {}", supported.join(" ")))
     })?;
-    if dtype.starts_with('>') && ty.source().size() > 1 {
-        return Err(bad(
-            path,
-            "big-endian data is not supported; save it little-endian (numpy: a.astype('<' + a.dtype.str[1:]))",
-        ));
-    }
-    if header.shape().len() != 1 {
-        return Err(bad(
-            path,
-            format!("shape {:?} is not one-dimensional; flatten it first (numpy: a.ravel())", header.shape()),
-        ));
-    }
-    if header.order() == npyz::Order::Fortran {
-        return Err(bad(path, "Fortran order is not supported; save a C-ordered array (numpy: np.ascontiguousarray)"));
-    }
+    io::check_little_endian(path, header)?;
+    io::check_layout(path, header, 1)?;
     Ok(ty)
 }
 
@@ -306,9 +286,7 @@ fn read_file_untimed<N: NarrowValue>(path: &Path, ty: NarrowType, n: usize) -> R
         let take = (n - v.len()).min(1 << 16) * size;
         reader.read_exact(&mut chunk[..take]).map_err(|e| bad(path, format!("truncated or unreadable data: {e}")))?;
         if ty == NarrowType::Bool {
-            if let Some(i) = chunk[..take].iter().position(|&b| b > 1) {
-                return Err(bad(path, format!("element {} is {}, not a bool (0 or 1)", v.len() + i, chunk[i])));
-            }
+            io::check_bools(path, v.len(), &chunk[..take])?;
         }
         v.extend(chunk[..take].chunks_exact(size).map(N::from_le));
     }
@@ -335,7 +313,6 @@ fn typed<N: NarrowValue + WidensTo<T>, T: crate::io::FileElement>(
     let given = given.or(list.as_ref().map(|l| l.len() as u64));
     let n = match (given, w.n) {
         (Some(g), Some(n)) if g != n => return Err(Error::invalid(format!("N is {n} but --input has {g} values"))),
-        (Some(0), _) => return Err(Error::invalid("--input holds no values: nothing to scan")),
         (Some(g), _) => g,
         (None, Some(n)) => n,
         (None, None) => return Err(Error::invalid("give N, the number of elements, or --input")),
@@ -365,14 +342,26 @@ fn typed<N: NarrowValue + WidensTo<T>, T: crate::io::FileElement>(
         Some(scan_abi::Family::WideningPipelined(_)) => " pipelined kernel",
         _ => " tiles kernel",
     };
+    if n == 0 {
+        return super::scan::empty::<T>(&what, w.output, w.force);
+    }
     let temp_bytes = plan.temp_bytes();
     let needs = Needs { device: total(&[narrow, wide, temp_bytes.0, temp_bytes.1], &what)?, host, what };
     let seed = w.seed;
+    // A file is read (a bool file's values checked) before the GPU opens; generated values are
+    // made after.
+    let read = match (values, list) {
+        (_, Some(v)) => Some(v),
+        (Values::File(path), None) => {
+            memory::check(&needs.what, needs.host)?;
+            Some(read_file::<N>(path, ty, len)?)
+        }
+        _ => None,
+    };
     let make = || -> Result<Widening<N, T>> {
-        let data = match (values, list) {
-            (_, Some(v)) => v,
-            (Values::File(path), _) => read_file::<N>(path, ty, len)?,
-            _ => memory::from_fn(len, "the generated input", |i| N::from_random(input::bits(seed, i as u64)))?,
+        let data = match read {
+            Some(v) => v,
+            None => memory::from_fn(len, "the generated input", |i| N::from_random(input::bits(seed, i as u64)))?,
         };
         let tolerance = if given.is_some() { verify::Tolerance::WorstCase } else { verify::Tolerance::Statistical };
         Ok(Widening { data, ty, opts, kernel, buffers: None, temp: TempStorage::new(), got: Vec::new(), tolerance })

@@ -349,6 +349,30 @@ macro_rules! positions_kernels {
 }
 positions_kernels!(u32, u64);
 
+/// `kept_flags_<t>`: `flags[i] = 1` where `inp[i]` satisfies `pred` (`predicate::GREATER`, with
+/// `threshold`, or `predicate::NONZERO`) as `compact_<t>` tests it, else 0: the flags whose
+/// positions `positions_<u32|u64>` writes, for elements kept by a comparison. One thread per
+/// element.
+macro_rules! kept_flags_kernels {
+    ($($t:ident),*) => { paste::paste! { $(
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn [<kept_flags_ $t>](
+            inp: *const $t, n: u64, pred: u32, threshold: $t, flags: *mut u8,
+        ) {
+            let i = crate::arch::block_idx() as u64 * crate::arch::block_dim() as u64 + thread_idx() as u64;
+            if i < n {
+                let x = *inp.add(i as usize);
+                let keep = match pred {
+                    predicate::GREATER => x > threshold,
+                    _ => x != <$t as Element>::zero(),
+                };
+                *flags.add(i as usize) = keep as u8;
+            }
+        }
+    )* } };
+}
+kept_flags_kernels!(u8, u16, u32, i32, u64, i64, f32, f64);
+
 /// The pipelined compaction `compact_pipe_<t>` of 4- and 8-byte types: the arguments of
 /// `compact_<t>` and the number of stages, a persistent grid (see
 /// [`crate::kernels::pipelined::pipeline`]) of `Shapes::compact_pipeline`'s shape.

@@ -102,6 +102,34 @@ impl Gpu {
         self.compact_ptrs(stream, &ptrs, predicate::FLAGS, T::zero(), opts.kernel, temp)
     }
 
+    /// Sets `flags[i]` to 1 where `opts.keep` keeps `input[i]` and to 0 elsewhere: the flags of
+    /// a comparison ([`Keep::Greater`], [`Keep::NonZero`]), tested as [`Gpu::compact`] tests it,
+    /// so that [`Gpu::flagged_indices`] of them gives the input positions of the elements it
+    /// keeps. Asynchronous; no temporary storage.
+    ///
+    /// Requires `flags.len() == input.len()`.
+    pub fn kept_flags<T: Element>(
+        &self,
+        stream: &Arc<CudaStream>,
+        input: &impl DevicePtr<T>,
+        flags: &mut impl DevicePtrMut<u8>,
+        opts: &CompactOptions<T>,
+    ) -> Result<()> {
+        let n = input.len() as u64;
+        crate::error::exactly("the flags", flags.len() as u64, n, "bytes")?;
+        if opts.keep == Keep::Flags {
+            return Err(Error::invalid("kept_flags takes a comparison: Keep::Greater or Keep::NonZero"));
+        }
+        let launch = crate::plan::compact::kept_flags(self.tuning(), T::TYPE, n)?;
+        if n == 0 {
+            return Ok(());
+        }
+        let (pred, threshold) = opts.keep.code();
+        let (i, _r) = input.device_ptr(stream);
+        let (f, _w) = flags.device_ptr_mut(stream);
+        launch::kept_flags(self, stream, &launch, i, n, pred, threshold, f)
+    }
+
     /// Bytes of temporary storage a compaction of `n` elements of `T` with `kernel` needs.
     pub fn compact_temp_bytes<T: Element>(&self, n: u64, kernel: CompactKernel) -> Result<u64> {
         if n == 0 {

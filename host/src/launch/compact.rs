@@ -3,6 +3,7 @@
 use super::{go, ready, state};
 use crate::error::Result;
 use crate::plan::compact::CompactPlan;
+use crate::plan::Launch;
 use crate::runtime::Gpu;
 use crate::temp::TempStorage;
 use cudarc::driver::{CudaStream, DeviceRepr, PushKernelArg};
@@ -16,6 +17,26 @@ pub(crate) struct Operands<T> {
     pub n: u64,
     pub pred: u32,
     pub threshold: T,
+}
+
+/// Sets `flags[i]` to whether `input[i]` satisfies `pred` (with `threshold`), for `n` elements.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn kept_flags<T: DeviceRepr + Copy>(
+    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
+    launch: &Launch,
+    input: u64,
+    n: u64,
+    pred: u32,
+    threshold: T,
+    flags: u64,
+) -> Result<()> {
+    let r = ready(gpu, launch)?;
+    let mut b = stream.launch_builder(&r.f);
+    b.arg(&input).arg(&n).arg(&pred).arg(&threshold).arg(&flags);
+    // SAFETY: matches kept_flags_kernels! in gpu/; input holds n elements of the kernel's type,
+    // flags n bytes.
+    unsafe { go(&mut b, &r) }
 }
 
 /// Carries out `plan`; the count of kept elements goes to the first 8 bytes of `temp`'s scratch.

@@ -2,7 +2,7 @@
 //! pipelined kernel's warp roles; either way the tiles publish `u64` counts.
 
 use super::scan::{persistent_launch, SinglePass};
-use super::{per_tile, Launch, TileState};
+use super::{check_blocks, per_tile, Launch, TileState};
 use crate::error::{Error, Result};
 use crate::options::CompactKernel;
 use scan_abi::kernel::predicate;
@@ -66,6 +66,15 @@ pub fn positions(t: &Tuning, ty: ElemType, n: u64) -> Result<CompactPlan> {
     Ok(CompactPlan { launch, state: TileState::per_tile(tiles, COUNT_BYTES)?, stages: None })
 }
 
+/// Plans the flags of `n` elements of `ty` kept by a comparison (`kept_flags_<t>`): one thread
+/// per element.
+pub fn kept_flags(t: &Tuning, ty: ElemType, n: u64) -> Result<Launch> {
+    let threads = t.shapes.helper_threads;
+    let blocks = n.div_ceil(threads as u64);
+    check_blocks("the blocks of the kept flags", blocks)?;
+    Ok(per_tile(Kernel::typed(Family::KeptFlags, ty), blocks, threads, 0))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -98,5 +107,15 @@ mod tests {
         assert!(forced(ElemType::U32, false).unwrap_err().to_string().contains("16-byte boundary"));
         let tiles = plan(SM90, ElemType::U32, 1 << 28, predicate::GREATER, CompactKernel::Tiles, true).unwrap();
         assert_eq!(tiles.launch.kernel.family, Family::Compact);
+    }
+
+    #[test]
+    fn kept_flags_take_a_thread_per_element_of_every_type() {
+        for ty in ElemType::ALL {
+            let l = kept_flags(SM90, ty, 1000).unwrap();
+            assert_eq!((l.kernel, l.threads), (Kernel::typed(Family::KeptFlags, ty), SM90.shapes.helper_threads));
+            assert!(l.kernel.family.built_for(ty, None));
+        }
+        assert!(kept_flags(SM90, ElemType::U8, 1 << 50).unwrap_err().to_string().contains("blocks"));
     }
 }

@@ -78,11 +78,16 @@ pub fn plan(req: &StreamRequest, state_bytes: impl Fn(u64) -> Result<u64>) -> Re
         ));
     }
     if n == 0 {
+        // Nothing streams, but the options are checked as for any length: a chunk of one tile.
+        state_bytes(granule)?;
         return Ok(StreamPlan { n, chunk: 0, chunks: 0, slots: 0, staging: 0, device_bytes: 0 });
     }
+    // A refusal of the chunk's scan (its kernel, type or options) is the caller's to see; only
+    // bytes beyond u64 are "too large".
     let need = |chunk: u64, slots: u64| -> Result<u64> {
+        let state = state_bytes(chunk)?;
         let buffers = chunk.checked_mul(size).and_then(|b| b.checked_mul(slots));
-        buffers.and_then(|b| b.checked_add(state_bytes(chunk).ok()?)).ok_or_else(|| Error::invalid("chunk too large"))
+        buffers.and_then(|b| b.checked_add(state)).ok_or_else(|| Error::invalid("chunk too large"))
     };
     let total = n.saturating_mul(size);
     let target = (total / MIN_CHUNKS).clamp(MIN_CHUNK_BYTES, MAX_CHUNK_BYTES).min(max_chunk_bytes);
@@ -222,6 +227,31 @@ mod tests {
         assert!(plan(&StreamRequest { device_memory: 49288, ..r }, state).is_ok());
         assert!(plan(&StreamRequest { granule: 0, ..r }, state).is_err());
         assert!(plan(&StreamRequest { max_chunk_bytes: 100, ..r }, state).is_err());
+    }
+
+    #[test]
+    fn a_refusal_of_the_chunk_scan_passes_through_at_every_length() {
+        let refuse = |_: u64| -> Result<u64> { Err(Error::kernel_unavailable("single_pass_det", "not built")) };
+        for n in [0, 1, 4097, 1 << 30] {
+            let e = plan(&req(n, 4, 64 * MIB), refuse).unwrap_err();
+            assert!(matches!(e, Error::KernelUnavailable { .. }), "{n}: {e}");
+            assert!(!e.to_string().contains("too large"), "{n}: {e}");
+        }
+        // Only a size beyond u64 is too large.
+        let e = plan(&req(1 << 30, 4, 64 * MIB), |_| Ok(u64::MAX)).unwrap_err().to_string();
+        assert!(e.contains("chunk too large"), "{e}");
+    }
+
+    #[test]
+    fn an_empty_input_plans_nothing_but_checks_the_chunk_scan_of_one_tile() {
+        let seen = std::cell::Cell::new(None);
+        let p = plan(&req(0, 4, 64 * MIB), |chunk| {
+            seen.set(Some(chunk));
+            state(chunk)
+        })
+        .unwrap();
+        assert_eq!((p.chunks, p.slots, p.device_bytes), (0, 0, 0));
+        assert_eq!(seen.get(), Some(4096));
     }
 
     #[test]
