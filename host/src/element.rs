@@ -127,6 +127,43 @@ element!(i64, [Add, Mul, Min, Max, And, Or, Xor]);
 element!(f32, [Add, Mul, Min, Max]);
 element!(f64, [Add, Mul, Min, Max]);
 
+mod key_sealed {
+    /// Implemented only here, for the integer types: [`super::Key`] requires it.
+    pub trait Sealed {}
+}
+
+/// A key type of [`crate::Gpu::scan_by_key`]: every integer type. Keys are only compared for
+/// equality, bit for bit, so a signed type shares the kernels of the unsigned type of its width
+/// ([`Key::KERNEL`]). Sealed, as [`Element`] is. Floats are not keys (`-0.0` equals `0.0` but
+/// not in its bits, and NaN equals nothing), so a scan by float keys does not compile:
+///
+/// ```compile_fail,E0277
+/// # fn by_float_keys(
+/// #     gpu: &gpu_scan::Gpu,
+/// #     stream: &std::sync::Arc<gpu_scan::cudarc::driver::CudaStream>,
+/// #     keys: &gpu_scan::cudarc::driver::CudaSlice<f32>,
+/// #     input: &gpu_scan::cudarc::driver::CudaSlice<u32>,
+/// #     output: &mut gpu_scan::cudarc::driver::CudaSlice<u32>,
+/// #     temp: &mut gpu_scan::TempStorage,
+/// # ) -> gpu_scan::Result<()> {
+/// gpu.scan_by_key(stream, keys, input, output, &gpu_scan::SegmentedOptions::new(gpu_scan::Op::Add), temp)
+/// # }
+/// ```
+pub trait Key: key_sealed::Sealed + DeviceRepr + Copy + Debug + PartialEq + Send + Sync + 'static {
+    /// The element type whose kernels read these keys: one of the same width.
+    const KERNEL: ElemType;
+}
+
+macro_rules! key {
+    ($($t:ty => $kernel:ident),*) => {$(
+        impl key_sealed::Sealed for $t {}
+        impl Key for $t {
+            const KERNEL: ElemType = ElemType::$kernel;
+        }
+    )*};
+}
+key!(u8 => U8, i8 => U8, u16 => U16, i16 => U16, u32 => U32, i32 => I32, u64 => U64, i64 => I64);
+
 /// Runs `$body` with `$T` bound to the Rust type of the runtime [`ElemType`] `$ty`.
 #[macro_export]
 macro_rules! with_elem_type {

@@ -48,7 +48,7 @@ pub mod tuning;
 mod widening;
 
 pub use cudarc;
-pub use element::{ElemType, Element, Op, OpVisitor, ScanOp};
+pub use element::{ElemType, Element, Key, Op, OpVisitor, ScanOp};
 pub use error::{Error, Result};
 pub use foreign::ForeignSlice;
 pub use options::{

@@ -286,8 +286,8 @@ def segmented_scan(x: Any, heads: Any, op: str = "add", *, exclusive: bool = Fal
 
 
 def scan_by_key(keys: Any, x: Any, op: str = "add", *, exclusive: bool = False) -> Any:
-    """The scan of 1-D ``x`` restarted wherever ``keys`` (integers, as many as ``x``) changes.
-    Other shapes are refused: there is no batched form."""
+    """The scan of 1-D ``x`` restarted wherever ``keys`` (integers of any width, signed or not, as
+    many as ``x``) changes. Other shapes are refused: there is no batched form."""
     _check_op(op)
     _one_d("scan_by_key", keys=keys, x=x)
     a = _In(x, "x")

@@ -199,6 +199,14 @@ macro_rules! by_type {
     };
 }
 
+/// [`by_type!`] over the key types of a scan by key: the integers of every width, signed or not.
+macro_rules! by_key_type {
+    ($what:expr, $dtype:expr, |$K:ident| $body:expr) => {
+        by_type!(@arms $what, $dtype, $K, $body,
+            ("u8", u8), ("i8", i8), ("u16", u16), ("i16", i16), ("u32", u32), ("i32", i32), ("u64", u64), ("i64", i64))
+    };
+}
+
 /// The scan of `n` elements at `input` into `output`: inclusive or exclusive, from `init`, in
 /// the fixed combine order when `deterministic`.
 #[pyfunction]
@@ -359,7 +367,7 @@ fn scan_by_key(
 ) -> PyResult<()> {
     let opts = SegmentedOptions::new(op(op_name)?).exclusive(exclusive);
     let on = On { device, stream };
-    by_type!("scan_by_key (keys)", key_dtype, |K| by_type!("scan_by_key", dtype, |T| enqueue(
+    by_key_type!("scan_by_key (keys)", key_dtype, |K| by_type!("scan_by_key", dtype, |T| enqueue(
         py,
         on,
         move |gpu, s, temp| {

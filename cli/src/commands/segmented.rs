@@ -15,8 +15,8 @@ use gpu_scan::plan::batched::BatchedRequest;
 use gpu_scan::plan::segmented::Marks;
 use gpu_scan::reference::apps as reference;
 use gpu_scan::{
-    input, with_elem_type, Axis, BatchedOptions, ElemType, Element, Error, Gpu, Matrix, Op, Result, SegmentedOptions,
-    TempStorage,
+    input, with_elem_type, Axis, BatchedOptions, ElemType, Element, Error, Gpu, Key, Matrix, Op, Result,
+    SegmentedOptions, TempStorage,
 };
 use rayon::prelude::*;
 use scan_abi::Family;
@@ -237,7 +237,7 @@ fn segmented_typed<T: io::FileElement>(
             let segments = match source {
                 Source::Heads(h) => Segments::Heads(io::read_flags(h)?),
                 Source::Offsets(Some((o, ty))) => Segments::Offsets(read_offsets(o, ty, count)?),
-                Source::Keys(Some(k), ty) => Segments::Keys(with_elem_type!(ty, K => read_keys::<K, T>(k)?)),
+                Source::Keys(Some(k), ty) => Segments::Keys(with_key_type!(ty, K => read_keys::<K, T>(k)?)),
                 Source::Rows(c) => Segments::Rows(c),
                 Source::Offsets(None) | Source::Keys(None, _) | Source::Random => unreachable!("files with --input"),
             };
@@ -256,7 +256,7 @@ fn segmented_typed<T: io::FileElement>(
                     Source::Offsets(_) => {
                         Segments::Offsets((0..n).into_par_iter().filter(|&i| head(i)).map(|i| i as u64).collect())
                     }
-                    Source::Keys(_, ty) => Segments::Keys(with_elem_type!(ty, K => runs::<K, T>(n, head)?)),
+                    Source::Keys(_, ty) => Segments::Keys(with_key_type!(ty, K => runs::<K, T>(n, head)?)),
                     Source::Rows(c) => Segments::Rows(c),
                     Source::Heads(_) => unreachable!("--heads requires --input"),
                 };
@@ -306,14 +306,49 @@ fn read_offsets(path: &Path, ty: ElemType, n: u64) -> Result<Vec<u64>> {
     Ok(offsets)
 }
 
+/// Runs `$body` with `$K` bound to the key type of the runtime [`ElemType`] `$ty` (`--key-type`
+/// offers the integer types alone).
+macro_rules! with_key_type {
+    ($ty:expr, $K:ident => $body:expr) => {
+        match $ty {
+            ElemType::U8 => {
+                type $K = u8;
+                $body
+            }
+            ElemType::U16 => {
+                type $K = u16;
+                $body
+            }
+            ElemType::U32 => {
+                type $K = u32;
+                $body
+            }
+            ElemType::I32 => {
+                type $K = i32;
+                $body
+            }
+            ElemType::U64 => {
+                type $K = u64;
+                $body
+            }
+            ElemType::I64 => {
+                type $K = i64;
+                $body
+            }
+            ElemType::F32 | ElemType::F64 => unreachable!("--key-type offers integer types alone"),
+        }
+    };
+}
+use with_key_type;
+
 /// The keys file `path` of `K`, for a scan by key of `T`.
-fn read_keys<K: io::FileElement, T: Element>(path: &Path) -> Result<Box<dyn KeyArray<T>>> {
+fn read_keys<K: io::FileElement + Key, T: Element>(path: &Path) -> Result<Box<dyn KeyArray<T>>> {
     Ok(Box::new(KeysOf { keys: io::read::<K>(path)?, device: None }))
 }
 
 /// Keys of `n` elements in runs that end where `head` says: each run's key is the number of runs
 /// before it (wrapping in `K`, so that neighbours always differ).
-fn runs<K: Element, T: Element>(n: usize, head: impl Fn(usize) -> bool) -> Result<Box<dyn KeyArray<T>>> {
+fn runs<K: Element + Key, T: Element>(n: usize, head: impl Fn(usize) -> bool) -> Result<Box<dyn KeyArray<T>>> {
     let mut keys = memory::with_capacity::<K>(n, "the keys")?;
     let mut run = 0u64;
     for i in 0..n {
@@ -344,7 +379,7 @@ struct KeysOf<K> {
     device: Option<CudaSlice<K>>,
 }
 
-impl<K: Element, T: Element> KeyArray<T> for KeysOf<K> {
+impl<K: Element + Key, T: Element> KeyArray<T> for KeysOf<K> {
     fn ty(&self) -> ElemType {
         K::TYPE
     }

@@ -2,7 +2,7 @@
 //! `gpu/src/kernels/segmented.rs`). Segments are given by head flags (made from start offsets by
 //! [`Gpu::heads_from_offsets`]) or by a fixed length (the rows of a row-major matrix).
 
-use crate::element::Element;
+use crate::element::{Element, Key};
 use crate::error::{exactly, Error, Result};
 use crate::launch::{segmented as launch, zero};
 use crate::options::SegmentedOptions;
@@ -71,11 +71,11 @@ impl Gpu {
 
     /// Scans every run of equal keys of `input` on its own into `output`, as `opts` says (a
     /// segment starts wherever `keys[i] != keys[i - 1]`, as CUB's scan by key and NumPy-style
-    /// group-wise cumulative sums take them). Keys of any integer type. Asynchronous. Requires
-    /// `keys.len() == input.len()` and `output.len() >= input.len()`. Keys of 4 and 8 bytes
-    /// are read by the pipelined scan itself; otherwise their head flags take `input.len()` bytes
-    /// of the temporary storage's scratch first.
-    pub fn scan_by_key<K: Element, T: Element>(
+    /// group-wise cumulative sums take them). Keys of any integer type ([`Key`]). Asynchronous.
+    /// Requires `keys.len() == input.len()` and `output.len() >= input.len()`. Keys of 4 and 8
+    /// bytes are read by the pipelined scan itself; otherwise their head flags take
+    /// `input.len()` bytes of the temporary storage's scratch first.
+    pub fn scan_by_key<K: Key, T: Element>(
         &self,
         stream: &Arc<CudaStream>,
         keys: &impl DevicePtr<K>,
@@ -86,12 +86,12 @@ impl Gpu {
     ) -> Result<()> {
         exactly("the keys", keys.len() as u64, input.len() as u64, "keys")?;
         let (k, _rk) = keys.device_ptr(stream);
-        self.segmented(stream, input, Marks::Keys(K::TYPE), (k, 0), output, opts, temp)
+        self.segmented(stream, input, Marks::Keys(K::KERNEL), (k, 0), output, opts, temp)
     }
 
     /// Bytes of temporary storage [`Gpu::scan_by_key`] of `n` elements with keys of `K` needs.
-    pub fn scan_by_key_temp_bytes<K: Element, T: Element>(&self, n: u64, opts: &SegmentedOptions) -> Result<u64> {
-        Ok(self.plan_segmented::<T>(n, opts, Marks::Keys(K::TYPE))?.temp_bytes(n))
+    pub fn scan_by_key_temp_bytes<K: Key, T: Element>(&self, n: u64, opts: &SegmentedOptions) -> Result<u64> {
+        Ok(self.plan_segmented::<T>(n, opts, Marks::Keys(K::KERNEL))?.temp_bytes(n))
     }
 
     /// Bytes of temporary storage a segmented scan of `n` elements of `T` with `opts` needs
