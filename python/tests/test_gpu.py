@@ -175,15 +175,25 @@ def test_above_2_31_elements():
     assert int(z[-1]) == n % 256
 
 
+# torch.cuda._sleep spins this many GPU clock cycles: about half a second at the 1.6-2 GHz of an
+# H100 or H200, far longer than any call here takes to return once its kernels are loaded.
+SLEEP_CYCLES = 1 << 30
+
+
 def test_runs_on_the_callers_stream():
+    n = 1 << 24
+    x = torch.ones(n, device="cuda", dtype=torch.int32)
+    gpu_scan.cumsum(x, dtype=torch.int32)  # loads the kernels now, not while the stream sleeps
+    torch.cuda.synchronize()
     s = torch.cuda.Stream()
     with torch.cuda.stream(s):
-        x = torch.ones(1 << 26, device="cuda", dtype=torch.int32)
-        x.mul_(3)  # queued on s; not waited for
+        torch.cuda._sleep(SLEEP_CYCLES)
+        x.mul_(3)  # runs on s after the sleep: work on any other stream would read ones
         y = gpu_scan.cumsum(x, dtype=torch.int32)
+        assert not s.query(), "the call waited for the stream"
         y.add_(0)
     s.synchronize()
-    assert int(y[-1]) == 3 << 26
+    assert int(y[-1]) == 3 * n
     assert int(y[12345]) == 3 * 12346
 
 
