@@ -197,6 +197,39 @@ def test_runs_on_the_callers_stream():
     assert int(y[12345]) == 3 * 12346
 
 
+def test_calls_leave_the_threads_current_context_as_they_found_it():
+    import ctypes
+    import threading
+
+    cuda = ctypes.CDLL("libcuda.so.1")
+
+    def current():
+        ctx = ctypes.c_void_p()
+        assert cuda.cuCtxGetCurrent(ctypes.byref(ctx)) == 0
+        return ctx.value
+
+    seen = []
+
+    def fresh_thread():  # a new thread starts with no current context
+        seen.append(current())
+        gpu_scan._native.open_device(0)
+        gpu_scan.empty_cache()
+        seen.append(current())
+
+    t = threading.Thread(target=fresh_thread)
+    t.start()
+    t.join()
+    assert seen == [None, None]
+    if torch.cuda.device_count() < 2:
+        return
+    with torch.cuda.device(0):
+        x = torch.arange(1000, device="cuda:1")
+        before = current()
+        y = gpu_scan.cumsum(x)
+        assert current() == before and torch.cuda.current_device() == 0
+        assert torch.equal(y.cpu(), torch.cumsum(x.cpu(), 0))
+
+
 def test_repeated_calls_allocate_nothing():
     x = torch.ones(1 << 24, device="cuda", dtype=torch.float32)
     out = torch.empty_like(x)
