@@ -4,15 +4,20 @@ one of them).
 
 Every function runs on the current stream of the array's framework on the array's device, so
 it orders with the caller's own work, and returns arrays of the input's framework, allocated by
-that framework. The GIL is released while the work is enqueued. Temporary storage is kept per
-device and stream and reused (:func:`empty_cache` frees it). Mistakes raise ``ValueError`` or
-``TypeError``; the machine's failures (no driver, no device, a GPU too old for the kernels, out
-of memory, a driver error) raise :class:`Error`.
+that framework. The GIL is released while the work is enqueued. Calls on torch and CuPy arrays
+return as soon as the work is queued; a call with any other framework's array (JAX, numba, ...)
+blocks until its work is done, since that framework's allocator could otherwise reuse the
+array's memory while the work still reads it. Temporary storage is kept per device and stream
+and reused (:func:`empty_cache` frees it). Mistakes raise ``ValueError`` or ``TypeError``; the
+machine's failures (no driver, no device, a GPU too old for the kernels, out of memory, a driver
+error) raise :class:`Error`.
 """
 
 from __future__ import annotations
 
-from typing import Any, Optional, Tuple
+import contextvars
+import functools
+from typing import Any, Callable, List, Optional, Tuple
 
 from . import _arrays
 from ._arrays import ITEM_SIZE, short_dtype
@@ -55,6 +60,36 @@ def _open(device: int) -> None:
         _OPEN.add(device)
 
 
+# (device, stream, foreign) of every array the running public call has described (see _settled).
+_DESCRIBED: contextvars.ContextVar = contextvars.ContextVar("gpu_scan_described")
+
+
+def _settled(f: Callable) -> Callable:
+    """``f``, made to wait, before it returns or raises, for every stream its arrays were on
+    when any of them is foreign (viewed through a helper framework).
+
+    The helper's view of a foreign array goes when the call returns, and the producer's
+    allocator (JAX's, numba's) does not order its frees with the stream our work, and the
+    helper's casts and copies, read the array on. With no other reference left
+    (``cumsum(jnp.arange(n))``), the memory could be freed and handed out again while they still
+    read it, or, for ``out=``, write it. torch's and CuPy's caching allocators free in the order
+    of their current stream, the one the work is queued on, so their arrays need no wait."""
+
+    @functools.wraps(f)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        described: List[Tuple[int, int, bool]] = []
+        token = _DESCRIBED.set(described)
+        try:
+            return f(*args, **kwargs)
+        finally:
+            _DESCRIBED.reset(token)
+            if any(foreign for _, _, foreign in described):
+                for device, stream in dict.fromkeys((d, s) for d, s, _ in described):
+                    _native.synchronize(device, stream)
+
+    return call
+
+
 def _one_d(function: str, **arrays: Any) -> None:
     """A ValueError unless every array (or described input) is 1-D, where its shape is known.
     Called before any device work too, on the arrays as given."""
@@ -93,6 +128,9 @@ class _In:
             raise ValueError(f"{what} is not contiguous (C order): make a contiguous copy first")
         _open(self.device)
         self.stream = adapter.stream(self.device)
+        described = _DESCRIBED.get(None)
+        if described is not None:
+            described.append((self.device, self.stream, self.foreign is not None))
 
     @property
     def n(self) -> int:
@@ -164,6 +202,7 @@ def _norm_dim(dim: Optional[int], axis: Optional[int], ndim: int) -> Optional[in
     return d % max(ndim, 1)
 
 
+@_settled
 def scan(
     x: Any,
     op: str = "add",
@@ -242,7 +281,7 @@ def _cum(op: str):
             dtype = _result_dtype(op, a.dtype)
         return _scan(a, op, dim, axis, exclusive, dtype, None, deterministic, out)
 
-    return f
+    return _settled(f)
 
 
 cumsum = _cum("add")
@@ -270,6 +309,7 @@ def _flags(m: Any, like: _In, what: str) -> _In:
     return f
 
 
+@_settled
 def segmented_scan(x: Any, heads: Any, op: str = "add", *, exclusive: bool = False) -> Any:
     """The scan of 1-D ``x`` restarted at every element whose ``heads`` flag is set (bool or
     uint8, as many as ``x``). Other shapes are refused: there is no batched form."""
@@ -285,6 +325,7 @@ def segmented_scan(x: Any, heads: Any, op: str = "add", *, exclusive: bool = Fal
     return a.back(o.array)
 
 
+@_settled
 def scan_by_key(keys: Any, x: Any, op: str = "add", *, exclusive: bool = False) -> Any:
     """The scan of 1-D ``x`` restarted wherever ``keys`` (integers, as many as ``x``) changes.
     Other shapes are refused: there is no batched form."""
@@ -300,6 +341,7 @@ def scan_by_key(keys: Any, x: Any, op: str = "add", *, exclusive: bool = False) 
     return a.back(o.array)
 
 
+@_settled
 def linear_recurrence(a: Any, b: Any, x0: float = 0.0) -> Any:
     """``y[t] = a[t] * y[t-1] + b[t]`` from ``y[-1] = x0``, for 1-D float32 or float64 ``a`` and
     ``b``: one scan of affine maps (the recurrence of linear RNN and state-space layers). The
@@ -332,6 +374,7 @@ def _sorted(x: Any, descending: bool, positions: bool) -> Tuple[_In, Any, Option
     return a, keys.array, p.array if p else None
 
 
+@_settled
 def sort(x: Any, *, descending: bool = False) -> Any:
     """The keys of 1-D ``x`` (4- and 8-byte types) sorted by a stable radix sort. Floats order
     ``-0.0`` before ``+0.0`` and NaNs last (in both orders)."""
@@ -339,6 +382,7 @@ def sort(x: Any, *, descending: bool = False) -> Any:
     return a.back(keys)
 
 
+@_settled
 def argsort(x: Any, *, descending: bool = False) -> Any:
     """The stable argsort of 1-D ``x`` as int64 positions: ``x[argsort(x)]`` is sorted and equal
     keys keep their order."""
@@ -346,6 +390,7 @@ def argsort(x: Any, *, descending: bool = False) -> Any:
     return a.back(a.adapter.cast(p, "i64"))
 
 
+@_settled
 def compact(x: Any, mask: Any) -> Any:
     """The elements of 1-D ``x`` whose ``mask`` entry is set, in order (``x[mask]``). Reads the
     count back, so it waits for the work queued before it."""
@@ -360,6 +405,7 @@ def compact(x: Any, mask: Any) -> Any:
     return a.back(o.array[: a.adapter.item(count.array)])
 
 
+@_settled
 def nonzero(mask: Any) -> Any:
     """The positions of the set entries of 1-D ``mask`` as int64 (NumPy's ``flatnonzero``).
     Reads the count back, so it waits for the work queued before it."""
@@ -373,6 +419,7 @@ def nonzero(mask: Any) -> Any:
     return f0.back(o.array[: f.adapter.item(count.array)])
 
 
+@_settled
 def histogram(x: Any, bins: int, range: Tuple[float, float]) -> Any:
     """The counts (int64) of 1-D ``x`` in ``bins`` equal bins over ``[lo, hi)``; elements outside
     are not counted."""

@@ -535,6 +535,20 @@ fn open_device(py: Python<'_>, ordinal: usize) -> PyResult<String> {
     .map_err(to_py)
 }
 
+/// Waits for the work queued so far on the caller's raw `stream` of device `ordinal`.
+#[pyfunction]
+fn synchronize(py: Python<'_>, ordinal: usize, stream: u64) -> PyResult<()> {
+    py.detach(|| {
+        let _keep = KeepContext::save();
+        let d = device(ordinal)?;
+        // SAFETY: the Python half passes the current stream of the framework that owns the
+        // arrays of the call it waits for, on this device's primary context.
+        let s = unsafe { d.gpu.borrow_stream(stream as CUstream) };
+        s.synchronize().map_err(gpu_scan::Error::from)
+    })
+    .map_err(to_py)
+}
+
 /// Frees the temporary storage kept for every stream of every device opened so far, after
 /// waiting for each of those devices to finish all its work.
 #[pyfunction]
@@ -634,6 +648,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(nonzero, m)?)?;
     m.add_function(wrap_pyfunction!(histogram, m)?)?;
     m.add_function(wrap_pyfunction!(open_device, m)?)?;
+    m.add_function(wrap_pyfunction!(synchronize, m)?)?;
     m.add_function(wrap_pyfunction!(driver_present, m)?)?;
     m.add_function(wrap_pyfunction!(empty_cache, m)?)?;
     m.add_function(wrap_pyfunction!(pointer_device, m)?)?;

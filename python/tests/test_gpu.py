@@ -197,6 +197,31 @@ def test_runs_on_the_callers_stream():
     assert int(y[12345]) == 3 * 12346
 
 
+def test_calls_on_foreign_arrays_wait_for_their_work_and_on_torch_arrays_do_not():
+    class Interface:
+        """An array of no framework the package knows, so it is viewed through CuPy or torch."""
+
+        def __init__(self, t):
+            self.t = t
+            self.__cuda_array_interface__ = t.__cuda_array_interface__
+
+    helper = gpu_scan._arrays.adapters()[0]
+    if helper.stream(0) != torch.cuda.current_stream(0).cuda_stream:
+        pytest.skip(f"{helper.name}'s current stream is not torch's, so a sleep on torch's does not hold it up")
+    n = 1 << 20
+    x = torch.ones(n, device="cuda:0", dtype=torch.int32)
+    gpu_scan.cumsum(x, dtype=torch.int32)  # loads the kernels now
+    torch.cuda.synchronize()
+    torch.cuda._sleep(SLEEP_CYCLES)
+    y = gpu_scan.cumsum(x, dtype=torch.int32)
+    assert not torch.cuda.current_stream().query(), "a call on a torch tensor waited for its work"
+    torch.cuda.synchronize()
+    torch.cuda._sleep(SLEEP_CYCLES)
+    z = gpu_scan.cumsum(Interface(x), dtype="int32")
+    assert torch.cuda.current_stream().query(), "a call on a foreign array returned before its work was done"
+    assert int(y[-1]) == n and int(z[-1]) == n
+
+
 def test_calls_leave_the_threads_current_context_as_they_found_it():
     import ctypes
     import threading
@@ -213,6 +238,7 @@ def test_calls_leave_the_threads_current_context_as_they_found_it():
     def fresh_thread():  # a new thread starts with no current context
         seen.append(current())
         gpu_scan._native.open_device(0)
+        gpu_scan._native.synchronize(0, 0)
         gpu_scan.empty_cache()
         seen.append(current())
 
