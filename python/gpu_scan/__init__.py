@@ -191,6 +191,16 @@ def _can_widen(src: str, dst: str) -> bool:
     return False
 
 
+def _overlap(x: _In, o: _In) -> Optional[str]:
+    """How ``o`` shares device memory with ``x``, by their addresses and byte extents: ``"same"``
+    (the very same bytes), ``"partial"``, or None."""
+    x_end = x.ptr + x.n * ITEM_SIZE[x.dtype]
+    o_end = o.ptr + o.n * ITEM_SIZE[o.dtype]
+    if o.ptr >= x_end or x.ptr >= o_end:
+        return None
+    return "same" if (o.ptr, o_end) == (x.ptr, x_end) else "partial"
+
+
 def _norm_dim(dim: Optional[int], axis: Optional[int], ndim: int) -> Optional[int]:
     if dim is not None and axis is not None and dim != axis:
         raise ValueError(f"dim={dim} and axis={axis} disagree")
@@ -223,7 +233,9 @@ def scan(
     into ``uint32 uint64 int64``, of ``int32 uint32`` into ``int64 uint64``, or of ``float16
     bfloat16`` into ``float32`` reads each element at its own width; other conversions cast the
     input first. ``deterministic`` gives float results that are identical run after run (a 1-D
-    scan). ``init`` (a 1-D scan) is combined in front of the first element.
+    scan). ``init`` (a 1-D scan) is combined in front of the first element. ``out`` may be ``x``
+    itself for a scan of one line in ``x``'s dtype, which then runs in place; otherwise it must
+    not share memory with ``x``.
     """
     _check_op(op)
     return _scan(_In(x, "x"), op, dim, axis, exclusive, dtype, init, deterministic, out)
@@ -250,6 +262,9 @@ def _scan(a: _In, op: str, dim: Optional[int], axis: Optional[int], exclusive: b
     if not one_line and (deterministic or init is not None):
         raise ValueError("deterministic=True and init= are for a scan of one line (a 1-D array, or dim=None)")
     if one_line and op == "add" and want != a.dtype and _can_widen(a.dtype, want) and init is None:
+        if _overlap(a, o) is not None:
+            raise ValueError("out shares memory with x: a sum into a wider dtype reads x as it writes out, so it "
+                             "cannot run in place; pass a separate out")
         _native.widening_sum(a.dtype, want, exclusive, deterministic, a.ptr, o.ptr, n, a.device, a.stream)
         return a.back(o.array)
     src = a
@@ -260,6 +275,13 @@ def _scan(a: _In, op: str, dim: Optional[int], axis: Optional[int], exclusive: b
     elif want not in ELEMENT_TYPES:
         hint = " (pass dtype='float32' for a float32 sum)" if want in ("f16", "bf16") else ""
         raise TypeError(f"scans are not built for dtype {_arrays.NUMPY_NAMES[want]}{hint}")
+    overlap = _overlap(src, o) if src is a else None
+    if overlap == "partial":
+        raise ValueError("out overlaps x without being x itself: a scan would overwrite elements it has yet to read; "
+                         "pass out=x to scan in place, or a separate out")
+    if overlap == "same" and not one_line:
+        raise ValueError("out is x: a scan along a dimension of an N-D array does not run in place; pass a separate "
+                         "out")
     if one_line:
         _native.scan(want, op, exclusive, deterministic, init, src.ptr, o.ptr, n, a.device, a.stream)
     elif inner == 1:

@@ -469,3 +469,28 @@ def test_numba_arrays_through_the_interface():
     x = numba_cuda.to_device(np.arange(1000, dtype=np.int64))
     y = gpu_scan.cumsum(x)
     np.testing.assert_array_equal(y.copy_to_host(), np.cumsum(np.arange(1000)))
+
+
+def test_out_sharing_memory_with_x_is_refused_unless_it_is_x_for_one_line():
+    x = torch.arange(64, device="cuda", dtype=torch.int64).reshape(8, 8)
+    for dim in (0, 1):
+        with pytest.raises(ValueError, match="out is x"):
+            gpu_scan.cumsum(x, dim, out=x)
+    buf = torch.arange(72, device="cuda", dtype=torch.int64)
+    for dim in (0, 1):
+        with pytest.raises(ValueError, match="without being x itself"):
+            gpu_scan.cumsum(buf[:64].view(8, 8), dim, out=buf[8:].view(8, 8))
+    assert torch.equal(x.cpu(), torch.arange(64).reshape(8, 8)) and torch.equal(buf.cpu(), torch.arange(72))
+
+    v = torch.arange(100003, device="cuda", dtype=torch.int64)
+    want = torch.cumsum(v.cpu(), 0)
+    assert gpu_scan.cumsum(v, out=v) is v and torch.equal(v.cpu(), want)
+    w = torch.arange(1001, device="cuda", dtype=torch.int64)
+    for x1, out in ((w[1:], w[:-1]), (w[:-1], w[1:])):
+        with pytest.raises(ValueError, match="without being x itself"):
+            gpu_scan.cumsum(x1, out=out)
+    assert torch.equal(w.cpu(), torch.arange(1001))
+
+    b = torch.ones(800, device="cuda", dtype=torch.uint8)
+    with pytest.raises(ValueError, match="wider dtype"):
+        gpu_scan.cumsum(b[:100], out=b.view(torch.int64))  # the same first byte, eight times the bytes

@@ -224,3 +224,31 @@ def test_calls_with_a_foreign_array_wait_for_their_stream_and_others_do_not(fake
     with pytest.raises(gpu_scan.Error, match="a driver error"):
         gpu_scan.cumsum(Interface((10,), "<u4"), dtype="uint32")
     assert [name for name, _ in fake] == ["scan", "synchronize"], "work queued before an error is waited for"
+
+
+def test_out_sharing_memory_with_x_along_a_dim_is_refused(fake):
+    x = FakeArray(0x1000, (4, 8), "i32")
+    for dim in (0, 1):
+        with pytest.raises(ValueError, match="out is x"):
+            gpu_scan.cumsum(x, dim, dtype="int32", out=FakeArray(0x1000, (4, 8), "i32"))
+        for at in (0x1000 - 4, 0x1000 + 4, 0x1000 + 124):
+            with pytest.raises(ValueError, match="without being x itself"):
+                gpu_scan.cumsum(x, dim, dtype="int32", out=FakeArray(at, (4, 8), "i32"))
+    assert fake == []
+    for at in (0x1000 - 128, 0x1000 + 128):  # next to x, not in it
+        gpu_scan.cumsum(x, 0, dtype="int32", out=FakeArray(at, (4, 8), "i32"))
+    assert [name for name, _ in fake] == ["batched_scan", "batched_scan"]
+
+
+def test_out_of_one_line_may_be_x_itself_but_not_part_of_it(fake):
+    x = FakeArray(0x1000, (32,), "i32")
+    gpu_scan.cumsum(x, dtype="int32", out=x)
+    (name, args), = fake
+    assert name == "scan" and args[5] == args[6] == 0x1000, "in place: input and output the same address"
+    for at in (0x1000 - 4, 0x1000 + 64):
+        with pytest.raises(ValueError, match="without being x itself"):
+            gpu_scan.cumsum(x, dtype="int32", out=FakeArray(at, (32,), "i32"))
+    narrow = FakeArray(0x1000, (32,), "u8")
+    with pytest.raises(ValueError, match="wider dtype"):
+        gpu_scan.cumsum(narrow, out=FakeArray(0x1000, (32,), "i64"))  # the same first byte, 8 times the bytes
+    assert len(fake) == 1
