@@ -4,15 +4,20 @@ one of them).
 
 Every function runs on the current stream of the array's framework on the array's device, so
 it orders with the caller's own work, and returns arrays of the input's framework, allocated by
-that framework. The GIL is released while the work is enqueued. Temporary storage is kept per
-device and stream and reused (:func:`empty_cache` frees it). Mistakes raise ``ValueError`` or
-``TypeError``; the machine's failures (no driver, no device, a GPU too old for the kernels, out
-of memory, a driver error) raise :class:`Error`.
+that framework. The GIL is released while the work is enqueued. Calls on torch and CuPy arrays
+return as soon as the work is queued; a call with any other framework's array (JAX, numba, ...)
+blocks until its work is done, since that framework's allocator could otherwise reuse the
+array's memory while the work still reads it. Temporary storage is kept per device and stream
+and reused (:func:`empty_cache` frees it). Mistakes raise ``ValueError`` or ``TypeError``; the
+machine's failures (no driver, no device, a GPU too old for the kernels, out of memory, a driver
+error) raise :class:`Error`.
 """
 
 from __future__ import annotations
 
-from typing import Any, Optional, Tuple
+import contextvars
+import functools
+from typing import Any, Callable, List, Optional, Tuple
 
 from . import _arrays
 from ._arrays import ITEM_SIZE, short_dtype
@@ -55,6 +60,36 @@ def _open(device: int) -> None:
         _OPEN.add(device)
 
 
+# (device, stream, foreign) of every array the running public call has described (see _settled).
+_DESCRIBED: contextvars.ContextVar = contextvars.ContextVar("gpu_scan_described")
+
+
+def _settled(f: Callable) -> Callable:
+    """``f``, made to wait, before it returns or raises, for every stream its arrays were on
+    when any of them is foreign (viewed through a helper framework).
+
+    The helper's view of a foreign array goes when the call returns, and the producer's
+    allocator (JAX's, numba's) does not order its frees with the stream our work, and the
+    helper's casts and copies, read the array on. With no other reference left
+    (``cumsum(jnp.arange(n))``), the memory could be freed and handed out again while they still
+    read it, or, for ``out=``, write it. torch's and CuPy's caching allocators free in the order
+    of their current stream, the one the work is queued on, so their arrays need no wait."""
+
+    @functools.wraps(f)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        described: List[Tuple[int, int, bool]] = []
+        token = _DESCRIBED.set(described)
+        try:
+            return f(*args, **kwargs)
+        finally:
+            _DESCRIBED.reset(token)
+            if any(foreign for _, _, foreign in described):
+                for device, stream in dict.fromkeys((d, s) for d, s, _ in described):
+                    _native.synchronize(device, stream)
+
+    return call
+
+
 def _one_d(function: str, **arrays: Any) -> None:
     """A ValueError unless every array (or described input) is 1-D, where its shape is known.
     Called before any device work too, on the arrays as given."""
@@ -93,6 +128,9 @@ class _In:
             raise ValueError(f"{what} is not contiguous (C order): make a contiguous copy first")
         _open(self.device)
         self.stream = adapter.stream(self.device)
+        described = _DESCRIBED.get(None)
+        if described is not None:
+            described.append((self.device, self.stream, self.foreign is not None))
 
     @property
     def n(self) -> int:
@@ -153,6 +191,16 @@ def _can_widen(src: str, dst: str) -> bool:
     return False
 
 
+def _overlap(x: _In, o: _In) -> Optional[str]:
+    """How ``o`` shares device memory with ``x``, by their addresses and byte extents: ``"same"``
+    (the very same bytes), ``"partial"``, or None."""
+    x_end = x.ptr + x.n * ITEM_SIZE[x.dtype]
+    o_end = o.ptr + o.n * ITEM_SIZE[o.dtype]
+    if o.ptr >= x_end or x.ptr >= o_end:
+        return None
+    return "same" if (o.ptr, o_end) == (x.ptr, x_end) else "partial"
+
+
 def _norm_dim(dim: Optional[int], axis: Optional[int], ndim: int) -> Optional[int]:
     if dim is not None and axis is not None and dim != axis:
         raise ValueError(f"dim={dim} and axis={axis} disagree")
@@ -164,6 +212,7 @@ def _norm_dim(dim: Optional[int], axis: Optional[int], ndim: int) -> Optional[in
     return d % max(ndim, 1)
 
 
+@_settled
 def scan(
     x: Any,
     op: str = "add",
@@ -184,7 +233,9 @@ def scan(
     into ``uint32 uint64 int64``, of ``int32 uint32`` into ``int64 uint64``, or of ``float16
     bfloat16`` into ``float32`` reads each element at its own width; other conversions cast the
     input first. ``deterministic`` gives float results that are identical run after run (a 1-D
-    scan). ``init`` (a 1-D scan) is combined in front of the first element.
+    scan). ``init`` (a 1-D scan) is combined in front of the first element. ``out`` may be ``x``
+    itself for a scan of one line in ``x``'s dtype, which then runs in place; otherwise it must
+    not share memory with ``x``.
     """
     _check_op(op)
     return _scan(_In(x, "x"), op, dim, axis, exclusive, dtype, init, deterministic, out)
@@ -211,6 +262,9 @@ def _scan(a: _In, op: str, dim: Optional[int], axis: Optional[int], exclusive: b
     if not one_line and (deterministic or init is not None):
         raise ValueError("deterministic=True and init= are for a scan of one line (a 1-D array, or dim=None)")
     if one_line and op == "add" and want != a.dtype and _can_widen(a.dtype, want) and init is None:
+        if _overlap(a, o) is not None:
+            raise ValueError("out shares memory with x: a sum into a wider dtype reads x as it writes out, so it "
+                             "cannot run in place; pass a separate out")
         _native.widening_sum(a.dtype, want, exclusive, deterministic, a.ptr, o.ptr, n, a.device, a.stream)
         return a.back(o.array)
     src = a
@@ -221,6 +275,13 @@ def _scan(a: _In, op: str, dim: Optional[int], axis: Optional[int], exclusive: b
     elif want not in ELEMENT_TYPES:
         hint = " (pass dtype='float32' for a float32 sum)" if want in ("f16", "bf16") else ""
         raise TypeError(f"scans are not built for dtype {_arrays.NUMPY_NAMES[want]}{hint}")
+    overlap = _overlap(src, o) if src is a else None
+    if overlap == "partial":
+        raise ValueError("out overlaps x without being x itself: a scan would overwrite elements it has yet to read; "
+                         "pass out=x to scan in place, or a separate out")
+    if overlap == "same" and not one_line:
+        raise ValueError("out is x: a scan along a dimension of an N-D array does not run in place; pass a separate "
+                         "out")
     if one_line:
         _native.scan(want, op, exclusive, deterministic, init, src.ptr, o.ptr, n, a.device, a.stream)
     elif inner == 1:
@@ -242,7 +303,7 @@ def _cum(op: str):
             dtype = _result_dtype(op, a.dtype)
         return _scan(a, op, dim, axis, exclusive, dtype, None, deterministic, out)
 
-    return f
+    return _settled(f)
 
 
 cumsum = _cum("add")
@@ -270,6 +331,7 @@ def _flags(m: Any, like: _In, what: str) -> _In:
     return f
 
 
+@_settled
 def segmented_scan(x: Any, heads: Any, op: str = "add", *, exclusive: bool = False) -> Any:
     """The scan of 1-D ``x`` restarted at every element whose ``heads`` flag is set (bool or
     uint8, as many as ``x``). Other shapes are refused: there is no batched form."""
@@ -285,6 +347,7 @@ def segmented_scan(x: Any, heads: Any, op: str = "add", *, exclusive: bool = Fal
     return a.back(o.array)
 
 
+@_settled
 def scan_by_key(keys: Any, x: Any, op: str = "add", *, exclusive: bool = False) -> Any:
     """The scan of 1-D ``x`` restarted wherever ``keys`` (integers of any width, signed or not, as
     many as ``x``) changes. Other shapes are refused: there is no batched form."""
@@ -300,6 +363,7 @@ def scan_by_key(keys: Any, x: Any, op: str = "add", *, exclusive: bool = False) 
     return a.back(o.array)
 
 
+@_settled
 def linear_recurrence(a: Any, b: Any, x0: float = 0.0) -> Any:
     """``y[t] = a[t] * y[t-1] + b[t]`` from ``y[-1] = x0``, for 1-D float32 or float64 ``a`` and
     ``b``: one scan of affine maps (the recurrence of linear RNN and state-space layers). The
@@ -332,6 +396,7 @@ def _sorted(x: Any, descending: bool, positions: bool) -> Tuple[_In, Any, Option
     return a, keys.array, p.array if p else None
 
 
+@_settled
 def sort(x: Any, *, descending: bool = False) -> Any:
     """The keys of 1-D ``x`` (4- and 8-byte types) sorted by a stable radix sort. Floats order
     ``-0.0`` before ``+0.0`` and NaNs last (in both orders)."""
@@ -339,6 +404,7 @@ def sort(x: Any, *, descending: bool = False) -> Any:
     return a.back(keys)
 
 
+@_settled
 def argsort(x: Any, *, descending: bool = False) -> Any:
     """The stable argsort of 1-D ``x`` as int64 positions: ``x[argsort(x)]`` is sorted and equal
     keys keep their order."""
@@ -346,6 +412,7 @@ def argsort(x: Any, *, descending: bool = False) -> Any:
     return a.back(a.adapter.cast(p, "i64"))
 
 
+@_settled
 def compact(x: Any, mask: Any) -> Any:
     """The elements of 1-D ``x`` whose ``mask`` entry is set, in order (``x[mask]``). Reads the
     count back, so it waits for the work queued before it."""
@@ -360,6 +427,7 @@ def compact(x: Any, mask: Any) -> Any:
     return a.back(o.array[: a.adapter.item(count.array)])
 
 
+@_settled
 def nonzero(mask: Any) -> Any:
     """The positions of the set entries of 1-D ``mask`` as int64 (NumPy's ``flatnonzero``).
     Reads the count back, so it waits for the work queued before it."""
@@ -373,6 +441,7 @@ def nonzero(mask: Any) -> Any:
     return f0.back(o.array[: f.adapter.item(count.array)])
 
 
+@_settled
 def histogram(x: Any, bins: int, range: Tuple[float, float]) -> Any:
     """The counts (int64) of 1-D ``x`` in ``bins`` equal bins over ``[lo, hi)``; elements outside
     are not counted."""

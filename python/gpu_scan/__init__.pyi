@@ -30,7 +30,7 @@ def scan(
 ) -> Array:
     """The scan of ``x`` by ``op`` (``add mul min max and or xor``) along ``dim``, or of the
     flattened array; ``dtype`` names the result's type, ``deterministic`` and ``init`` are for
-    one line."""
+    one line, and so is ``out=x`` (in place); otherwise ``out`` must not overlap ``x``."""
 
 def cumsum(
     x: Array,

@@ -8,7 +8,9 @@ allocator, on that stream, so its memory pool and stream semantics hold.
 torch and CuPy arrays are used directly. Arrays of other frameworks (JAX, numba, anything
 exporting ``__dlpack__`` or ``__cuda_array_interface__``) are viewed, zero copy, as an array of
 a framework that is installed (CuPy first, then torch) through DLPack or the interface, which
-also orders them with their producer's stream; results go back the same way.
+also orders them with their producer's stream; results go back the same way. Their producer's
+allocator does not order its frees with our stream, so a call with such an array waits for its
+work before it returns (``gpu_scan._settled``).
 """
 
 from __future__ import annotations

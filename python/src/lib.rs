@@ -7,7 +7,8 @@
 //! hands them here with their dtypes as short names (`u8` … `f64`, `bool`, `f16`, `bf16`). The
 //! library checks every length and type again. One `Gpu` is opened per device, on its primary
 //! context (the one torch and CuPy use), and one `TempStorage` is kept per device and stream, so
-//! repeated calls allocate nothing.
+//! repeated calls allocate nothing. Every entry point leaves the calling thread's current CUDA
+//! context as it found it ([`KeepContext`]).
 
 use gpu_scan::cudarc::driver::sys::{self, CUpointer_attribute, CUresult, CUstream};
 use gpu_scan::cudarc::driver::{result, CudaStream, DriverError};
@@ -143,6 +144,44 @@ struct On {
     stream: u64,
 }
 
+/// The context current on the calling thread when it was saved, made current again when this
+/// drops, after a call's driver work, whether that work succeeded or failed.
+///
+/// cudarc makes a device's primary context current on the calling thread before its work (and
+/// before the drops of some of its values) and leaves it there. The CUDA runtime takes the
+/// thread's current context for its current device, so without this a call on `cuda:1` would
+/// move torch's and CuPy's current device to 1. cudarc asks the driver which context is current
+/// each time it binds one, and keeps no copy, so setting another under it confuses nothing.
+///
+/// Save it on the thread that does the driver work (inside `py.detach`, which runs its closure
+/// on the calling thread) before the first driver call, and let it drop after every cudarc value
+/// of the call: declared first, it drops last.
+struct KeepContext(Option<sys::CUcontext>);
+
+impl KeepContext {
+    fn save() -> KeepContext {
+        // Without a driver, or where it cannot start, no context can become current: the call
+        // fails before any does.
+        if !gpu_scan::driver_present() || result::init().is_err() {
+            return KeepContext(None);
+        }
+        let mut ctx: sys::CUcontext = std::ptr::null_mut();
+        // SAFETY: writes one handle (null where none is current); the driver is initialized.
+        let saved = unsafe { sys::cuCtxGetCurrent(&mut ctx) } == CUresult::CUDA_SUCCESS;
+        KeepContext(saved.then_some(ctx))
+    }
+}
+
+impl Drop for KeepContext {
+    fn drop(&mut self) {
+        if let Some(ctx) = self.0 {
+            // SAFETY: `ctx` was current on this thread when saved (null: none was), and the
+            // caller still holds it. Nothing can be done about a failure here.
+            let _ = unsafe { sys::cuCtxSetCurrent(ctx) };
+        }
+    }
+}
+
 /// Runs `f` without the GIL on the caller's stream with that stream's temporary storage.
 fn enqueue<R: Send>(
     py: Python<'_>,
@@ -150,6 +189,7 @@ fn enqueue<R: Send>(
     f: impl FnOnce(&Gpu, &Arc<CudaStream>, &mut TempStorage) -> gpu_scan::Result<R> + Send,
 ) -> PyResult<R> {
     py.detach(|| {
+        let _keep = KeepContext::save();
         let d = device(on.device)?;
         // SAFETY: the Python half passes the current stream of the framework that owns the
         // arrays, on this device's primary context, and holds the arrays while the call runs.
@@ -496,7 +536,25 @@ fn histogram(
 /// there is no driver or no such device.
 #[pyfunction]
 fn open_device(py: Python<'_>, ordinal: usize) -> PyResult<String> {
-    py.detach(|| device(ordinal).map(|d| d.gpu.info().name.clone())).map_err(to_py)
+    py.detach(|| {
+        let _keep = KeepContext::save();
+        device(ordinal).map(|d| d.gpu.info().name.clone())
+    })
+    .map_err(to_py)
+}
+
+/// Waits for the work queued so far on the caller's raw `stream` of device `ordinal`.
+#[pyfunction]
+fn synchronize(py: Python<'_>, ordinal: usize, stream: u64) -> PyResult<()> {
+    py.detach(|| {
+        let _keep = KeepContext::save();
+        let d = device(ordinal)?;
+        // SAFETY: the Python half passes the current stream of the framework that owns the
+        // arrays of the call it waits for, on this device's primary context.
+        let s = unsafe { d.gpu.borrow_stream(stream as CUstream) };
+        s.synchronize().map_err(gpu_scan::Error::from)
+    })
+    .map_err(to_py)
 }
 
 /// Frees the temporary storage kept for every stream of every device opened so far, after
@@ -504,6 +562,7 @@ fn open_device(py: Python<'_>, ordinal: usize) -> PyResult<String> {
 #[pyfunction]
 fn empty_cache(py: Python<'_>) -> PyResult<()> {
     py.detach(|| {
+        let _keep = KeepContext::save();
         let open: Vec<Arc<Device>> = lock(devices()).values().cloned().collect();
         open.iter().try_for_each(|d| free_all(&d.gpu, &mut lock(&d.temps)))
     })
@@ -536,6 +595,9 @@ fn pointer_device(py: Python<'_>, ptr: u64) -> PyResult<usize> {
             return Err(gpu_scan::Error::NoDriver);
         }
         result::init()?;
+        // The attribute query binds no context; kept so that every entry point leaves the
+        // caller's current context as it found it, whatever it calls.
+        let _keep = KeepContext::save();
         let mut ordinal: c_int = -1;
         // SAFETY: the attribute is an int, written to `ordinal`; the driver checks `ptr`.
         let r = unsafe {
@@ -594,6 +656,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(nonzero, m)?)?;
     m.add_function(wrap_pyfunction!(histogram, m)?)?;
     m.add_function(wrap_pyfunction!(open_device, m)?)?;
+    m.add_function(wrap_pyfunction!(synchronize, m)?)?;
     m.add_function(wrap_pyfunction!(driver_present, m)?)?;
     m.add_function(wrap_pyfunction!(empty_cache, m)?)?;
     m.add_function(wrap_pyfunction!(pointer_device, m)?)?;

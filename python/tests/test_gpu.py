@@ -175,16 +175,131 @@ def test_above_2_31_elements():
     assert int(z[-1]) == n % 256
 
 
+# torch.cuda._sleep spins this many GPU clock cycles: about half a second at the 1.6-2 GHz of an
+# H100 or H200, far longer than any call here takes to return once its kernels are loaded.
+SLEEP_CYCLES = 1 << 30
+
+
 def test_runs_on_the_callers_stream():
+    n = 1 << 24
+    x = torch.ones(n, device="cuda", dtype=torch.int32)
+    gpu_scan.cumsum(x, dtype=torch.int32)  # loads the kernels now, not while the stream sleeps
+    torch.cuda.synchronize()
     s = torch.cuda.Stream()
     with torch.cuda.stream(s):
-        x = torch.ones(1 << 26, device="cuda", dtype=torch.int32)
-        x.mul_(3)  # queued on s; not waited for
+        torch.cuda._sleep(SLEEP_CYCLES)
+        x.mul_(3)  # runs on s after the sleep: work on any other stream would read ones
         y = gpu_scan.cumsum(x, dtype=torch.int32)
+        assert not s.query(), "the call waited for the stream"
         y.add_(0)
     s.synchronize()
-    assert int(y[-1]) == 3 << 26
+    assert int(y[-1]) == 3 * n
     assert int(y[12345]) == 3 * 12346
+
+
+@pytest.mark.parametrize("function", ["sort", "compact", "nonzero"])
+def test_sort_compact_and_nonzero_run_on_the_callers_stream(function):
+    n = 1 << 22
+    g = torch.Generator(device="cpu").manual_seed(23)
+    host = torch.randint(-1000, 1000, (n,), generator=g, dtype=torch.int32)
+    values = host.cuda()
+    x = torch.zeros_like(values)
+    call = {
+        "sort": lambda: gpu_scan.sort(x),
+        "compact": lambda: gpu_scan.compact(x, x > 0),
+        "nonzero": lambda: gpu_scan.nonzero(x > 0),
+    }[function]
+    call()  # loads the kernels now, not while the stream sleeps
+    torch.cuda.synchronize()
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        torch.cuda._sleep(SLEEP_CYCLES)
+        x.copy_(values)  # on s after the sleep: work on any other stream would read zeros
+        y = call()
+        if function == "sort":  # compact and nonzero read their count back, so they wait
+            assert not s.query(), "sort waited for the stream"
+    s.synchronize()
+    want = {
+        "sort": torch.sort(host, stable=True).values,
+        "compact": host[host > 0],
+        "nonzero": torch.nonzero(host > 0).reshape(-1),
+    }[function]
+    assert torch.equal(y.cpu(), want)
+
+
+def test_calls_on_foreign_arrays_wait_for_their_work_and_on_torch_arrays_do_not():
+    class Interface:
+        """An array of no framework the package knows, so it is viewed through CuPy or torch."""
+
+        def __init__(self, t):
+            self.t = t
+            self.__cuda_array_interface__ = t.__cuda_array_interface__
+
+    helper = gpu_scan._arrays.adapters()[0]
+    if helper.stream(0) != torch.cuda.current_stream(0).cuda_stream:
+        pytest.skip(f"{helper.name}'s current stream is not torch's, so a sleep on torch's does not hold it up")
+    n = 1 << 20
+    x = torch.ones(n, device="cuda:0", dtype=torch.int32)
+    gpu_scan.cumsum(x, dtype=torch.int32)  # loads the kernels now
+    torch.cuda.synchronize()
+    torch.cuda._sleep(SLEEP_CYCLES)
+    y = gpu_scan.cumsum(x, dtype=torch.int32)
+    assert not torch.cuda.current_stream().query(), "a call on a torch tensor waited for its work"
+    torch.cuda.synchronize()
+    torch.cuda._sleep(SLEEP_CYCLES)
+    z = gpu_scan.cumsum(Interface(x), dtype="int32")
+    assert torch.cuda.current_stream().query(), "a call on a foreign array returned before its work was done"
+    assert int(y[-1]) == n and int(z[-1]) == n
+
+
+def test_calls_leave_the_threads_current_context_as_they_found_it():
+    import ctypes
+    import threading
+
+    cuda = ctypes.CDLL("libcuda.so.1")
+
+    def current():
+        ctx = ctypes.c_void_p()
+        assert cuda.cuCtxGetCurrent(ctypes.byref(ctx)) == 0
+        return ctx.value
+
+    seen = []
+
+    def fresh_thread():  # a new thread starts with no current context
+        seen.append(current())
+        gpu_scan._native.open_device(0)
+        gpu_scan._native.synchronize(0, 0)
+        gpu_scan.empty_cache()
+        seen.append(current())
+
+    t = threading.Thread(target=fresh_thread)
+    t.start()
+    t.join()
+    assert seen == [None, None]
+    if torch.cuda.device_count() < 2:
+        return
+    with torch.cuda.device(0):
+        x = torch.arange(1000, device="cuda:1")
+        before = current()
+        y = gpu_scan.cumsum(x)
+        assert current() == before and torch.cuda.current_device() == 0
+        assert torch.equal(y.cpu(), torch.cumsum(x.cpu(), 0))
+
+
+def test_out_of_device_memory_is_the_packages_error():
+    # Every public function allocates its outputs with the framework, whose own error would come
+    # first, so the native scan by key is called directly: with one-byte keys it takes a byte of
+    # temporary storage per element before it launches anything, here 2^39 (512 GiB), more than
+    # any GPU has. Its addresses are real but short; nothing reads them, as the allocation fails.
+    n = 1 << 39
+    keys = torch.zeros(16, device="cuda", dtype=torch.uint8)
+    x = torch.ones(16, device="cuda", dtype=torch.int32)
+    y = torch.empty_like(x)
+    stream = torch.cuda.current_stream(x.device).cuda_stream
+    with pytest.raises(gpu_scan.Error, match="out of device memory"):
+        gpu_scan._native.scan_by_key("u8", "i32", "add", False, keys.data_ptr(), x.data_ptr(), y.data_ptr(), n,
+                                     x.device.index, stream)
+    assert gpu_scan.scan_by_key(keys, x).tolist() == list(range(1, 17)), "the stream's storage still works"
 
 
 def test_repeated_calls_allocate_nothing():
@@ -400,3 +515,181 @@ def test_numba_arrays_through_the_interface():
     x = numba_cuda.to_device(np.arange(1000, dtype=np.int64))
     y = gpu_scan.cumsum(x)
     np.testing.assert_array_equal(y.copy_to_host(), np.cumsum(np.arange(1000)))
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "float32", "float64"])
+@pytest.mark.parametrize("n", [1, 33, 4097, 100003])
+def test_cumprod_and_cummin_by_name(dtype, n):
+    g = np.random.default_rng(19)
+    factors = g.choice(np.array([-1, 1]), n)
+    factors[g.choice(n, min(n, 40), replace=False)] = 2  # products up to 2^40 in size: exact in every type
+    t = torch.from_numpy(factors.astype(dtype))
+    p = gpu_scan.cumprod(t.cuda())
+    want = torch.cumprod(t, 0)  # int32 into int64, as torch's rule
+    assert p.dtype == want.dtype and torch.equal(p.cpu(), want)
+    v = torch.from_numpy(g.integers(-1000, 1000, n).astype(dtype))
+    m = gpu_scan.cummin(v.cuda())
+    assert m.dtype == v.dtype and torch.equal(m.cpu(), torch.cummin(v, 0).values)
+
+
+def narrow_values(shape, dtype, seed):
+    """Values that fill a narrow integer type, signs included, as a CPU tensor of `dtype`."""
+    g = torch.Generator(device="cpu").manual_seed(seed)
+    if dtype == torch.bool:
+        return torch.randint(0, 2, shape, generator=g).bool()
+    if dtype == torch.uint8:
+        return torch.randint(0, 256, shape, generator=g).to(dtype)
+    return torch.randint(-128, 128, shape, generator=g).to(dtype)
+
+
+@pytest.mark.parametrize("dtype", [torch.int8, torch.int16, torch.bool, torch.uint8, torch.int32])
+@pytest.mark.parametrize("n", [1, 4097, 1000003])
+def test_narrow_integers_sum_into_int64_by_default(dtype, n):
+    host = narrow_values((n,), dtype, 29)
+    want = torch.cumsum(host, 0)
+    for exclusive in (False, True):
+        y = gpu_scan.cumsum(host.cuda(), exclusive=exclusive)
+        assert y.dtype == want.dtype == torch.int64
+        assert torch.equal(y.cpu(), want - host.to(torch.int64) if exclusive else want)
+
+
+def test_float16_sums_are_refused_by_default_with_the_way_out():
+    x = torch.ones(10, device="cuda", dtype=torch.float16)
+    with pytest.raises(TypeError, match="dtype='float32'"):
+        gpu_scan.cumsum(x)
+    y = gpu_scan.cumsum(x, dtype=torch.float32)
+    assert y.dtype == torch.float32 and y.tolist() == list(range(1, 11))
+
+
+DIM_CASES = [((4097, 8), 0), ((8, 4097), 1), ((5, 7, 9), 1), ((5, 7, 9), 0), ((33, 31), 0), ((1 << 16, 4), 0)]
+
+
+@pytest.mark.parametrize("shape,dim", DIM_CASES)
+@pytest.mark.parametrize("name", ["cumprod", "cummin", "cummax"])
+@pytest.mark.parametrize("dtype", [torch.int32, torch.float32, torch.float64])
+def test_dim_scans_of_other_operators_match_torch(shape, dim, name, dtype):
+    g = torch.Generator(device="cpu").manual_seed(31)
+    if name == "cumprod":
+        # ±1, and a 2 for about one element in 4096: each line's products stay exact.
+        host = (torch.randint(0, 2, shape, generator=g) * 2 - 1).to(dtype)
+        host[torch.rand(shape, generator=g) < 1 / 4096] = 2
+        want = torch.cumprod(host, dim)
+    else:
+        host = torch.randint(-1000, 1000, shape, generator=g).to(dtype)
+        want = getattr(torch, name)(host, dim).values
+    y = getattr(gpu_scan, name)(host.cuda(), dim)
+    assert y.dtype == want.dtype and y.shape == want.shape
+    assert torch.equal(y.cpu(), want)
+
+
+@pytest.mark.parametrize("shape,dim", DIM_CASES)
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.int8, torch.int16, torch.bool, torch.int32])
+def test_dim_sums_of_narrow_integers_into_int64_by_default(shape, dim, dtype):
+    host = narrow_values(shape, dtype, 37)
+    y = gpu_scan.cumsum(host.cuda(), dim)
+    want = torch.cumsum(host, dim)
+    assert y.dtype == want.dtype == torch.int64 and torch.equal(y.cpu(), want)
+
+
+@pytest.mark.parametrize("shape,dim", DIM_CASES)
+def test_out_along_a_dimension(shape, dim):
+    g = torch.Generator(device="cpu").manual_seed(41)
+    host = torch.randint(-100, 100, shape, generator=g, dtype=torch.int32)
+    x = host.cuda()
+    out = torch.empty(shape, device="cuda", dtype=torch.int64)
+    assert gpu_scan.cumsum(x, dim, out=out) is out  # int32 sums into int64 by default
+    assert torch.equal(out.cpu(), torch.cumsum(host, dim))
+    same = torch.empty_like(x)
+    assert gpu_scan.cummax(x, dim, out=same) is same
+    assert torch.equal(same.cpu(), torch.cummax(host, dim).values)
+    with pytest.raises(ValueError, match="out has shape"):
+        gpu_scan.cumsum(x, dim, out=torch.empty_like(x))  # the default result is int64
+
+
+def test_out_sharing_memory_with_x_is_refused_unless_it_is_x_for_one_line():
+    x = torch.arange(64, device="cuda", dtype=torch.int64).reshape(8, 8)
+    for dim in (0, 1):
+        with pytest.raises(ValueError, match="out is x"):
+            gpu_scan.cumsum(x, dim, out=x)
+    buf = torch.arange(72, device="cuda", dtype=torch.int64)
+    for dim in (0, 1):
+        with pytest.raises(ValueError, match="without being x itself"):
+            gpu_scan.cumsum(buf[:64].view(8, 8), dim, out=buf[8:].view(8, 8))
+    assert torch.equal(x.cpu(), torch.arange(64).reshape(8, 8)) and torch.equal(buf.cpu(), torch.arange(72))
+
+    v = torch.arange(100003, device="cuda", dtype=torch.int64)
+    want = torch.cumsum(v.cpu(), 0)
+    assert gpu_scan.cumsum(v, out=v) is v and torch.equal(v.cpu(), want)
+    w = torch.arange(1001, device="cuda", dtype=torch.int64)
+    for x1, out in ((w[1:], w[:-1]), (w[:-1], w[1:])):
+        with pytest.raises(ValueError, match="without being x itself"):
+            gpu_scan.cumsum(x1, out=out)
+    assert torch.equal(w.cpu(), torch.arange(1001))
+
+    b = torch.ones(800, device="cuda", dtype=torch.uint8)
+    with pytest.raises(ValueError, match="wider dtype"):
+        gpu_scan.cumsum(b[:100], out=b.view(torch.int64))  # the same first byte, eight times the bytes
+
+
+UNSIGNED_KEYS = {
+    "uint32": [0, 1, 2**31 - 1, 2**31, 2**31 + 1, 2**32 - 2, 2**32 - 1],
+    "uint64": [0, 1, 2**32, 2**63 - 1, 2**63, 2**63 + 1, 2**64 - 1],
+}
+
+
+@pytest.mark.parametrize("dtype", ["uint32", "uint64"])
+@pytest.mark.parametrize("n", [1, 33, 100003])
+@pytest.mark.parametrize("descending", [False, True])
+def test_sort_of_unsigned_keys_matches_numpy(dtype, n, descending):
+    g = np.random.default_rng(43)
+    levels = np.array(UNSIGNED_KEYS[dtype], dtype=dtype)  # many equal keys, top bits set and not
+    host = levels[g.integers(0, len(levels), n)]
+    x = torch.from_numpy(host).cuda()
+    s = gpu_scan.sort(x, descending=descending)
+    p = gpu_scan.argsort(x, descending=descending)
+    order = np.argsort(~host if descending else host, kind="stable")  # ~ reverses unsigned order
+    np.testing.assert_array_equal(s.cpu().numpy(), host[order])
+    np.testing.assert_array_equal(p.cpu().numpy(), order)
+
+
+def segment_sums(values, heads, exclusive):
+    """The sums of each segment's values up to each element (before it when `exclusive`)."""
+    totals = np.cumsum(values)
+    segment = np.cumsum(heads) - 1
+    before = (totals - values)[np.flatnonzero(heads)]
+    return totals - before[segment] - (values if exclusive else 0)
+
+
+@pytest.mark.parametrize("key_dtype", [np.int64, np.uint8])
+@pytest.mark.parametrize("n", [1, 4097, 100003])
+@pytest.mark.parametrize("exclusive", [False, True])
+def test_scan_by_key_with_int64_and_uint8_keys(key_dtype, n, exclusive):
+    g = np.random.default_rng(47)
+    values = g.integers(0, 100, n).astype(np.int64)
+    runs = np.cumsum(g.random(n) < 1 / 16)
+    if key_dtype == np.int64:
+        keys = (runs << 33) - (1 << 40)  # negative and positive, apart only above the low 32 bits
+    else:
+        keys = (runs % 256).astype(np.uint8)  # neighbouring runs differ by one, wrapping at 256
+    heads = np.r_[True, keys[1:] != keys[:-1]]
+    y = gpu_scan.scan_by_key(torch.from_numpy(keys).cuda(), torch.from_numpy(values).cuda(), exclusive=exclusive)
+    np.testing.assert_array_equal(y.cpu().numpy(), segment_sums(values, heads, exclusive))
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float32])
+@pytest.mark.parametrize("n", [1, 33, 4097, 100003])
+@pytest.mark.parametrize("exclusive", [False, True])
+def test_segmented_scan_with_max(dtype, n, exclusive):
+    g = np.random.default_rng(53)
+    values = g.integers(-1000, 1000, n).astype(dtype)
+    heads = g.random(n) < 1 / 16
+    heads[0] = True
+    identity = -np.inf if np.dtype(dtype).kind == "f" else np.iinfo(dtype).min
+    want = np.empty_like(values)
+    starts = np.flatnonzero(heads)
+    for a, b in zip(starts, np.r_[starts[1:], n]):
+        run = np.maximum.accumulate(values[a:b])
+        want[a:b] = np.r_[identity, run[:-1]] if exclusive else run
+    y = gpu_scan.segmented_scan(torch.from_numpy(values).cuda(), torch.from_numpy(heads).cuda(), "max",
+                                exclusive=exclusive)
+    np.testing.assert_array_equal(y.cpu().numpy(), want)

@@ -151,3 +151,104 @@ def test_the_stubs_document_every_public_name_with_its_signature():
             args = defined[name].args
             stub_params = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
             assert stub_params == list(inspect.signature(real).parameters), name
+
+
+class FakeArray:
+    """An array of a made-up framework: an address, a shape and a dtype, and no memory behind them."""
+
+    def __init__(self, ptr, shape, dtype):
+        self.ptr, self.shape, self.dtype = ptr, tuple(shape), dtype
+
+
+class FakeFramework(gpu_scan._arrays.Adapter):
+    """A framework the package uses directly, as it does torch, on stream 0x5000 of device 0."""
+
+    name = "fake"
+    STREAM = 0x5000
+    TYPESTR = {"<u4": "u32", "<i4": "i32"}
+
+    def __init__(self):
+        self.free = 0x100000000
+
+    def owns(self, x):
+        return isinstance(x, FakeArray)
+
+    def describe(self, x):
+        return x.ptr, x.shape, x.dtype, 0, True
+
+    def stream(self, device):
+        return self.STREAM
+
+    def address(self, x):
+        return x.ptr
+
+    def empty(self, shape, dtype, device):
+        x = FakeArray(self.free, shape, dtype)
+        self.free += 1 << 30
+        return x
+
+    def view_interface(self, x):
+        """How a foreign array is viewed when the helper is not CuPy (`Foreign.view`)."""
+        interface = x.__cuda_array_interface__
+        return FakeArray(interface["data"][0], interface["shape"], self.TYPESTR[interface["typestr"]])
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    """The fake framework as the only one installed, and the native calls recorded, not made."""
+    monkeypatch.setattr(gpu_scan._arrays, "_ADAPTERS", [FakeFramework()])
+    monkeypatch.setattr(gpu_scan, "_open", lambda device: None)
+    calls = []
+    for name in ("scan", "widening_sum", "batched_scan", "synchronize"):
+        monkeypatch.setattr(gpu_scan._native, name, lambda *args, name=name: calls.append((name, args)))
+    return calls
+
+
+def test_calls_with_a_foreign_array_wait_for_their_stream_and_others_do_not(fake, monkeypatch):
+    gpu_scan.cumsum(FakeArray(0x1000, (10,), "u32"), dtype="uint32")
+    assert [name for name, _ in fake] == ["scan"]
+    fake.clear()
+    gpu_scan.cumsum(Interface((10,), "<u4"), dtype="uint32")
+    assert [name for name, _ in fake] == ["scan", "synchronize"]
+    assert fake[-1][1] == (0, FakeFramework.STREAM)
+    fake.clear()
+    gpu_scan.cumsum(FakeArray(0x1000, (10,), "u32"), dtype="uint32", out=Interface((10,), "<u4"))
+    assert [name for name, _ in fake] == ["scan", "synchronize"], "a foreign out= is waited for too"
+
+    def fail(*args):
+        fake.append(("scan", args))
+        raise gpu_scan.Error("a driver error")
+
+    fake.clear()
+    monkeypatch.setattr(gpu_scan._native, "scan", fail)
+    with pytest.raises(gpu_scan.Error, match="a driver error"):
+        gpu_scan.cumsum(Interface((10,), "<u4"), dtype="uint32")
+    assert [name for name, _ in fake] == ["scan", "synchronize"], "work queued before an error is waited for"
+
+
+def test_out_sharing_memory_with_x_along_a_dim_is_refused(fake):
+    x = FakeArray(0x1000, (4, 8), "i32")
+    for dim in (0, 1):
+        with pytest.raises(ValueError, match="out is x"):
+            gpu_scan.cumsum(x, dim, dtype="int32", out=FakeArray(0x1000, (4, 8), "i32"))
+        for at in (0x1000 - 4, 0x1000 + 4, 0x1000 + 124):
+            with pytest.raises(ValueError, match="without being x itself"):
+                gpu_scan.cumsum(x, dim, dtype="int32", out=FakeArray(at, (4, 8), "i32"))
+    assert fake == []
+    for at in (0x1000 - 128, 0x1000 + 128):  # next to x, not in it
+        gpu_scan.cumsum(x, 0, dtype="int32", out=FakeArray(at, (4, 8), "i32"))
+    assert [name for name, _ in fake] == ["batched_scan", "batched_scan"]
+
+
+def test_out_of_one_line_may_be_x_itself_but_not_part_of_it(fake):
+    x = FakeArray(0x1000, (32,), "i32")
+    gpu_scan.cumsum(x, dtype="int32", out=x)
+    (name, args), = fake
+    assert name == "scan" and args[5] == args[6] == 0x1000, "in place: input and output the same address"
+    for at in (0x1000 - 4, 0x1000 + 64):
+        with pytest.raises(ValueError, match="without being x itself"):
+            gpu_scan.cumsum(x, dtype="int32", out=FakeArray(at, (32,), "i32"))
+    narrow = FakeArray(0x1000, (32,), "u8")
+    with pytest.raises(ValueError, match="wider dtype"):
+        gpu_scan.cumsum(narrow, out=FakeArray(0x1000, (32,), "i64"))  # the same first byte, 8 times the bytes
+    assert len(fake) == 1
