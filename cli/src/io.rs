@@ -12,8 +12,8 @@
 use gpu_scan::{ElemType, Element, Error, Result};
 use npyz::WriterBuilder;
 use std::io::{BufReader, Read, Write};
-use std::path::Path;
-use std::sync::Mutex;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
 use std::time::Instant;
 
 /// An element type that NumPy files hold.
@@ -325,27 +325,135 @@ fn folder_of(path: &Path) -> &Path {
 
 /// Writes a file at `path` as `write` writes it to the path it is given: a temporary file in the
 /// destination's folder (created where missing), with the same extension, renamed into place
-/// once complete and on disk. An existing file is replaced only with `force`; on any error
-/// nothing is left behind.
+/// once complete and on disk. An existing file is replaced only with `force`; on any error or
+/// interrupt (see [`remove_temporaries_on_interrupt`]) nothing is left behind.
 pub fn write_file(path: &Path, force: bool, write: impl FnOnce(&Path) -> Result<()>) -> Result<()> {
     check_target(path, force)?;
     let dir = folder_of(path);
     std::fs::create_dir_all(dir).map_err(|e| bad(path, format!("cannot create folder {}: {e}", dir.display())))?;
     let suffix = path.extension().map(|e| format!(".{}", e.to_string_lossy())).unwrap_or_default();
-    let tmp = tempfile::Builder::new()
-        .prefix(".gpu-scan-")
-        .suffix(&suffix)
-        .tempfile_in(dir)
-        .map_err(|e| bad(path, format!("cannot create a temporary file beside it: {e}")))?;
+    let tmp =
+        LIVE.create(dir, &suffix).map_err(|e| bad(path, format!("cannot create a temporary file beside it: {e}")))?;
     write(tmp.path())?;
     let io = |e: std::io::Error| bad(path, format!("cannot write: {e}"));
     std::fs::File::open(tmp.path()).and_then(|f| f.sync_all()).map_err(io)?;
-    if force {
-        tmp.persist(path).map_err(|e| io(e.error))?;
-    } else {
-        tmp.persist_noclobber(path).map_err(|e| bad(path, format!("cannot create it: {}", e.error)))?;
+    tmp.persist(path, force).map_err(|e| match force {
+        true => io(e),
+        false => bad(path, format!("cannot create it: {e}")),
+    })
+}
+
+/// The exit status after an interrupt: SIGINT's (128 + 2), whichever signal it was.
+pub const INTERRUPTED: i32 = 130;
+
+/// The temporary files of the outputs being written now.
+static LIVE: Registry = Registry::new();
+
+/// Has SIGINT, SIGTERM and SIGHUP remove the temporary files of outputs being written, say so in
+/// one line on stderr and exit with [`INTERRUPTED`]: left to the signal, the process would end
+/// without dropping them.
+pub fn remove_temporaries_on_interrupt() -> std::result::Result<(), ctrlc::Error> {
+    ctrlc::set_handler(|| {
+        LIVE.remove_all(|removed| {
+            // Not `eprintln!`, which panics when stderr is gone and would leave the process running.
+            let _ = writeln!(std::io::stderr(), "{}", interrupted(removed));
+            std::process::exit(INTERRUPTED)
+        })
+    })
+}
+
+/// The line an interrupt prints, naming the files it removed (or failed to).
+fn interrupted(removed: &[(PathBuf, std::io::Result<()>)]) -> String {
+    let each: Vec<String> = removed
+        .iter()
+        .map(|(p, r)| match r {
+            Ok(()) => format!("removed {}", p.display()),
+            Err(e) => format!("cannot remove {}: {e}", p.display()),
+        })
+        .collect();
+    match each.is_empty() {
+        true => "interrupted".into(),
+        false => format!("interrupted: {}", each.join(", ")),
     }
-    Ok(())
+}
+
+/// The temporary files that exist now. A file is added under the lock as it is created and taken
+/// out under the lock as it is renamed into place or removed, and an interrupt removes them
+/// holding the lock until the process exits: so it never misses one, and never removes one that
+/// has become an output.
+struct Registry(Mutex<Vec<PathBuf>>);
+
+impl Registry {
+    const fn new() -> Registry {
+        Registry(Mutex::new(Vec::new()))
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Vec<PathBuf>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A new temporary file `.gpu-scan-*<suffix>` in `dir`, registered.
+    fn create(&'static self, dir: &Path, suffix: &str) -> std::io::Result<TempOutput> {
+        let mut live = self.lock();
+        let file = tempfile::Builder::new().prefix(".gpu-scan-").suffix(suffix).tempfile_in(dir)?;
+        live.push(file.path().to_path_buf());
+        Ok(TempOutput { file: Some(file), registry: self })
+    }
+
+    /// Removes every registered file, then calls `then` with each one's path and outcome while
+    /// still holding the lock, so that no file is created or renamed into place until it returns
+    /// (the interrupt exits there).
+    fn remove_all<R>(&self, then: impl FnOnce(&[(PathBuf, std::io::Result<()>)]) -> R) -> R {
+        let mut live = self.lock();
+        let removed: Vec<_> = live
+            .drain(..)
+            .map(|p| {
+                let removed = std::fs::remove_file(&p);
+                (p, removed)
+            })
+            .collect();
+        then(&removed)
+    }
+}
+
+/// A registered temporary file, removed when dropped unless renamed into place.
+struct TempOutput {
+    /// Present until renamed into place.
+    file: Option<tempfile::NamedTempFile>,
+    registry: &'static Registry,
+}
+
+impl TempOutput {
+    fn path(&self) -> &Path {
+        self.file.as_ref().map_or(Path::new(""), |f| f.path())
+    }
+
+    /// Renames the file to `path`, replacing a file there only with `force`, and unregisters it,
+    /// under the registry's lock. A file that cannot be renamed is removed.
+    fn persist(mut self, path: &Path, force: bool) -> std::io::Result<()> {
+        let Some(file) = self.file.take() else { return Ok(()) };
+        let mut live = self.registry.lock();
+        let tmp = file.path().to_path_buf();
+        let persisted = match force {
+            true => file.persist(path),
+            false => file.persist_noclobber(path),
+        };
+        // A failed rename hands the file back; dropping it with the error removes it.
+        let persisted = persisted.map(drop).map_err(|e| e.error);
+        live.retain(|p| *p != tmp);
+        persisted
+    }
+}
+
+impl Drop for TempOutput {
+    fn drop(&mut self) {
+        if let Some(file) = self.file.take() {
+            let mut live = self.registry.lock();
+            live.retain(|p| p != file.path());
+            // Removed before the lock is released, so an interrupt cannot exit between the two.
+            drop(file);
+        }
+    }
 }
 
 /// Writes `text` to `path` as [`write_file`] does.
@@ -655,6 +763,62 @@ mod tests {
         assert!(check_creatable(&file.join("x.png"), false).unwrap_err().to_string().contains("is not a folder"));
         assert!(check_writable(d.path(), true).unwrap_err().to_string().contains("is a folder"));
         assert!(check_writable(&d.path().join("no/x.csv"), false).unwrap_err().to_string().contains("does not exist"));
+    }
+
+    /// The registered paths of `registry`.
+    fn live(registry: &Registry) -> Vec<PathBuf> {
+        registry.lock().clone()
+    }
+
+    #[test]
+    fn temporary_files_are_registered_until_renamed_or_dropped() {
+        static REGISTRY: Registry = Registry::new();
+        let d = dir();
+        let tmp = REGISTRY.create(d.path(), ".npy").unwrap();
+        let name = tmp.path().file_name().unwrap().to_string_lossy().into_owned();
+        assert!(name.starts_with(".gpu-scan-") && name.ends_with(".npy"), "{name}");
+        assert_eq!(live(&REGISTRY), [tmp.path()]);
+        let out = d.path().join("out.npy");
+        tmp.persist(&out, false).unwrap();
+        assert!(out.exists() && live(&REGISTRY).is_empty());
+        let tmp = REGISTRY.create(d.path(), "").unwrap();
+        let e = tmp.persist(&out, false).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::AlreadyExists, "{e}");
+        assert!(live(&REGISTRY).is_empty());
+        let tmp = REGISTRY.create(d.path(), "").unwrap();
+        let path = tmp.path().to_path_buf();
+        drop(tmp);
+        assert!(!path.exists() && live(&REGISTRY).is_empty());
+        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1, "only the output is left");
+    }
+
+    #[test]
+    fn an_interrupt_removes_the_temporary_files_and_never_an_output() {
+        static REGISTRY: Registry = Registry::new();
+        let d = dir();
+        let done = REGISTRY.create(d.path(), ".csv").unwrap();
+        let out = d.path().join("done.csv");
+        done.persist(&out, false).unwrap();
+        let (a, b) = (REGISTRY.create(d.path(), ".npy").unwrap(), REGISTRY.create(d.path(), ".png").unwrap());
+        std::fs::write(a.path(), b"half a result").unwrap();
+        let (line, removed): (String, Vec<PathBuf>) =
+            REGISTRY.remove_all(|r| (interrupted(r), r.iter().map(|(p, _)| p.clone()).collect()));
+        assert_eq!(removed, [a.path(), b.path()]);
+        assert!(!a.path().exists() && !b.path().exists() && out.exists());
+        assert_eq!(line, format!("interrupted: removed {}, removed {}", a.path().display(), b.path().display()));
+        // A file the interrupt removed is never renamed into place afterwards.
+        let late = d.path().join("late.npy");
+        assert!(a.persist(&late, true).is_err() && !late.exists());
+        drop(b);
+        assert_eq!(REGISTRY.remove_all(interrupted), "interrupted");
+        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1, "only the finished output is left");
+    }
+
+    #[test]
+    fn the_interrupt_line_names_files_it_could_not_remove() {
+        let gone = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+        let line = interrupted(&[("a.npy".into(), Ok(())), ("b.npy".into(), Err(gone))]);
+        assert!(line.starts_with("interrupted: removed a.npy, cannot remove b.npy: "), "{line}");
     }
 
     #[test]

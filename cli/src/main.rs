@@ -27,6 +27,7 @@ Exit status:
   2    usage or bad input: an argument, an input file, an output path, or a request too large
        for the host's or the device's memory
   3    no CUDA driver or no CUDA device (for --gpus, no NCCL)
+  130  interrupted (SIGINT, SIGTERM or SIGHUP); temporary output files were removed
   141  standard output was closed before the end (as for SIGPIPE)";
 
 #[derive(Parser)]
@@ -82,6 +83,9 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    if let Err(e) = io::remove_temporaries_on_interrupt() {
+        eprintln!("warning: an interrupt will leave temporary output files behind: {e}");
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
@@ -217,7 +221,9 @@ mod tests {
         let oom = Error::OutOfMemory { what: "x".into(), needed: 2, free: 1, total: 1 };
         assert_eq!(exit_status(&oom), 2);
         assert_eq!(exit_status(&Error::Collective { rank: 0, message: "x".into() }), 1);
-        for status in ["0    PASS", "1    FAIL", "2    usage", "3    no CUDA driver", "141  standard output"] {
+        for status in
+            ["0    PASS", "1    FAIL", "2    usage", "3    no CUDA driver", "130  interrupted", "141  standard output"]
+        {
             assert!(EXIT_STATUS.contains(status), "{status}");
         }
     }

@@ -30,6 +30,7 @@ fn main() -> ExitCode {
         test("plot_makes_its_folder_and_never_overwrites", plot_makes_its_folder_and_never_overwrites),
         test("plot_and_report_refuse_csvs_without_rows", plot_and_report_refuse_csvs_without_rows),
         test("a_closed_pipe_ends_the_output_quietly", a_closed_pipe_ends_the_output_quietly),
+        test("an_interrupt_removes_the_temporary_output_file", an_interrupt_removes_the_temporary_output),
         test("report_never_overwrites_without_force", report_never_overwrites_without_force),
         test("bench_refuses_rows_that_cannot_run", bench_refuses_rows_that_cannot_run),
         test("file_mistakes_are_one_line_errors_before_any_gpu_work", file_mistakes_are_one_line_errors),
@@ -420,6 +421,63 @@ fn plot_and_report_refuse_csvs_without_rows() {
     }
     let args = ["report", "/nonexistent/results"];
     assert_output_is_error(&args, &host(&args), 2, "not a results folder");
+}
+
+/// SIGINT, SIGTERM or SIGHUP while `plot` draws, its temporary file beside the output: status
+/// 130, one line naming the file removed, and nothing left in the folder. A signal that comes
+/// only once the plot is in place leaves it there, complete; then a larger CSV, which takes
+/// longer to draw, is tried.
+fn an_interrupt_removes_the_temporary_output() {
+    use nix::sys::signal::{kill, Signal};
+    use nix::unistd::Pid;
+    use std::process::Stdio;
+    let d = temp_dir();
+    let (csv, out) = (d.path().join("bench.csv"), d.path().join("out"));
+    std::fs::create_dir(&out).unwrap();
+    let png = out.join("plot.png");
+    let mut rows = 20_000u64;
+    for signal in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP] {
+        loop {
+            let header = include_str!("fixtures/bench.csv").lines().next().unwrap();
+            let body: String = (0..rows)
+                .map(|i| format!("single-pass,u32,add,{},PASS,1.0,1.0,{i},1.0,{i},1.0,1.0,1.0,\n", 1000 + i))
+                .collect();
+            std::fs::write(&csv, format!("{header}\n{body}")).unwrap();
+            let mut child = Command::new(host_binary())
+                .args(["plot", csv.to_str().unwrap(), "--out", png.to_str().unwrap()])
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("running the host binary");
+            let tmp = loop {
+                if let Some(tmp) = names(&out).into_iter().find(|n| n.starts_with(".gpu-scan-")) {
+                    break Some(tmp);
+                }
+                if child.try_wait().unwrap().is_some() {
+                    break None;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            };
+            if tmp.is_some() {
+                kill(Pid::from_raw(child.id() as i32), signal).unwrap();
+            }
+            let o = child.wait_with_output().unwrap();
+            let err = stderr(&o);
+            if let (Some(tmp), Some(130)) = (&tmp, o.status.code()) {
+                if err != "interrupted\n" {
+                    assert_eq!(err, format!("interrupted: removed {}\n", out.join(tmp).display()), "{signal}");
+                    assert_eq!(names(&out), Vec::<String>::new(), "{signal}: files left behind");
+                    break;
+                }
+            }
+            assert!(matches!(o.status.code(), Some(0 | 130)), "{signal}: {:?} {err}", o.status);
+            assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"), "{signal}: {err}");
+            assert_eq!(names(&out), ["plot.png"], "{signal}");
+            std::fs::remove_file(&png).unwrap();
+            rows *= 4;
+            assert!(rows <= 5_000_000, "{signal}: the plot was always drawn before the signal came");
+        }
+    }
 }
 
 /// `host plot bench.csv | head -1`, the reader gone before the table is printed: the plot is

@@ -4,7 +4,7 @@
 
 use gpu_scan::cudarc::driver::{CudaSlice, DevicePtr};
 use gpu_scan::reference as cpu;
-use gpu_scan::reference::apps::segmented as segmented_reference;
+use gpu_scan::reference::apps::{segmented as segmented_reference, sort_order};
 use gpu_scan::{
     input, CompactOptions, Element, ForeignSlice, Gpu, Keep, Key, Op, PartitionOptions, ReduceOptions, ScanOptions,
     SegmentedKernel, SegmentedOptions, SortOptions, TempStorage,
@@ -185,13 +185,6 @@ fn temp_bytes_cover_what_calls_take(gpu: &Gpu) {
     stream.synchronize().unwrap();
 }
 
-/// The rank a key sorts by: NaNs after every other key, the others by their order key,
-/// reversed for a descending sort.
-fn rank<T: Element>(k: T, descending: bool) -> (bool, u64) {
-    let key = k.order_key();
-    (k.as_f64().is_nan(), if descending { !key } else { key })
-}
-
 /// Argsorts `keys` and sorts a copy keys-only (the other pass kernel), both against the CPU's
 /// stable sort.
 fn argsort_case<T: Element>(gpu: &Gpu, temp: &mut TempStorage, keys: &[T], descending: bool) -> Option<String> {
@@ -203,7 +196,8 @@ fn argsort_case<T: Element>(gpu: &Gpu, temp: &mut TempStorage, keys: &[T], desce
     let mut only = gpu.upload(&stream, "keys", keys).unwrap();
     gpu.sort(&stream, &mut only, &opts, temp).unwrap();
     let mut want: Vec<u32> = (0..n as u32).collect();
-    want.sort_by_key(|&i| rank(keys[i as usize], descending));
+    // The promised order on the values, not the kernels' `order_key`, which it checks.
+    want.sort_by(|&i, &j| sort_order(keys[i as usize], keys[j as usize], descending));
     let sorted: Vec<u64> = want.iter().map(|&i| keys[i as usize].to_bits()).collect();
     let bits = |d: &CudaSlice<T>| gpu.download(&stream, d).unwrap().iter().map(|k| k.to_bits()).collect::<Vec<_>>();
     let what = format!("argsort {} n={n} descending={descending}", T::TYPE.name());

@@ -210,16 +210,11 @@ fn describe(args: &SortArgs) -> String {
     format!("{keys}{order}{values}{positions}")
 }
 
-/// The stable CPU argsort of `keys`: by order key (the library's key order: `-0.0` before
-/// `+0.0`), reversed when `descending`, NaNs last both ways.
+/// The stable CPU argsort of `keys` in the order the sort promises (`reference::sort_order`:
+/// `-0.0` before `+0.0` and NaNs last, on the values rather than the kernels' key mapping).
 pub fn cpu_order<T: Element>(keys: &[T], descending: bool) -> Result<Vec<u32>> {
     let mut order = memory::from_fn(keys.len(), "the CPU's order", |i| i as u32)?;
-    let rank = |i: &u32| {
-        let k = keys[*i as usize];
-        let nan = k.as_f64().is_nan();
-        (nan, if descending && !nan { !k.order_key() } else { k.order_key() })
-    };
-    order.par_sort_by_key(rank);
+    order.par_sort_by(|&i, &j| reference::sort_order(keys[i as usize], keys[j as usize], descending));
     Ok(order)
 }
 
@@ -513,10 +508,13 @@ mod tests {
 
     #[test]
     fn the_cpu_order_is_stable_with_nans_last_both_ways() {
-        let keys = [1.0f32, -0.0, f32::NAN, 0.0, -f32::NAN, 1.0, f32::NEG_INFINITY];
-        assert_eq!(cpu_order(&keys, false).unwrap(), [6, 1, 3, 0, 5, 2, 4]);
-        assert_eq!(cpu_order(&keys, true).unwrap(), [0, 5, 3, 1, 6, 2, 4]);
-        assert_eq!(cpu_order(&[2i32, -1, 2, -1], true).unwrap(), [0, 2, 1, 3]);
-        assert_eq!(cpu_order(&[u64::MAX, 0, u64::MAX], false).unwrap(), [1, 0, 2]);
+        let keys = [1.0f32, -0.0, f32::NAN, 0.0, -f32::NAN, 1.0, f32::NEG_INFINITY, f32::INFINITY, -0.0];
+        assert_eq!(cpu_order(&keys, false).unwrap(), [6, 1, 8, 3, 0, 5, 7, 2, 4]);
+        assert_eq!(cpu_order(&keys, true).unwrap(), [7, 0, 5, 3, 1, 8, 6, 2, 4]);
+        let doubles: Vec<f64> = keys.iter().map(|&x| x as f64).collect();
+        assert_eq!(cpu_order(&doubles, true).unwrap(), cpu_order(&keys, true).unwrap());
+        assert_eq!(cpu_order(&[2i32, -1, 2, -1, i32::MIN], true).unwrap(), [0, 2, 1, 3, 4]);
+        assert_eq!(cpu_order(&[u64::MAX, 0, u64::MAX, 1 << 63], false).unwrap(), [1, 3, 0, 2]);
+        assert_eq!(cpu_order(&[-1i64, i64::MAX, -1], false).unwrap(), [0, 2, 1]);
     }
 }

@@ -6,7 +6,8 @@ use crate::error::{Error, Result};
 use crate::options::Keep;
 use rayon::prelude::*;
 use scan_abi::partition::bin_of;
-use scan_abi::{Op, ScanOp};
+use scan_abi::{ElemType, Op, ScanOp};
+use std::cmp::Ordering;
 
 impl<T: Element> Keep<T> {
     /// Whether `x` (with flag `flag`) is kept.
@@ -24,11 +25,38 @@ pub fn compact<T: Element>(input: &[T], flags: Option<&[u8]>, keep: Keep<T>) -> 
     input.iter().enumerate().filter(|&(i, &x)| keep.keeps(x, flags.map_or(0, |f| f[i]))).map(|(_, &x)| x).collect()
 }
 
-/// A stable sort by `order_key`, values alongside.
+/// A stable ascending sort in [`sort_order`], values alongside.
 pub fn sort<T: Element>(keys: &[T], values: Option<&[u32]>) -> (Vec<T>, Option<Vec<u32>>) {
     let mut idx: Vec<usize> = (0..keys.len()).collect();
-    idx.par_sort_by_key(|&i| keys[i].order_key());
+    idx.par_sort_by(|&i, &j| sort_order(keys[i], keys[j], false));
     (idx.iter().map(|&i| keys[i]).collect(), values.map(|v| idx.iter().map(|&i| v[i]).collect()))
+}
+
+/// The order the sorts promise (see [`crate::SortOptions`]), stated on the values themselves
+/// rather than through `Element::order_key`, the mapping the kernels sort by, so that it checks
+/// that mapping: integers by value; floats by IEEE total order (`-0.0` before `+0.0`), except
+/// that NaNs, whatever their sign and payload, are equal to each other and after every number in
+/// both directions. `descending` reverses the order of the numbers.
+pub fn sort_order<T: Element>(a: T, b: T, descending: bool) -> Ordering {
+    let nan = |x: T| T::TYPE.is_float() && x.as_f64().is_nan();
+    let by_value = || {
+        let (x, y) = (a.to_bits(), b.to_bits());
+        match T::TYPE {
+            ElemType::F32 => f32::from_bits(x as u32).total_cmp(&f32::from_bits(y as u32)),
+            ElemType::F64 => f64::from_bits(x).total_cmp(&f64::from_bits(y)),
+            ElemType::I32 => (x as u32 as i32).cmp(&(y as u32 as i32)),
+            ElemType::I64 => (x as i64).cmp(&(y as i64)),
+            // `to_bits` zero-extends: an unsigned value's bits are its value.
+            ElemType::U8 | ElemType::U16 | ElemType::U32 | ElemType::U64 => x.cmp(&y),
+        }
+    };
+    match (nan(a), nan(b)) {
+        (true, true) => Ordering::Equal,
+        (true, false) => Ordering::Greater,
+        (false, true) => Ordering::Less,
+        (false, false) if descending => by_value().reverse(),
+        (false, false) => by_value(),
+    }
 }
 
 /// A histogram and its counting sort.
@@ -140,6 +168,41 @@ mod tests {
         let f = [-0.0f32, f32::NAN, 2.0];
         assert_eq!(compact(&f, None, Keep::Greater(1.0)), [2.0]);
         assert_eq!(compact(&f, None, Keep::NonZero).len(), 2);
+    }
+
+    /// `keys` sorted stably in [`sort_order`], as positions.
+    fn argsort<T: Element>(keys: &[T], descending: bool) -> Vec<usize> {
+        let mut idx: Vec<usize> = (0..keys.len()).collect();
+        idx.sort_by(|&i, &j| sort_order(keys[i], keys[j], descending));
+        idx
+    }
+
+    #[test]
+    fn the_sort_order_puts_minus_zero_first_and_nans_last() {
+        let nan = f32::from_bits(0x7fc0_0001);
+        let keys = [1.0f32, -0.0, f32::NAN, 0.0, -f32::NAN, f32::INFINITY, nan, f32::NEG_INFINITY, -1.0, 0.0];
+        assert_eq!(argsort(&keys, false), [7, 8, 1, 3, 9, 0, 5, 2, 4, 6]);
+        assert_eq!(argsort(&keys, true), [5, 0, 3, 9, 1, 8, 7, 2, 4, 6]);
+        let doubles: Vec<f64> = keys.iter().map(|&x| x as f64).collect();
+        assert_eq!(argsort(&doubles, false), argsort(&keys, false));
+        assert_eq!(argsort(&doubles, true), argsort(&keys, true));
+        assert_eq!(sort_order(-0.0f64, 0.0, false), Ordering::Less);
+        assert_eq!(sort_order(-0.0f64, 0.0, true), Ordering::Greater);
+        assert_eq!(sort_order(f64::NAN, -f64::NAN, true), Ordering::Equal);
+        assert_eq!(sort_order(f64::NAN, f64::INFINITY, true), Ordering::Greater);
+        let sorted = sort(&keys, Some(&[0, 1, 2, 3, 4, 5, 6, 7, 8, 9])).1.unwrap();
+        assert_eq!(sorted, [7, 8, 1, 3, 9, 0, 5, 2, 4, 6]);
+    }
+
+    #[test]
+    fn the_sort_order_of_integers_is_their_value() {
+        assert_eq!(argsort(&[2i32, -1, i32::MIN, 2, i32::MAX, -1], false), [2, 1, 5, 0, 3, 4]);
+        assert_eq!(argsort(&[2i32, -1, i32::MIN, 2, i32::MAX, -1], true), [4, 0, 3, 1, 5, 2]);
+        assert_eq!(argsort(&[i64::MIN, -1, 0, i64::MAX], true), [3, 2, 1, 0]);
+        assert_eq!(argsort(&[u64::MAX, 0, 1 << 63, u64::MAX], false), [1, 2, 0, 3]);
+        assert_eq!(argsort(&[u32::MAX, 0, 1 << 31], true), [0, 2, 1]);
+        assert_eq!(argsort(&[255u8, 0, 128, 0], false), [1, 3, 2, 0]);
+        assert_eq!(argsort(&[u16::MAX, 1, 0x8000], true), [0, 2, 1]);
     }
 
     #[test]
