@@ -660,17 +660,19 @@ def segment_sums(values, heads, exclusive):
     return totals - before[segment] - (values if exclusive else 0)
 
 
-@pytest.mark.parametrize("key_dtype", [np.int64, np.uint8])
+@pytest.mark.parametrize("key_dtype", [np.int64, np.uint8, np.int8, np.int16])
 @pytest.mark.parametrize("n", [1, 4097, 100003])
 @pytest.mark.parametrize("exclusive", [False, True])
-def test_scan_by_key_with_int64_and_uint8_keys(key_dtype, n, exclusive):
+def test_scan_by_key_with_keys_of_other_widths(key_dtype, n, exclusive):
     g = np.random.default_rng(47)
     values = g.integers(0, 100, n).astype(np.int64)
     runs = np.cumsum(g.random(n) < 1 / 16)
     if key_dtype == np.int64:
         keys = (runs << 33) - (1 << 40)  # negative and positive, apart only above the low 32 bits
     else:
-        keys = (runs % 256).astype(np.uint8)  # neighbouring runs differ by one, wrapping at 256
+        # Neighbouring runs differ by one, wrapping at the type's width (negative for the signed).
+        bits = np.iinfo(key_dtype).bits
+        keys = (runs % (1 << bits)).astype(np.uint64).astype(key_dtype)
     heads = np.r_[True, keys[1:] != keys[:-1]]
     y = gpu_scan.scan_by_key(torch.from_numpy(keys).cuda(), torch.from_numpy(values).cuda(), exclusive=exclusive)
     np.testing.assert_array_equal(y.cpu().numpy(), segment_sums(values, heads, exclusive))
