@@ -244,9 +244,9 @@ impl Family {
             SegmentedHeads => ty == ElemType::U64 && op.is_none(),
             SegmentedKeyHeads => !ty.is_float() && op.is_none(),
             Recurrence | RecurrenceStaged | RecurrencePipelined => ty.is_float() && op.is_none(),
-            Segmented
-            | SegmentedPipelined(_)
-            | BatchedColumns
+            // Every operator of the type but the affine maps; the batched scans, arithmetic alone.
+            Segmented | SegmentedPipelined(_) => wide && op.is_some_and(|o| o != Op::Affine && o.supports(ty)),
+            BatchedColumns
             | BatchedColumnVectors
             | BatchedColumnsVec
             | BatchedColumnsVecW4

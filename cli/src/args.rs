@@ -586,7 +586,7 @@ mod tests {
         assert_eq!(types(types_of(Family::Segmented)), "u32 i32 u64 i64 f32 f64");
         assert_eq!(types(types_of(Family::Recurrence)), "f32 f64");
         let ops = |v: Vec<Op>| v.into_iter().map(Op::name).collect::<Vec<_>>().join(" ");
-        assert_eq!(ops(ops_of(Family::Segmented)), "add mul min max");
+        assert_eq!(ops(ops_of(Family::Segmented)), "add mul min max and or xor");
         assert_eq!(ops(ops_of(Family::BatchedRows)), "add mul min max");
         assert_eq!(SegmentedType::value_variants().len(), 6);
         assert!(SortType::from_str("u8", false).is_err());

@@ -309,6 +309,9 @@ fn scan_by_key_matches_the_cpu(gpu: &Gpu) {
                     failures.extend(scan_by_key_case::<u16, u32>(gpu, t, n, run, Op::Min, exclusive, kernel, skip));
                     failures.extend(scan_by_key_case::<i8, u32>(gpu, t, n, run, Op::Add, exclusive, kernel, skip));
                     failures.extend(scan_by_key_case::<i16, f64>(gpu, t, n, run, Op::Max, exclusive, kernel, skip));
+                    failures.extend(scan_by_key_case::<u32, u32>(gpu, t, n, run, Op::Xor, exclusive, kernel, skip));
+                    failures.extend(scan_by_key_case::<i8, i64>(gpu, t, n, run, Op::Or, exclusive, kernel, skip));
+                    failures.extend(scan_by_key_case::<u64, i32>(gpu, t, n, run, Op::And, exclusive, kernel, skip));
                 }
             }
         }

@@ -478,11 +478,13 @@ fn order_free<T: Element>(op: Op) -> bool {
 }
 
 /// Segmented scans against the per-segment CPU scan, bit for bit: heads at random (sparse and
-/// dense), from offsets, and fixed-length rows; every operator (float sums and products of
-/// integer-valued inputs); inclusive and exclusive.
+/// dense), from offsets, and fixed-length rows; every operator the segmented kernels have for the
+/// type, the bitwise ones of the integers too (float sums and products of integer-valued
+/// inputs); inclusive and exclusive. The batched rows alongside, for the arithmetic operators.
 fn segmented_scans_match_the_cpu(gpu: &Gpu) {
     use gpu_scan::{Axis, BatchedOptions, Matrix, SegmentedKernel, SegmentedOptions};
     use scan_abi::kernel::ARITHMETIC_OPS;
+    use scan_abi::Family;
     let stream = gpu.stream().clone();
     let mut temp = TempStorage::new();
     let mut failures = Vec::new();
@@ -494,7 +496,8 @@ fn segmented_scans_match_the_cpu(gpu: &Gpu) {
                 for mean in [1u64, 3, 50, 5000, 1 << 40] {
                     let heads: Vec<u8> = (0..n as u64).map(|i| (input::bits(mean, i) % mean == 0) as u8).collect();
                     let d_heads = gpu.upload(&stream, "heads", &heads).unwrap();
-                    for op in ARITHMETIC_OPS {
+                    let ty = <$t as scan_abi::Element>::TYPE;
+                    for op in Op::ALL.into_iter().filter(|&op| Family::Segmented.built_for(ty, Some(op))) {
                         let data: Vec<$t> = exact_floats::scan_input::<$t>(op, n as u64 ^ mean, n);
                         let d_in = gpu.upload(&stream, "in", &data).unwrap();
                         for exclusive in [false, true] {
@@ -509,7 +512,7 @@ fn segmented_scans_match_the_cpu(gpu: &Gpu) {
                                 }
                             }
                             let cols = (mean as usize).clamp(1, 1000);
-                            if n % cols == 0 {
+                            if n % cols == 0 && ARITHMETIC_OPS.contains(&op) {
                                 let matrix = Matrix::new((n / cols) as u64, cols as u64);
                                 let opts = BatchedOptions::new(Axis::Rows, op).exclusive(exclusive);
                                 gpu.batched_scan(&stream, &d_in, matrix, &mut d_out, &opts, &mut temp).unwrap();
@@ -585,9 +588,11 @@ fn segmented_mistakes_are_errors(gpu: &Gpu) {
     assert!(e.to_string().contains("the head flags holds 1 bytes, but 4 are needed"), "{e}");
     let e = gpu.segmented_scan_fixed(&stream, &d_in, 0, &mut out, &add, &mut temp).unwrap_err();
     assert!(e.to_string().contains("the segment length is 0"), "{e}");
+    let floats = gpu.upload(&stream, "floats", &[1f32, 2.0, 3.0, 4.0]).unwrap();
+    let mut float_out = gpu.alloc_zeros::<f32>(&stream, "float out", 4).unwrap();
     let xor = SegmentedOptions::new(Op::Xor);
-    let e = gpu.segmented_scan_fixed(&stream, &d_in, 2, &mut out, &xor, &mut temp).unwrap_err();
-    assert!(e.to_string().contains("not xor on u32"), "{e}");
+    let e = gpu.segmented_scan_fixed(&stream, &floats, 2, &mut float_out, &xor, &mut temp).unwrap_err();
+    assert!(e.to_string().contains("built for add, mul, min, max on f32, not xor on f32"), "{e}");
     let pipelined = add.kernel(SegmentedKernel::Pipelined);
     let e = gpu.segmented_scan_fixed(&stream, &d_in, 2, &mut out, &pipelined, &mut temp).unwrap_err();
     assert!(e.to_string().contains("not segments of a fixed length"), "{e}");

@@ -11,7 +11,7 @@
 use crate::arch::{lane, prefetch_l2, sync_threads, warp_idx, WARP};
 use crate::kernels::{claim_placed, Mode, Place, SHAPES};
 use crate::lookback::{StatusValue, TileStatus};
-use crate::op::{combine_after, combine_opt, Add, Element, Max, Min, Mul, ScanOp, Seg, SegOp};
+use crate::op::{combine_after, combine_opt, Add, And, Element, Max, Min, Mul, Or, ScanOp, Seg, SegOp, Xor};
 use crate::smem::Carver;
 use crate::tile::store_striped;
 use crate::warp;
@@ -259,13 +259,13 @@ pub unsafe fn segmented<T: Element + StatusValue, O: ScanOp<T>, const TH: u32, c
     store_striped::<T, V, VECS>(out.wrapping_add(offset), valid, vals, vectors);
 }
 
+/// `segmented_<t>_<op>` for every operator of each type but the affine maps.
 macro_rules! segmented_kernels {
-    ($($t:ident),*) => { paste::paste! { $(
-        segmented_kernels!(@one $t, Add);
-        segmented_kernels!(@one $t, Mul);
-        segmented_kernels!(@one $t, Min);
-        segmented_kernels!(@one $t, Max);
-    )* } };
+    ($($t:ident),*) => { $( segmented_kernels!(@type $t); )* };
+    (@type f32) => { segmented_kernels!(@ops f32, [Add, Mul, Min, Max]); };
+    (@type f64) => { segmented_kernels!(@ops f64, [Add, Mul, Min, Max]); };
+    (@type $t:ident) => { segmented_kernels!(@ops $t, [Add, Mul, Min, Max, And, Or, Xor]); };
+    (@ops $t:ident, [$($op:ident),*]) => { $( segmented_kernels!(@one $t, $op); )* };
     (@one $t:ident, $op:ident) => { paste::paste! {
         #[no_mangle]
         #[allow(clippy::too_many_arguments)]

@@ -14,7 +14,7 @@ use crate::arch::{lane, load_narrow, load_vec16, store_vec16, WARP};
 use crate::kernels::pipelined::{blocked, pipeline, store_share, TileWork};
 use crate::kernels::{Mode, SHAPES};
 use crate::lookback::StatusValue;
-use crate::op::{combine_after, combine_opt, Add, Element, Max, Min, Mul, ScanOp, Seg, SegOp};
+use crate::op::{combine_after, combine_opt, Add, And, Element, Max, Min, Mul, Or, ScanOp, Seg, SegOp, Xor};
 use crate::smem::Smem;
 use crate::warp;
 use core::marker::PhantomData;
@@ -198,12 +198,15 @@ impl<K: Starts, T: Element + StatusValue, O: ScanOp<T>, const V: usize, const B:
 /// segmented scan's (exclusive only), then the pipelined kernels' tile state and stages, in the
 /// shape `Shapes::segmented_pipeline`.
 macro_rules! segmented_pipe_kernels {
-    ($segments:ident: $k:ty => $($t:ident),*) => { paste::paste! { $(
-        segmented_pipe_kernels!(@one $segments, $k, $t, Add);
-        segmented_pipe_kernels!(@one $segments, $k, $t, Mul);
-        segmented_pipe_kernels!(@one $segments, $k, $t, Min);
-        segmented_pipe_kernels!(@one $segments, $k, $t, Max);
-    )* } };
+    ($segments:ident: $k:ty => $($t:ident),*) => { $(
+        segmented_pipe_kernels!(@ops $segments, $k, $t, [Add, Mul, Min, Max]);
+        segmented_pipe_kernels!(@bitwise $segments, $k, $t);
+    )* };
+    // The bitwise operators, on the integer types alone.
+    (@bitwise $segments:ident, $k:ty, f32) => {};
+    (@bitwise $segments:ident, $k:ty, f64) => {};
+    (@bitwise $segments:ident, $k:ty, $t:ident) => { segmented_pipe_kernels!(@ops $segments, $k, $t, [And, Or, Xor]); };
+    (@ops $segments:ident, $k:ty, $t:ident, [$($op:ident),*]) => { $( segmented_pipe_kernels!(@one $segments, $k, $t, $op); )* };
     (@one $segments:ident, $k:ty, $t:ident, $op:ident) => { paste::paste! {
         #[no_mangle]
         #[allow(clippy::too_many_arguments)]

@@ -4,7 +4,6 @@
 //! keys beside the values. A scan by key whose keys no pipelined kernel takes (or that runs on
 //! the tiles) marks the heads first.
 
-use super::batched::supported;
 use super::{per_tile, scan_flags, Grid, Launch, TileState};
 use crate::error::{Error, Result};
 use crate::options::SegmentedKernel;
@@ -52,7 +51,7 @@ pub fn plan(
     kernel: SegmentedKernel,
     marks: Marks,
 ) -> Result<SegmentedPlan> {
-    supported(ty, op, "segmented")?;
+    supported(ty, op)?;
     let key_heads = match marks {
         Marks::Keys(k) => Some(key_heads(t, k, n)?),
         _ => None,
@@ -102,6 +101,20 @@ pub fn plan(
     Ok(SegmentedPlan { key_heads, launch, state: TileState::per_tile(tiles, size)?, flags, pipelined: None })
 }
 
+/// Refuses a type and operator the segmented kernels are not built for, naming those they are.
+fn supported(ty: ElemType, op: Op) -> Result<()> {
+    let built = |o: Op| Family::Segmented.built_for(ty, Some(o));
+    if built(op) {
+        return Ok(());
+    }
+    let ops: Vec<&str> = Op::ALL.iter().copied().filter(|&o| built(o)).map(Op::name).collect();
+    let offer = match ops.is_empty() {
+        true => "32- and 64-bit types alone".to_string(),
+        false => format!("{} on {}", ops.join(", "), ty.name()),
+    };
+    Err(Error::invalid(format!("segmented scans are built for {offer}, not {} on {}", op.name(), ty.name())))
+}
+
 /// The helper that marks segment starts from offsets: one thread per offset.
 pub fn heads(t: &Tuning, offsets: u64) -> Launch {
     let threads = t.shapes.helper_threads;
@@ -128,13 +141,22 @@ mod tests {
     use scan_abi::tuning::for_arch;
 
     #[test]
-    fn segmented_scans_exist_for_arithmetic_on_wide_types_only() {
+    fn segmented_scans_exist_for_every_operator_of_wide_types_but_the_affine_maps() {
         let t = for_arch(90);
         let at = |ty, op, n, kernel, marks| plan(t, ty, op, n, false, kernel, marks);
         assert!(plan(t, ElemType::F64, Op::Max, 10, true, SegmentedKernel::Auto, Marks::Flags).is_ok());
-        let e = at(ElemType::U32, Op::Xor, 10, SegmentedKernel::Auto, Marks::Flags).unwrap_err().to_string();
-        assert!(e.contains("not xor on u32"), "{e}");
-        assert!(at(ElemType::U8, Op::Add, 10, SegmentedKernel::Auto, Marks::Flags).is_err());
+        for kernel in [SegmentedKernel::Tiles, SegmentedKernel::Pipelined] {
+            for ty in [ElemType::U32, ElemType::I32, ElemType::U64, ElemType::I64] {
+                for op in [Op::And, Op::Or, Op::Xor] {
+                    let p = at(ty, op, 100_000, kernel, Marks::Keys(ElemType::U32)).unwrap();
+                    assert!(p.launch.kernel.family.built_for(ty, Some(op)), "{ty:?} {op:?} {kernel:?}");
+                }
+            }
+        }
+        let e = at(ElemType::U64, Op::Affine, 10, SegmentedKernel::Auto, Marks::Flags).unwrap_err().to_string();
+        assert!(e.contains("built for add, mul, min, max, and, or, xor on u64, not affine on u64"), "{e}");
+        let e = at(ElemType::U8, Op::Add, 10, SegmentedKernel::Auto, Marks::Flags).unwrap_err().to_string();
+        assert!(e.contains("32- and 64-bit types alone, not add on u8"), "{e}");
         let p = at(ElemType::U32, Op::Add, 100_000, SegmentedKernel::Auto, Marks::Flags).unwrap();
         assert_eq!(p.state.slots, 100_000u64.div_ceil(t.shapes.single_pass.at(4).tile() as u64));
     }
