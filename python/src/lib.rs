@@ -161,8 +161,9 @@ struct KeepContext(Option<sys::CUcontext>);
 impl KeepContext {
     fn save() -> KeepContext {
         // Without a driver, or where it cannot start, no context can become current: the call
-        // fails before any does.
-        if !gpu_scan::driver_present() || result::init().is_err() {
+        // fails before any does. Found out once: it is on every call's path.
+        static DRIVER: OnceLock<bool> = OnceLock::new();
+        if !*DRIVER.get_or_init(|| gpu_scan::driver_present() && result::init().is_ok()) {
             return KeepContext(None);
         }
         let mut ctx: sys::CUcontext = std::ptr::null_mut();
