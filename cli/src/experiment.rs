@@ -9,7 +9,7 @@ use crate::memory;
 use crate::out::outln;
 use gpu_scan::cudarc::driver::sys::CUevent_flags;
 use gpu_scan::cudarc::driver::{CudaSlice, CudaStream};
-use gpu_scan::{Error, Gpu, Result};
+use gpu_scan::{Element, Error, Gpu, Result};
 use std::sync::Arc;
 
 /// What a run needs, known before anything is allocated.
@@ -347,9 +347,32 @@ pub fn verdict(check: &Check) -> bool {
 
 /// The first index where `got` and `want` differ, described.
 pub fn first_difference<T: PartialEq + std::fmt::Display>(got: &[T], want: &[T]) -> Option<String> {
+    first_difference_by(got, want, |g, w| g == w)
+}
+
+/// [`first_difference`] of elements that must be copied bit for bit (kept or sorted elements): a
+/// NaN equals the same NaN, and `-0.0` differs from `0.0`.
+pub fn first_difference_bits<T: Element>(got: &[T], want: &[T]) -> Option<String> {
+    first_difference_by(got, want, |g, w| g.to_bits() == w.to_bits())
+}
+
+fn first_difference_by<T: std::fmt::Display>(got: &[T], want: &[T], same: impl Fn(&T, &T) -> bool) -> Option<String> {
     if got.len() != want.len() {
         return Some(format!("{} elements, expected {}", got.len(), want.len()));
     }
-    let i = got.iter().zip(want).position(|(g, w)| g != w)?;
+    let i = got.iter().zip(want).position(|(g, w)| !same(g, w))?;
     Some(format!("first difference at {i}: expected {}, got {}", want[i], got[i]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Kept and sorted elements are copies: a NaN matches itself, and the sign of zero counts.
+    #[test]
+    fn copied_elements_compare_by_their_bits() {
+        assert_eq!(first_difference_bits(&[1.0f32, f32::NAN], &[1.0, f32::NAN]), None);
+        assert!(first_difference_bits(&[-0.0f64], &[0.0]).is_some());
+        assert!(first_difference(&[f32::NAN], &[f32::NAN]).is_some(), "plain comparison would fail a NaN");
+    }
 }

@@ -491,13 +491,16 @@ streamed() {
   left=$(ls -A "$d"/cut-out.npy "$d"/.gpu-scan-* 2>/dev/null | wc -l)
   echo "truncated input: exit $rc (2 expected), output left: $left" | tee -a "$R/streamed.log"
   { [ "$rc" = 2 ] && [ "$left" = 0 ]; } || { echo "FAIL truncated input"; fail=1; }
-  mkdir -p "$d/small" && if mount -t tmpfs -o size=64m tmpfs "$d/small" 2>/dev/null; then
-    "$HOST" scan --input "$d/in.npy" --output "$d/small/out.npy" --device-memory 256MiB; rc=$?
-    left=$(ls -A "$d/small" | wc -l)
+  # The small disk lies outside the results, so that a run cut short leaves no mount among them.
+  local small; small=$(mktemp -d)
+  if mount -t tmpfs -o size=64m tmpfs "$small" 2>/dev/null; then
+    "$HOST" scan --input "$d/in.npy" --output "$small/out.npy" --device-memory 256MiB; rc=$?
+    left=$(ls -A "$small" | wc -l)
     echo "full disk: exit $rc (non-zero expected), output left: $left" | tee -a "$R/streamed.log"
     { [ "$rc" != 0 ] && [ "$left" = 0 ]; } || { echo "FAIL full disk"; fail=1; }
-    umount "$d/small"
+    umount "$small"
   else echo "full disk: no tmpfs could be mounted here (not root?)" | tee -a "$R/streamed.log"; fi
+  rmdir "$small"
   rm -rf "$d"
 }
 

@@ -3,7 +3,7 @@
 //! baseline).
 
 use crate::args::{host_len, positive, types_of, CompactKernelArg, CompactType, Files, Global, IndexType, Runs};
-use crate::experiment::{self, first_difference, Check, Experiment, Needs};
+use crate::experiment::{self, first_difference, first_difference_bits, Check, Experiment, Needs};
 use crate::io;
 use crate::memory::{self, bytes_of, total};
 use crate::sweep::Baseline;
@@ -267,7 +267,7 @@ impl<T: Element, I: Element> Experiment for Compact<T, I> {
         let mut got = gpu.download(&stream, &d.output)?;
         let want = reference::compact(&self.data, self.flags.as_deref(), self.opts.keep);
         got.truncate(self.kept as usize);
-        let mut wrong = first_difference(&got, &want);
+        let mut wrong = first_difference_bits(&got, &want);
         if let Some((positions, count)) = &d.positions {
             let mut got = gpu.download(&stream, positions)?;
             got.truncate(gpu.read_count(&stream, count)? as usize);

@@ -3,7 +3,7 @@
 //! counting-sort permutation, both built on stable partitions by digit.
 
 use crate::args::{host_len, positive, types_of, Files, Global, HistogramType, IndexType, Runs, SortType};
-use crate::experiment::{self, first_difference, Check, Experiment, Needs};
+use crate::experiment::{self, first_difference, first_difference_bits, Check, Experiment, Needs};
 use crate::io;
 use crate::memory::{self, bytes_of, total};
 use crate::sweep::Baseline;
@@ -315,9 +315,8 @@ impl<T: Element> Experiment for Sort<T> {
         let values = d.work_values.as_ref().map(|v| gpu.download(stream, v)).transpose()?.unwrap_or_default();
         let positions = d.positions.as_ref().map(|p| gpu.download(stream, p)).transpose()?.unwrap_or_default();
         let order = cpu_order(&self.keys, self.opts.descending)?;
-        let bits = |v: &[T]| v.iter().map(|x| x.to_bits()).collect::<Vec<u64>>();
-        let want_keys: Vec<u64> = order.iter().map(|&i| self.keys[i as usize].to_bits()).collect();
-        let mut wrong = first_difference(&bits(&keys), &want_keys);
+        let want_keys: Vec<T> = order.iter().map(|&i| self.keys[i as usize]).collect();
+        let mut wrong = first_difference_bits(&keys, &want_keys);
         if let (None, Some(v)) = (&wrong, &self.values) {
             let want: Vec<u32> = order.iter().map(|&i| v[i as usize]).collect();
             wrong = first_difference(&values, &want).map(|d| format!("values: {d}"));
@@ -327,7 +326,7 @@ impl<T: Element> Experiment for Sort<T> {
         }
         if let (None, Some(k)) = (&wrong, &d.argsort_keys) {
             let sorted = gpu.download(stream, k)?;
-            wrong = first_difference(&bits(&sorted), &want_keys).map(|d| format!("the argsort's keys: {d}"));
+            wrong = first_difference_bits(&sorted, &want_keys).map(|d| format!("the argsort's keys: {d}"));
         }
         self.got = Sorted { keys, values, positions };
         let order = if self.opts.descending { "descending" } else { "ascending" };
