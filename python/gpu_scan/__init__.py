@@ -397,10 +397,14 @@ def _sorted(x: Any, descending: bool, positions: bool) -> Tuple[_In, Any, Option
 
 
 @_settled
-def sort(x: Any, *, descending: bool = False) -> Any:
+def sort(x: Any, *, descending: bool = False, return_indices: bool = False) -> Any:
     """The keys of 1-D ``x`` (4- and 8-byte types) sorted by a stable radix sort. Floats order
-    ``-0.0`` before ``+0.0`` and NaNs last (in both orders)."""
-    a, keys, _ = _sorted(x, descending, False)
+    ``-0.0`` before ``+0.0`` and NaNs last (in both orders). With ``return_indices``, the pair
+    ``(keys, positions)`` as ``torch.sort`` returns it, positions int64 as :func:`argsort`'s, from
+    the one sort (no gather)."""
+    a, keys, p = _sorted(x, descending, return_indices)
+    if return_indices:
+        return a.back(keys), a.back(a.adapter.cast(p, "i64"))
     return a.back(keys)
 
 

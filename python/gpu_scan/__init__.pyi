@@ -1,6 +1,6 @@
 """Device-wide scans and their applications on CUDA arrays, zero copy; see the module's docs."""
 
-from typing import Any, Optional, Tuple
+from typing import Any, Literal, Optional, Tuple, overload
 
 Array = Any
 DType = Any
@@ -89,8 +89,13 @@ def scan_by_key(keys: Array, x: Array, op: str = "add", *, exclusive: bool = Fal
 def linear_recurrence(a: Array, b: Array, x0: float = 0.0) -> Array:
     """``y[t] = a[t] * y[t-1] + b[t]`` from ``y[-1] = x0``, for 1-D float32 or float64 ``a``, ``b``."""
 
-def sort(x: Array, *, descending: bool = False) -> Array:
+@overload
+def sort(x: Array, *, descending: bool = False, return_indices: Literal[False] = False) -> Array:
     """The keys of 1-D ``x`` sorted (stable radix sort)."""
+
+@overload
+def sort(x: Array, *, descending: bool = False, return_indices: Literal[True]) -> Tuple[Array, Array]:
+    """The keys of 1-D ``x`` sorted (stable radix sort), and their int64 positions."""
 
 def argsort(x: Array, *, descending: bool = False) -> Array:
     """The stable argsort of 1-D ``x`` as int64 positions."""

@@ -446,6 +446,8 @@ def test_sort_and_stable_argsort(dtype, n, descending):
     want_s, want_p = torch.sort(host, descending=descending, stable=True)
     assert torch.equal(s.cpu(), want_s)
     assert p.dtype == torch.int64 and torch.equal(p.cpu(), want_p)
+    both_s, both_p = gpu_scan.sort(x, descending=descending, return_indices=True)
+    assert torch.equal(both_s.cpu(), want_s) and both_p.dtype == torch.int64 and torch.equal(both_p.cpu(), want_p)
     assert torch.equal(x.cpu(), host), "the input is left as it was"
 
 
