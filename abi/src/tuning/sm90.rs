@@ -122,6 +122,7 @@ pub const SM90: Tuning = Tuning {
         Rule::new(RecurrenceStaged, &[F64], ANY, 4),
         Rule::new(SinglePassPipelined, &[U32, I32], ANY, 3),
         Rule::new(SinglePassPipelined, &[F32], ARITH, 3),
+        Rule::new(SinglePassPipelinedDet, &[F32], &[Add, Mul], 3),
         // Shared memory fits two blocks of u8's pipelines.
         Rule::new(SinglePassPipelined, &[U8], ANY, 2),
         Rule::new(BatchedRowsPipelined, FOUR_BYTE, ARITH, 3),

@@ -1,8 +1,4 @@
-//! The deterministic single-pass scan's combine order, written out on the CPU.
-//!
-//! With `ScanOptions::deterministic` the single-pass kernel's result is a fixed function of the
-//! input, and this module is that function: it performs the same float operations in the same
-//! order, so its result equals the GPU's bit for bit (tests check exactly that). The order, for
+//! The one-tile-per-block deterministic scan's combine order (`single_pass_det_<t>_<op>`). For
 //! tiles of `threads × items` elements (the tuning's `single_pass` shape) and vectors of `V`
 //! elements (16 bytes):
 //!
@@ -20,39 +16,13 @@
 //! 5. Element values: `((tile prefix ⊕ warp prefix) ⊕ lane prefix) ⊕ own fold`, where an
 //!    absent term (nothing before it) is skipped rather than combined as an identity.
 
-use super::{run_with_op, ScanFn};
+use super::{after, both, warp_scan, WARP};
 use crate::element::Element;
 use crate::error::Result;
+use crate::reference::{run_with_op, ScanFn};
 use rayon::prelude::*;
 use scan_abi::shape::vector_elems;
 use scan_abi::{Op, ScanOp};
-
-const WARP: usize = 32;
-
-/// `a ⊕ b`, or `b` when there is no `a` (as `combine_after` in the kernels).
-fn after<T: Copy, O: ScanOp<T>>(a: Option<T>, b: T) -> T {
-    a.map_or(b, |a| O::combine(a, b))
-}
-
-fn both<T: Copy, O: ScanOp<T>>(a: Option<T>, b: Option<T>) -> Option<T> {
-    match (a, b) {
-        (Some(a), Some(b)) => Some(O::combine(a, b)),
-        (a, None) => a,
-        (None, b) => b,
-    }
-}
-
-/// Five shuffle steps of the warp scan, in place, with the `l >= d` guard.
-fn warp_scan<T: Copy, O: ScanOp<T>>(x: &mut [T; WARP]) {
-    let mut d = 1;
-    while d < WARP {
-        let before = *x;
-        for l in d..WARP {
-            x[l] = O::combine(before[l - d], before[l]);
-        }
-        d *= 2;
-    }
-}
 
 /// One tile after its local scan: per element, the lane's own fold and the lane's prefix within
 /// the warp; per warp, its prefix within the tile; and the tile aggregate.
