@@ -74,7 +74,17 @@ pub fn needs(name: &str, missing: Option<String>, f: fn()) -> Trial {
 /// Runs `trials` as the standard test harness would (filters, `--ignored`, `--test-threads`),
 /// first saying on stderr why GPU tests are ignored when they are.
 pub fn main(trials: Vec<Trial>) -> ExitCode {
-    let args = libtest_mimic::Arguments::from_args();
+    run(libtest_mimic::Arguments::from_args(), trials)
+}
+
+/// [`main`] for tests that read or change state of the whole process (the device's free memory,
+/// cudarc's multi-stream mode): they run one at a time, whatever `--test-threads` says.
+pub fn main_serial(trials: Vec<Trial>) -> ExitCode {
+    let args = libtest_mimic::Arguments { test_threads: Some(1), ..libtest_mimic::Arguments::from_args() };
+    run(args, trials)
+}
+
+fn run(args: libtest_mimic::Arguments, trials: Vec<Trial>) -> ExitCode {
     if let Err(e) = gpu() {
         if !require_device() && !args.list {
             eprintln!("GPU tests are ignored: {e} (set {REQUIRE_DEVICE}=1 to make them fail)");

@@ -8,8 +8,11 @@ use std::process::ExitCode;
 use workspace_tests::checks::{assert_none_failed, check, check_on, Case};
 use workspace_tests::gpu_test;
 
+/// One test at a time: the first measures the device's free memory, and the last needs cudarc
+/// out of its multi-stream mode (streams of the second running beside it would put it there, and
+/// freeing storage of a destroyed stream would then wait on that stream).
 fn main() -> ExitCode {
-    workspace_tests::main(vec![
+    workspace_tests::main_serial(vec![
         gpu_test("ten_thousand_back_to_back_scans_are_correct_and_leak_nothing", ten_thousand_back_to_back_scans),
         gpu_test("two_threads_on_their_own_streams", two_threads_on_their_own_streams),
         gpu_test("storage_is_freed_after_its_stream_is_destroyed", storage_is_freed_after_its_stream_is_destroyed),

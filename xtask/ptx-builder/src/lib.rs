@@ -159,7 +159,7 @@ pub fn build(opts: &Options) -> Result<Built, Error> {
     ensure_toolchain(&toolchain)?;
     std::fs::create_dir_all(&opts.target_dir)
         .map_err(|e| Error::Io(format!("creating {}", opts.target_dir.display()), e))?;
-    let ptx = opts.target_dir.join(format!("gpu_scan_kernels.{}.ptx", opts.arch));
+    let ptx = opts.target_dir.join(format!("gpu_scan_kernels.{}.{}.ptx", opts.arch, checkout_tag(&opts.gpu_dir)));
 
     let compile = |clean_first: bool| -> Result<(), Error> {
         if clean_first {
@@ -187,6 +187,21 @@ pub fn build(opts: &Options) -> Result<Built, Error> {
         return Err(Error::BadOutput(format!("{} has no `{target_line}` line", ptx.display())));
     }
     Ok(Built { ptx, toolchain })
+}
+
+/// A short name for the `gpu/` crate at `gpu_dir`, in the module's file name. Checkouts that share
+/// a target directory are each their own package to cargo, which re-emits a module only when its
+/// own package changed: with one file name for all, a build whose package was fresh would hand
+/// on the module another checkout had written last.
+fn checkout_tag(gpu_dir: &Path) -> String {
+    let path = gpu_dir.canonicalize().unwrap_or_else(|_| gpu_dir.to_path_buf());
+    // FNV-1a: stable across toolchains, unlike the standard library's hasher.
+    let hash = path
+        .as_os_str()
+        .as_encoded_bytes()
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3));
+    format!("{:08x}", hash as u32)
 }
 
 /// `rustup run <toolchain> cargo` in `gpu/`, with the kernel flags and nothing inherited.
@@ -331,5 +346,13 @@ mod tests {
         for k in ["CARGO_HOME", "PATH", "HOME", "RUSTUP_HOME"] {
             assert!(!is_inherited_build_var(k), "{k}");
         }
+    }
+
+    #[test]
+    fn each_checkout_has_a_module_file_of_its_own() {
+        let (a, b) = (checkout_tag(Path::new("/work/a/gpu")), checkout_tag(Path::new("/work/b/gpu")));
+        assert_ne!(a, b);
+        assert_eq!(a, checkout_tag(Path::new("/work/a/gpu")));
+        assert_eq!(a.len(), 8);
     }
 }
