@@ -74,3 +74,32 @@ fn warp_reduce<T: Copy, O: ScanOp<T>>(mut x: [T; WARP]) -> T {
     }
     x[0]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input;
+    use crate::reference as cpu;
+
+    /// Float sums in either order are close to the exact sum, and the orders differ from each
+    /// other and from the sequential fold.
+    #[test]
+    fn float_sums_are_accurate_and_each_order_its_own() {
+        let x = input::generate::<f32>(Op::Add, 11, 100_000);
+        let reference = cpu::float_reference(Op::Add, &x, false, None);
+        let mut sums = Vec::new();
+        for order in [FixedOrder::Tiles, FixedOrder::Pipelined] {
+            let got = deterministic(order, Op::Add, &x, false, None).unwrap();
+            let worst = got
+                .iter()
+                .zip(&reference.value)
+                .zip(&reference.scale)
+                .map(|((g, v), s)| (*g as f64 - v).abs() / s)
+                .fold(0.0, f64::max);
+            assert!(worst < 64.0 * f32::EPSILON as f64, "{order:?}: {worst}");
+            sums.push(got);
+        }
+        sums.push(cpu::scan_with::<f32, scan_abi::op::Add>(&x, false, None));
+        assert!(sums[0] != sums[1] && sums[0] != sums[2] && sums[1] != sums[2]);
+    }
+}

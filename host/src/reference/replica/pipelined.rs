@@ -257,20 +257,4 @@ mod tests {
             }
         }
     }
-
-    /// Float sums in this order are close to the exact sum, and differ from the tiles order.
-    #[test]
-    fn float_sums_are_accurate_and_ordered_their_own_way() {
-        let x = input::generate::<f32>(Op::Add, 11, 100_000);
-        let got = pipelined(Op::Add, &x, false, None).unwrap();
-        let reference = cpu::float_reference(Op::Add, &x, false, None);
-        let worst = got
-            .iter()
-            .zip(&reference.value)
-            .zip(&reference.scale)
-            .map(|((g, v), s)| (*g as f64 - v).abs() / s)
-            .fold(0.0, f64::max);
-        assert!(worst < 64.0 * f32::EPSILON as f64, "{worst}");
-        assert_ne!(got, super::super::single_pass(Op::Add, &x, false, None).unwrap());
-    }
 }
