@@ -168,7 +168,7 @@ pub enum FixedOrder {
 /// The order a deterministic scan of `req` follows; `None` where the result does not depend on
 /// the order (integers, min and max, or no deterministic order asked for) or the strategy is not
 /// single-pass. It depends on the size, the operator, the kernel and status ordering asked for,
-/// and the tuning's choices, never on where the buffers lie: the pipelined kernel takes unaligned
+/// and the tuning's choices (`pipelined_fixed_order`), never on where the buffers lie: the pipelined kernel takes unaligned
 /// buffers element by element rather than leaving the order.
 pub fn fixed_order(t: &Tuning, req: &ScanRequest) -> Option<FixedOrder> {
     if !(req.deterministic && req.op.order_sensitive(req.ty)) || req.algorithm != Algorithm::SinglePass {
@@ -177,7 +177,11 @@ pub fn fixed_order(t: &Tuning, req: &ScanRequest) -> Option<FixedOrder> {
     let relaxed = req.ordering == StatusOrdering::Relaxed;
     Some(match req.kernel {
         ScanKernel::Pipelined => FixedOrder::Pipelined,
-        ScanKernel::Auto if relaxed && pipelined_by_default(t, req.ty, req.op, req.n) => FixedOrder::Pipelined,
+        ScanKernel::Auto
+            if t.choices.pipelined_fixed_order && relaxed && pipelined_by_default(t, req.ty, req.op, req.n) =>
+        {
+            FixedOrder::Pipelined
+        }
         ScanKernel::Auto | ScanKernel::Tiles | ScanKernel::Staged => FixedOrder::Tiles,
     })
 }
@@ -545,17 +549,20 @@ mod tests {
         let unaligned = ScanRequest { aligned: false, ..request(ElemType::U32, Op::Add, 1 << 28) };
         assert_eq!(family(&plan(SM90, &unaligned).unwrap()), Family::SinglePass);
         let det = ScanRequest { deterministic: true, ..request(ElemType::F32, Op::Add, 1 << 28) };
-        assert_eq!(family(&plan(SM90, &det).unwrap()), Family::SinglePassPipelinedDet);
+        assert_eq!(family(&plan(SM90, &det).unwrap()), Family::SinglePassDet, "the tiles order unless chosen");
+        let mut t = *SM90;
+        t.choices.pipelined_fixed_order = true;
+        assert_eq!(family(&plan(&t, &det).unwrap()), Family::SinglePassPipelinedDet);
         let det_small = ScanRequest { n: (64 * MIB - 4) / 4, ..det };
-        assert_eq!(family(&plan(SM90, &det_small).unwrap()), Family::SinglePassDet);
+        assert_eq!(family(&plan(&t, &det_small).unwrap()), Family::SinglePassDet);
         let det_unaligned = ScanRequest { aligned: false, ..det };
         assert_eq!(
-            family(&plan(SM90, &det_unaligned).unwrap()),
+            family(&plan(&t, &det_unaligned).unwrap()),
             Family::SinglePassPipelinedDet,
             "the fixed order does not depend on where the buffers lie"
         );
         let det_acq = ScanRequest { ordering: StatusOrdering::AcquireRelease, ..det };
-        assert_eq!(family(&plan(SM90, &det_acq).unwrap()), Family::SinglePassDet);
+        assert_eq!(family(&plan(&t, &det_acq).unwrap()), Family::SinglePassDet);
         let det_max = ScanRequest { deterministic: true, ..request(ElemType::F32, Op::Max, 1 << 28) };
         assert_eq!(family(&plan(SM90, &det_max).unwrap()), Family::SinglePassPipelined, "max is exact in any order");
     }
