@@ -18,7 +18,7 @@ pub fn block_threads(shapes: &Shapes, kernel: Kernel) -> Option<u32> {
         SinglePass | SinglePassDet | SinglePassTimeline | Widening(_) | WideningDet(_) | Segmented
         | BatchedLongRows => s.single_pass.at(size).threads,
         SinglePassStaged => s.staged.at(size).threads,
-        SinglePassPipelined | BatchedRowsPipelined | WideningPipelined(_) => {
+        SinglePassPipelined | SinglePassPipelinedDet | BatchedRowsPipelined | WideningPipelined(_) => {
             s.scan_pipeline_of(kernel.ty, op).threads()
         }
         HierTile(_) | HierReduce | HierAdd => s.hierarchical.threads,

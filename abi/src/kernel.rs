@@ -75,6 +75,8 @@ families! {
     SinglePassDet,
     /// Single-pass by a persistent pipeline of warp roles.
     SinglePassPipelined,
+    /// The same with the fixed-order look-back (bitwise reproducible float sums and products).
+    SinglePassPipelinedDet,
     /// The `u32` add single-pass scan recording every tile's timestamps.
     SinglePassTimeline,
     HierReduce,
@@ -230,7 +232,7 @@ impl Family {
         match self {
             Naive | SinglePass | SinglePassPipelined | HierTile(_) | HierReduce | HierAdd | Trace(_) => op_ok(op),
             SinglePassStaged => matches!(ty.size(), 4 | 8) && op_ok(op),
-            SinglePassDet => ty.is_float() && matches!(op, Some(Op::Add | Op::Mul)),
+            SinglePassDet | SinglePassPipelinedDet => op.is_some_and(|o| o.order_sensitive(ty)),
             SinglePassTimeline => ty == ElemType::U32 && op == Some(Op::Add),
             Widening(s) | WideningPipelined(s) => s.widens_to(ty) && op == Some(Op::Add),
             WideningDet(s) => s.is_float() && s.widens_to(ty) && op == Some(Op::Add),
@@ -273,6 +275,7 @@ impl fmt::Display for Prefix {
             SinglePassStaged => "single_pass_staged",
             SinglePassDet => "single_pass_det",
             SinglePassPipelined => "single_pass_pipe",
+            SinglePassPipelinedDet => "single_pass_pipe_det",
             SinglePassTimeline => "single_pass_timeline",
             HierTile(b) => return write!(f, "hier_{}", b.token()),
             HierReduce => "hier_reduce",

@@ -17,8 +17,15 @@ pub const fn window(elems: u32, elem_size: u32) -> u32 {
 /// deterministic look-back holds (the ones it passed and the one it is in).
 pub const fn single_pass(s: &Shapes, elem_size: usize) -> u32 {
     let threads = s.single_pass.at(elem_size).threads;
+    window(1, 4) + 2 * window(threads / 32, elem_size as u32) + fixed_lookback(s, elem_size)
+}
+
+/// The windows of `elem_size`-byte aggregates the fixed-order look-back holds: the ones it passed
+/// and the one it is in (the last window of the single-pass kernels and of the pipelined kernels
+/// with the fixed order).
+pub const fn fixed_lookback(s: &Shapes, elem_size: usize) -> u32 {
     let held = 32 * s.lookback_depth * (s.lookback_windows + 1);
-    window(1, 4) + 2 * window(threads / 32, elem_size as u32) + window(held as u32, elem_size as u32)
+    window(held as u32, elem_size as u32)
 }
 
 /// Staged single-pass kernel: the single-pass windows, then the tile itself.

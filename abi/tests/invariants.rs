@@ -96,6 +96,10 @@ fn bounded_blocks_fit_an_sm_in_threads_and_shared_memory() {
                 Family::SinglePassPipelined | Family::BatchedRowsPipelined => {
                     smem::pipelined(two_stages(s.scan_pipeline_of(k.ty, k.op.expect("named per operator"))), size, size)
                 }
+                Family::SinglePassPipelinedDet => {
+                    let p = two_stages(s.scan_pipeline_of(k.ty, k.op.expect("named per operator")));
+                    smem::pipelined(p, size, size) + smem::fixed_lookback(s, size)
+                }
                 Family::BatchedColumnsPipelined => smem::pipelined(two_stages(s.columns_pipeline.at(size)), size, 32),
                 Family::BatchedColumnsPipelined16 => {
                     smem::pipelined(two_stages(s.columns16_pipeline.at(size)), size, 16)

@@ -232,7 +232,7 @@ impl<'a, T: Element> Sweep<'a, T> {
         gpu.scan(&stream, &self.d_in, &mut self.d_out, &opts, temp)?;
         stream.synchronize()?;
         let got = gpu.download(&stream, &self.d_out)?;
-        let (verdict, replicated) = verify::verify_run(&opts, &self.data, &got)?;
+        let (verdict, replicated) = verify::verify_run(gpu.tuning(), &opts, &self.data, &got)?;
         let gbps = |ms: f64| 2.0 * bytes as f64 / (ms * 1e-3) / 1e9;
         let ty = T::TYPE.name().to_string();
         let cub_ms = self.cub.and_then(|c| c.cub(self.op, opts.exclusive, opts.deterministic, &ty, n));

@@ -5,6 +5,7 @@
 //!
 //!     cargo run --release -p gpu-scan --example sampling
 
+use gpu_scan::plan::scan::fixed_order;
 use gpu_scan::reference::replica;
 use gpu_scan::{input, Gpu, Op, ScanOptions};
 use std::process::ExitCode;
@@ -23,8 +24,11 @@ fn run() -> gpu_scan::Result<bool> {
     let cdf = gpu.scan_host(&weights, &opts)?;
     let again = gpu.scan_host(&weights, &opts)?;
     let reproducible = cdf.iter().zip(&again).all(|(a, b)| a.to_bits() == b.to_bits());
-    let replicated =
-        replica::single_pass(Op::Add, &weights, false, None)?.iter().zip(&cdf).all(|(a, b)| a.to_bits() == b.to_bits());
+    let order = fixed_order(gpu.tuning(), &opts.request(outcomes as u64)).expect("a deterministic float sum");
+    let replicated = replica::deterministic(order, Op::Add, &weights, false, None)?
+        .iter()
+        .zip(&cdf)
+        .all(|(a, b)| a.to_bits() == b.to_bits());
     let total = *cdf.last().expect("outcomes") as f64;
     // Draw ten million samples and count how often the heaviest tenth of outcomes comes up.
     let draws = 10_000_000u64;

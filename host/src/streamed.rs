@@ -17,11 +17,13 @@ use crate::apps::recurrence::RecurrenceFloat;
 use crate::element::{Element, Op};
 use crate::error::{Error, Result};
 use crate::launch::scan::{single_pass_carrying, Operands};
+use crate::options::ScanKernel;
 use crate::options::WideningOptions;
 use crate::options::{Algorithm, RecurrenceOptions, ScanOptions};
+use crate::plan::gcd;
 use crate::plan::scan::{
-    plan as plan_scan, recurrence as recurrence_plan, widening as widening_plan, ScanPlan, ScanRequest, SinglePass,
-    WideningRequest,
+    fixed_order, plan as plan_scan, recurrence as recurrence_plan, widening as widening_plan, FixedOrder, ScanPlan,
+    ScanRequest, SinglePass, WideningRequest,
 };
 use crate::plan::streamed::{plan, StreamPlan, StreamRequest, MAX_CHUNK_BYTES};
 use crate::runtime::Gpu;
@@ -290,10 +292,16 @@ impl Gpu {
         }
         T::identity(opts.op)?;
         let size = size_of::<T>() as u64;
-        let granule = self.tuning().shapes.single_pass.at(size as usize).tile() as u64;
+        // Whole tiles of either kernel a chunk may run (the deterministic order's tiles).
+        let shapes = &self.tuning().shapes;
+        let (tiles, pipelined) = (
+            shapes.single_pass.at(size as usize).tile() as u64,
+            shapes.scan_pipeline_of(T::TYPE, opts.op).tile() as u64,
+        );
+        let granule = tiles / gcd(tiles, pipelined) * pipelined;
         let req = self.stream_request(n, size, granule, staged, stream_opts)?;
         // The tile state of a chunk's scan, and the carry's slot.
-        plan(&req, |chunk| Ok(self.chunk_plan(opts, chunk, false)?.state.bytes() + 16))
+        plan(&req, |chunk| Ok(self.chunk_plan(opts, n, chunk, false)?.state.bytes() + 16))
     }
 
     /// The linear recurrence `x[t] = a[t]·x[t-1] + b[t]` from `opts.x0` ([`Gpu::recurrence`]) of
@@ -445,9 +453,18 @@ impl Gpu {
 
     /// The single-pass plan of a chunk of `len` elements, scanned in place (`first`: the
     /// caller's initial value goes in front; later chunks take the carry).
-    fn chunk_plan<T: Element>(&self, opts: &ScanOptions<T>, len: u64, first: bool) -> Result<SinglePass> {
-        let req =
+    /// The plan of a chunk of `len` of the `n` elements (the first chunk where `first`): a
+    /// deterministic float scan's chunks follow the fixed order of the whole array's in-memory
+    /// scan, which depends on its size.
+    fn chunk_plan<T: Element>(&self, opts: &ScanOptions<T>, n: u64, len: u64, first: bool) -> Result<SinglePass> {
+        let mut req =
             ScanRequest { in_place: true, aligned: true, has_init: first && opts.init.is_some(), ..opts.request(len) };
+        if let Some(order) = fixed_order(self.tuning(), &opts.request(n)) {
+            req.kernel = match order {
+                FixedOrder::Tiles => ScanKernel::Tiles,
+                FixedOrder::Pipelined => ScanKernel::Pipelined,
+            };
+        }
         match plan_scan(self.tuning(), &req)? {
             ScanPlan::SinglePass(s) => Ok(s),
             other => Err(Error::invalid(format!("a streamed chunk planned as {other:?}, not single-pass"))),
@@ -473,7 +490,7 @@ impl Gpu {
         let identity = T::identity(opts.op)?;
         let init = opts.init.unwrap_or(identity);
         let mut launch = |i: u64, at: u64, _: u64, len: u64, carry: u64| -> Result<()> {
-            let plan = self.chunk_plan(opts, len, i == 0)?;
+            let plan = self.chunk_plan(opts, n, len, i == 0)?;
             let ops = Operands { input: at, output: at, n: len, init, identity };
             single_pass_carrying(self, stream, &plan, ops, (i > 0).then_some(carry), carry, temp)
         };

@@ -31,6 +31,10 @@ pub const KEYS: &[(&str, &str)] = &[
     ),
     ("long_rows_pipelined_min_tiles", "few long rows run as one pipelined launch from this many tiles a row"),
     ("launch_bounds", "on, or off to load every kernel without launch bounds"),
+    (
+        "pipelined_fixed_order",
+        "on: deterministic float sums take the pipelined kernel's order where it is the default; off: the tiles'",
+    ),
 ];
 
 /// Sets choice `key` of `tuning` to `value` (see [`KEYS`]). It takes exactly the values
@@ -66,6 +70,13 @@ pub fn set(tuning: &mut Tuning, key: &str, value: &str) -> Result<()> {
         "row_kernel_min_rows" => c.row_kernel_min_rows = checked(ROW_KERNEL_MIN_ROWS)?,
         "row_kernel_max_blocks" => c.row_kernel_max_blocks = checked(ROW_KERNEL_MAX_BLOCKS)?,
         "long_rows_pipelined_min_tiles" => c.long_rows_pipelined_min_tiles = number()?,
+        "pipelined_fixed_order" => {
+            c.pipelined_fixed_order = match value {
+                "on" => true,
+                "off" => false,
+                _ => return Err(bad("must be on or off")),
+            }
+        }
         "launch_bounds" => match value {
             "on" => t.launch_bounds = scan_abi::tuning::for_arch(t.arch).launch_bounds,
             "off" => t.launch_bounds = &[],
@@ -112,6 +123,10 @@ mod tests {
         assert_eq!(t.shapes, scan_abi::tuning::for_arch(90).shapes);
         apply(&mut t, ["launch_bounds=on"]).unwrap();
         assert_eq!(t.launch_bounds, scan_abi::tuning::for_arch(90).launch_bounds);
+        let table = scan_abi::tuning::for_arch(90).choices.pipelined_fixed_order;
+        apply(&mut t, [if table { "pipelined_fixed_order=off" } else { "pipelined_fixed_order=on" }]).unwrap();
+        assert_eq!(t.choices.pipelined_fixed_order, !table);
+        assert!(apply(&mut t, ["pipelined_fixed_order=yes"]).unwrap_err().to_string().contains("on or off"));
     }
 
     #[test]

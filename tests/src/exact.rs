@@ -141,8 +141,8 @@ mod tests {
     use super::*;
     use gpu_scan::reference;
 
-    /// Three groupings give the same bits: the deterministic GPU order (tiles, warps, lanes),
-    /// the parallel reference (chunks of 2^16) and the sequential fold.
+    /// Four groupings give the same bits: the deterministic GPU orders (tiles, warps, lanes; the
+    /// pipelined kernel's shares), the parallel reference (chunks of 2^16) and the sequential fold.
     #[test]
     fn sums_and_products_are_exact_in_any_order() {
         fn check<T: Element>(op: Op, n: usize) {
@@ -151,6 +151,7 @@ mod tests {
             let init = Some(start);
             let chunked = reference::scan(op, &x, false, init).unwrap();
             let replica = reference::replica::single_pass(op, &x, false, init).unwrap();
+            let pipelined = reference::replica::pipelined(op, &x, false, init).unwrap();
             let mut acc = start;
             let sequential: Vec<T> = x
                 .iter()
@@ -165,6 +166,7 @@ mod tests {
                 .collect();
             let what = format!("{} {} n={n}", T::TYPE.name(), op.name());
             assert_eq!(first_difference(&replica, &chunked), None, "{what}");
+            assert_eq!(first_difference(&pipelined, &chunked), None, "{what}");
             assert_eq!(first_difference(&sequential, &chunked), None, "{what}");
         }
         for n in [3, 1000, (1 << 20) + 7] {

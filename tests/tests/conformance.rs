@@ -446,7 +446,7 @@ fn exact_matrix(
 }
 
 /// The tiles in registers, staged in shared memory, and the pipelined kernel, each about its own
-/// tile, and the deterministic (fixed-order) tiles.
+/// tile, and the deterministic (fixed-order) tiles and pipelined kernel.
 fn single_pass_floats_exact(gpu: &Gpu) {
     let mut failures = Vec::new();
     type TileOf = fn(usize) -> u32;
@@ -466,6 +466,16 @@ fn single_pass_floats_exact(gpu: &Gpu) {
                 let case =
                     Case { deterministic: true, with_init: n % 2 == 1, ..Case::new(op, Algorithm::SinglePass, n) };
                 with_elem_type!(ty, T => failures.extend(check_exact::<T>(gpu, &mut temp, case)));
+            }
+            for n in exact_sizes(shapes().scan_pipeline_of(ty, op).tile() as usize, usize::MAX) {
+                let pipelined = Case {
+                    deterministic: true,
+                    kernel: ScanKernel::Pipelined,
+                    with_init: n % 2 == 0,
+                    exclusive: n % 3 == 0,
+                    ..Case::new(op, Algorithm::SinglePass, n)
+                };
+                with_elem_type!(ty, T => failures.extend(check_exact::<T>(gpu, &mut temp, pipelined)));
             }
         }
     }

@@ -98,6 +98,10 @@ pub struct Choices {
     pub pipelined_min_bytes: BySize<u64>,
     /// (type, operator) pairs that keep the one-tile-per-block scan at every size.
     pub never_pipelined: &'static [(ElemType, Op)],
+    /// Whether deterministic float sums and products take the pipelined kernel's fixed order
+    /// where the pipelined scan is the default (else the tiles kernel's at every size; either
+    /// can be asked for by its kernel).
+    pub pipelined_fixed_order: bool,
     /// Whether the one-tile-per-block scan stages its tile in shared memory (off for 1- and
     /// 2-byte elements, which have no staged kernels; 16 bytes: the f64 recurrence's maps).
     pub staged: BySize<bool>,

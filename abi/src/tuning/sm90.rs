@@ -78,6 +78,8 @@ pub const SM90: Tuning = Tuning {
         // pipelined kernel is bound by its arithmetic and wins only from 2^28.
         pipelined_min_bytes: BySize([256 * MIB, 64 * MIB, 64 * MIB, 64 * MIB, 64 * MIB]),
         never_pipelined: &[(U8, Mul)],
+        // The pipelined fixed order is not yet measured against the tiles kernel's on a GPU.
+        pipelined_fixed_order: false,
         // Staging frees registers for 8-byte and wider elements, not for narrower ones.
         staged: BySize([false, false, false, true, true]),
         recurrence_pipelined_min_bytes: 64 * MIB,
@@ -122,6 +124,7 @@ pub const SM90: Tuning = Tuning {
         Rule::new(RecurrenceStaged, &[F64], ANY, 4),
         Rule::new(SinglePassPipelined, &[U32, I32], ANY, 3),
         Rule::new(SinglePassPipelined, &[F32], ARITH, 3),
+        Rule::new(SinglePassPipelinedDet, &[F32], &[Add, Mul], 3),
         // Shared memory fits two blocks of u8's pipelines.
         Rule::new(SinglePassPipelined, &[U8], ANY, 2),
         Rule::new(BatchedRowsPipelined, FOUR_BYTE, ARITH, 3),

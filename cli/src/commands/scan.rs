@@ -406,7 +406,8 @@ impl<T: gpu_scan::Element> Experiment for ScanExperiment<T> {
     fn check(&mut self, gpu: &Gpu) -> Result<Check> {
         let (_, d_out) = self.buffers.as_ref().expect("prepared");
         self.got = gpu.download(gpu.stream(), d_out)?;
-        let (verdict, replicated) = verify::verify_run_with(self.tolerance, &self.opts, &self.data, &self.got)?;
+        let (verdict, replicated) =
+            verify::verify_run_with(self.tolerance, gpu.tuning(), &self.opts, &self.data, &self.got)?;
         Ok(check_of(&verdict, replicated))
     }
 }

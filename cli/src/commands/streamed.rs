@@ -302,7 +302,7 @@ pub fn run_host<T: FileElement + Send + Sync>(global: &Global, h: &HostScan, opt
     let ms = timed(h.iters, || gpu.scan_streamed(gpu.stream(), input, output, &opts, &sopts, &mut temp).map(drop))?;
     let gb = (h.n * size) as f64 / 1e9;
     let passed = !h.check || {
-        let v = verify::verify_run(&opts, input, output)?.0;
+        let v = verify::verify_run(gpu.tuning(), &opts, input, output)?.0;
         if !v.passed() {
             outln!("FAIL: {} wrong, the first {:?}", v.wrong, v.first);
         }

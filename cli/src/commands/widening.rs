@@ -9,6 +9,7 @@ use crate::memory::{self, bytes_of, total};
 use clap::builder::PossibleValue;
 use clap::ValueEnum;
 use gpu_scan::cudarc::driver::CudaSlice;
+use gpu_scan::plan::scan::FixedOrder;
 use gpu_scan::reference::{self as cpu, verify};
 use gpu_scan::{input, Algorithm, ElemType, Error, Gpu, Op, Result, Source, TempStorage, WideningOptions, WidensTo};
 use half::{bf16, f16};
@@ -444,7 +445,7 @@ impl<N: NarrowValue + WidensTo<T>, T: gpu_scan::Element> Experiment for Widening
         let wide: Vec<T> = cpu::widened(&self.data);
         let replicated = o.deterministic && T::TYPE.is_float();
         let verdict = if replicated {
-            verify::verify_replica(Op::Add, &wide, o.exclusive, o.init, &self.got)?
+            verify::verify_replica(FixedOrder::Tiles, Op::Add, &wide, o.exclusive, o.init, &self.got)?
         } else {
             verify::verify_with(self.tolerance, Op::Add, Algorithm::SinglePass, &wide, o.exclusive, o.init, &self.got)?
         };

@@ -391,7 +391,7 @@ macro_rules! compact_pipe_kernels {
             let aligned_out = out as usize % VECTOR_BYTES == 0;
             let work = Compact::<$t, V, B> { flags, out, count, n, pred, threshold, aligned_out };
             let aligned = inp as usize % VECTOR_BYTES == 0;
-            pipeline::<Compact<$t, V, B>, { P.warps }, { P.split }, { P.items as usize / V }, 1, false>(
+            pipeline::<Compact<$t, V, B>, { P.warps }, { P.split }, { P.items as usize / V }, 1, false, false, 0>(
                 work, inp, n, n, aligned, temp, counter_base, epoch, 0, stages,
             )
         }

@@ -223,7 +223,7 @@ macro_rules! segmented_pipe_kernels {
             let exclusive = Mode::from_flags(flags).exclusive;
             let aligned = (inp as usize | keys as usize | out as usize) % VECTOR_BYTES == 0;
             let work = W { keys, out, exclusive, aligned, op: PhantomData };
-            pipeline::<W, { P.warps }, { P.split }, { P.items as usize / V }, D, false>(
+            pipeline::<W, { P.warps }, { P.split }, { P.items as usize / V }, D, false, false, 0>(
                 work, inp, n, n, aligned, temp, counter_base, epoch, backoff_ns, stages,
             )
         }

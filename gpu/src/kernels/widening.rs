@@ -272,7 +272,7 @@ pub unsafe fn pipelined_widening<
 {
     let aligned = (inp as usize | out as usize) % VECTOR_BYTES == 0;
     let work = WidenScan::<I, T, V> { out, init, mode: Mode::from_flags(flags), aligned, narrow: core::marker::PhantomData };
-    pipeline::<WidenScan<I, T, V>, R, S, VECS, D, false>(
+    pipeline::<WidenScan<I, T, V>, R, S, VECS, D, false, false, 0>(
         work,
         inp,
         n,

@@ -10,7 +10,7 @@
 //! A single row or column is a plain scan.
 
 use super::scan::{self, persistent_launch, ScanPlan, ScanRequest, SinglePass};
-use super::{per_tile, scan_flags, Claims, Launch, TileState};
+use super::{gcd, per_tile, scan_flags, Claims, Launch, TileState};
 use crate::error::{Error, Result};
 use crate::options::{Axis, BatchedKernel, Matrix};
 use scan_abi::kernel::{ARITHMETIC_OPS, WIDE_TYPES};
@@ -452,13 +452,6 @@ pub fn short_rows_per_tile(t: &Tuning, cols: u64, elem_size: usize) -> Option<u6
     Some(if aligned > 0 && 2 * aligned >= fit { aligned } else { fit })
 }
 
-fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
-    }
-}
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,6 +4,15 @@
 
 pub mod batched;
 pub mod compact;
+/// The greatest common divisor of `a` and `b` (`a` where `b` is 0).
+pub(crate) fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
 #[cfg(test)]
 mod large;
 pub mod multi;

@@ -155,9 +155,41 @@ pub fn pipelined_by_default(t: &Tuning, ty: ElemType, op: Op, n: u64) -> bool {
     n.saturating_mul(ty.size() as u64) >= c.pipelined_min_bytes.at(ty.size()) && !c.never_pipelined.contains(&(ty, op))
 }
 
+/// The fixed combine orders of the deterministic scans: each a fixed function of the input,
+/// computed on the CPU by `crate::reference::replica`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FixedOrder {
+    /// One tile per block (`single_pass_det_<t>_<op>`).
+    Tiles,
+    /// The pipelined kernel's tiles (`single_pass_pipe_det_<t>_<op>`).
+    Pipelined,
+}
+
+/// The order a deterministic scan of `req` follows; `None` where the result does not depend on
+/// the order (integers, min and max, or no deterministic order asked for) or the strategy is not
+/// single-pass. It depends on the size, the operator, the kernel and status ordering asked for,
+/// and the tuning's choices (`pipelined_fixed_order`), never on where the buffers lie: the pipelined kernel takes unaligned
+/// buffers element by element rather than leaving the order.
+pub fn fixed_order(t: &Tuning, req: &ScanRequest) -> Option<FixedOrder> {
+    if !(req.deterministic && req.op.order_sensitive(req.ty)) || req.algorithm != Algorithm::SinglePass {
+        return None;
+    }
+    let relaxed = req.ordering == StatusOrdering::Relaxed;
+    Some(match req.kernel {
+        ScanKernel::Pipelined => FixedOrder::Pipelined,
+        ScanKernel::Auto
+            if t.choices.pipelined_fixed_order && relaxed && pipelined_by_default(t, req.ty, req.op, req.n) =>
+        {
+            FixedOrder::Pipelined
+        }
+        ScanKernel::Auto | ScanKernel::Tiles | ScanKernel::Staged => FixedOrder::Tiles,
+    })
+}
+
 fn single_pass(t: &Tuning, req: &ScanRequest) -> Result<SinglePass> {
     let (ty, size) = (req.ty, req.ty.size());
-    let fixed = req.deterministic && req.op.order_sensitive(ty);
+    let order = fixed_order(t, req);
+    let fixed = order.is_some();
     let relaxed = req.ordering == StatusOrdering::Relaxed;
     let mut flags = scan_flags(req.exclusive, req.has_init);
     if !relaxed {
@@ -166,11 +198,9 @@ fn single_pass(t: &Tuning, req: &ScanRequest) -> Result<SinglePass> {
     let backoff_ns = req.backoff_ns.unwrap_or(t.choices.lookback_backoff_ns);
     let pipelined = match req.kernel {
         ScanKernel::Pipelined => {
-            let why = if fixed {
-                Some("has no fixed-order look-back (deterministic float sums and products run on the tiles kernel)")
-            } else if !relaxed {
+            let why = if !relaxed {
                 Some("publishes tile status with relaxed atomics only")
-            } else if !req.aligned {
+            } else if !req.aligned && !fixed {
                 Some("needs input and output on 16-byte boundaries")
             } else {
                 None
@@ -180,11 +210,20 @@ fn single_pass(t: &Tuning, req: &ScanRequest) -> Result<SinglePass> {
             }
             true
         }
-        ScanKernel::Auto => !fixed && relaxed && req.aligned && pipelined_by_default(t, ty, req.op, req.n),
+        ScanKernel::Auto => match order {
+            Some(o) => o == FixedOrder::Pipelined,
+            None => relaxed && req.aligned && pipelined_by_default(t, ty, req.op, req.n),
+        },
         ScanKernel::Tiles | ScanKernel::Staged => false,
     };
     if pipelined {
         let p = t.shapes.scan_pipeline_of(ty, req.op);
+        if fixed {
+            let kernel = Kernel::new(Family::SinglePassPipelinedDet, ty, req.op);
+            let mut s = pipelined_launch(t, kernel, p, req.n, size, flags, backoff_ns)?;
+            s.launch.smem += smem::fixed_lookback(&t.shapes, size);
+            return Ok(s);
+        }
         let kernel = Kernel::new(Family::SinglePassPipelined, ty, req.op);
         return pipelined_launch(t, kernel, p, req.n, size, flags, backoff_ns);
     }
@@ -510,7 +549,20 @@ mod tests {
         let unaligned = ScanRequest { aligned: false, ..request(ElemType::U32, Op::Add, 1 << 28) };
         assert_eq!(family(&plan(SM90, &unaligned).unwrap()), Family::SinglePass);
         let det = ScanRequest { deterministic: true, ..request(ElemType::F32, Op::Add, 1 << 28) };
-        assert_eq!(family(&plan(SM90, &det).unwrap()), Family::SinglePassDet);
+        assert_eq!(family(&plan(SM90, &det).unwrap()), Family::SinglePassDet, "the tiles order unless chosen");
+        let mut t = *SM90;
+        t.choices.pipelined_fixed_order = true;
+        assert_eq!(family(&plan(&t, &det).unwrap()), Family::SinglePassPipelinedDet);
+        let det_small = ScanRequest { n: (64 * MIB - 4) / 4, ..det };
+        assert_eq!(family(&plan(&t, &det_small).unwrap()), Family::SinglePassDet);
+        let det_unaligned = ScanRequest { aligned: false, ..det };
+        assert_eq!(
+            family(&plan(&t, &det_unaligned).unwrap()),
+            Family::SinglePassPipelinedDet,
+            "the fixed order does not depend on where the buffers lie"
+        );
+        let det_acq = ScanRequest { ordering: StatusOrdering::AcquireRelease, ..det };
+        assert_eq!(family(&plan(&t, &det_acq).unwrap()), Family::SinglePassDet);
         let det_max = ScanRequest { deterministic: true, ..request(ElemType::F32, Op::Max, 1 << 28) };
         assert_eq!(family(&plan(SM90, &det_max).unwrap()), Family::SinglePassPipelined, "max is exact in any order");
     }
@@ -557,7 +609,12 @@ mod tests {
         assert!(e(acq).contains("relaxed atomics only"));
         let det =
             ScanRequest { deterministic: true, kernel: ScanKernel::Pipelined, ..request(ElemType::F64, Op::Mul, 9) };
-        assert!(e(det).contains("fixed-order"));
+        assert_eq!(family(&plan(SM90, &det).unwrap()), Family::SinglePassPipelinedDet);
+        assert_eq!(
+            family(&plan(SM90, &ScanRequest { aligned: false, ..det }).unwrap()),
+            Family::SinglePassPipelinedDet
+        );
+        assert!(e(ScanRequest { kernel: ScanKernel::Staged, ..det }).contains("fixed-order"));
         assert!(e(ScanRequest { kernel: ScanKernel::Staged, ..request(ElemType::U16, Op::Add, 9) })
             .contains("4- and 8-byte"));
         assert!(matches!(

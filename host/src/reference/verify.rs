@@ -48,8 +48,10 @@
 use crate::element::Element;
 use crate::error::Result;
 use crate::options::{Algorithm, ScanOptions};
+use crate::plan::scan::{fixed_order, FixedOrder};
 use crate::reference::{self as cpu, FloatReference};
 use rayon::prelude::*;
+use scan_abi::tuning::Tuning;
 use scan_abi::Op;
 
 /// Fewest elements in a tile whose total a later tile combines: every kernel's tiles hold at
@@ -195,17 +197,24 @@ pub fn verify_with<T: Element>(
     Ok(compare(&expected, got, same))
 }
 
-/// Checks the result of a scan run with `opts`: against the reference ([`verify`]) and, for the
-/// deterministic single-pass scan, also bit for bit against its CPU replica. Returns the verdict
-/// (keeping the reference's error figures) and whether the replica was checked.
-pub fn verify_run<T: Element>(opts: &ScanOptions<T>, input: &[T], got: &[T]) -> Result<(Verdict, bool)> {
-    verify_run_with(Tolerance::Statistical, opts, input, got)
+/// Checks the result of a scan run with `opts` under `tuning`: against the reference ([`verify`])
+/// and, for the deterministic single-pass scan, also bit for bit against the CPU replica of the
+/// fixed order it followed. Returns the verdict (keeping the reference's error figures) and
+/// whether the replica was checked.
+pub fn verify_run<T: Element>(
+    tuning: &Tuning,
+    opts: &ScanOptions<T>,
+    input: &[T],
+    got: &[T],
+) -> Result<(Verdict, bool)> {
+    verify_run_with(Tolerance::Statistical, tuning, opts, input, got)
 }
 
 /// [`verify_run`] with the float tolerance `tolerance` ([`Tolerance::WorstCase`] for data whose
 /// roundings may all lean one way, as a user's file may).
 pub fn verify_run_with<T: Element>(
     tolerance: Tolerance,
+    tuning: &Tuning,
     opts: &ScanOptions<T>,
     input: &[T],
     got: &[T],
@@ -215,16 +224,25 @@ pub fn verify_run_with<T: Element>(
     if !replicated || !verdict.passed() {
         return Ok((verdict, replicated));
     }
-    let exact = verify_replica(opts.op, input, opts.exclusive, opts.init, got)?;
+    // Exact operators give the plain scan in every order, and so in the tiles order too.
+    let order = fixed_order(tuning, &opts.request(input.len() as u64)).unwrap_or(FixedOrder::Tiles);
+    let exact = verify_replica(order, opts.op, input, opts.exclusive, opts.init, got)?;
     let figures =
         Verdict { max_rel_error: verdict.max_rel_error, max_bound_fraction: verdict.max_bound_fraction, ..exact };
     Ok((figures, true))
 }
 
-/// Checks `got` bit for bit against the CPU replica of the deterministic single-pass scan
-/// ([`super::replica`]); for floats this is stricter than [`verify`]'s error bound.
-pub fn verify_replica<T: Element>(op: Op, input: &[T], exclusive: bool, init: Option<T>, got: &[T]) -> Result<Verdict> {
-    let expected = super::replica::single_pass(op, input, exclusive, init)?;
+/// Checks `got` bit for bit against the CPU replica of the deterministic scan in the fixed order
+/// `order` ([`super::replica`]); for floats this is stricter than [`verify`]'s error bound.
+pub fn verify_replica<T: Element>(
+    order: FixedOrder,
+    op: Op,
+    input: &[T],
+    exclusive: bool,
+    init: Option<T>,
+    got: &[T],
+) -> Result<Verdict> {
+    let expected = super::replica::deterministic(order, op, input, exclusive, init)?;
     Ok(compare(&expected, got, |a: T, b: T| a.to_bits() == b.to_bits()))
 }
 

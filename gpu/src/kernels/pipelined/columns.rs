@@ -230,7 +230,7 @@ pub unsafe fn columns_pipelined<
     let aligned = (inp as usize | out as usize) % VECTOR_BYTES == 0;
     let exclusive = Mode::from_flags(flags).exclusive;
     let work = Columns::<T, O, V, C, B> { out, exclusive, aligned, op: core::marker::PhantomData };
-    pipeline::<Columns<T, O, V, C, B>, R, S, VECS, D, false>(
+    pipeline::<Columns<T, O, V, C, B>, R, S, VECS, D, false, false, 0>(
         work,
         inp,
         n,

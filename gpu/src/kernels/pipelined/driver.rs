@@ -60,10 +60,21 @@ const NO_TILE: u32 = u32::MAX;
 /// split among `S` of them), `stages` tiles in flight. `temp` holds the tile counter (its value
 /// before this launch `counter_base`) and the tile status of `epoch`. The grid is persistent:
 /// each block takes tiles until the counter passes the last, so the counter advances by tiles +
-/// blocks.
+/// blocks. `FIXED` makes the look-back fold the aggregates in tile order
+/// ([`TileStatus::look_back`]'s fixed order, holding `K` windows), so that a float scan's result is
+/// a fixed function of its input; `K` is unused otherwise.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn pipeline<W: TileWork, const R: u32, const S: u32, const VECS: usize, const D: usize, const ROWS: bool>(
+pub unsafe fn pipeline<
+    W: TileWork,
+    const R: u32,
+    const S: u32,
+    const VECS: usize,
+    const D: usize,
+    const ROWS: bool,
+    const FIXED: bool,
+    const K: usize,
+>(
     work: W,
     inp: *const W::T,
     n: u64,
@@ -103,8 +114,9 @@ pub unsafe fn pipeline<W: TileWork, const R: u32, const S: u32, const VECS: usiz
     // last element is the one before the tile.
     let side_elems = tile_elems + side_lead::<W::K>();
     let sides = smem.take::<W::K>(stages * side_elems);
-    // The free-order look-back holds nothing.
-    let held = smem.take::<W::A>(0);
+    // The windows the fixed-order look-back has passed and the one it is in; the free order
+    // holds nothing.
+    let held = smem.take::<W::A>(if FIXED { ((K + 1) * WARP as usize * D) as u32 } else { 0 });
     smem.check();
     let full = |s: u32| bars.at(s);
     let reduced = |s: u32| bars.at(stages + s);
@@ -250,7 +262,7 @@ pub unsafe fn pipeline<W: TileWork, const R: u32, const S: u32, const VECS: usiz
             mbar_wait(reduced(s), phase);
             let tile = tile_of.get(s);
             if if ROWS { tile != NO_TILE && !place(tile).2 } else { tile != 0 && tile != NO_TILE } {
-                let prefix = status.look_back::<W::A, W::O, D, 0>(tile, backoff_ns, false, held);
+                let prefix = status.look_back::<W::A, W::O, D, K>(tile, backoff_ns, FIXED, held);
                 if l == 0 {
                     let inclusive = W::O::combine(prefix, aggregates.get(s));
                     status.publish(tile, FLAG_PREFIX, inclusive);

@@ -10,17 +10,21 @@ use super::{columns_pipelined, single_pass_pipelined};
 /// ([`single_pass_pipelined`]'s `ROWS`). Stamped out below as `single_pass_pipe_<t>_<op>` for
 /// every element type and operator (`Shapes::scan_pipeline_of`), the linear recurrence's
 /// `recurrence_pipe_<t>` (`Shapes::recurrence_pipeline`), the batched scan along few long rows'
-/// `batched_rows_pipe_<t>_<op>`.
+/// `batched_rows_pipe_<t>_<op>`; with `fixed`, the look-back in the fixed order (the deterministic
+/// float scans' `single_pass_pipe_det_<t>_<op>`).
 macro_rules! pipelined_kernel {
     ($name:ident, $t:ty, $op:ident, $shape:expr) => {
-        pipelined_kernel!(@emit $name, $t, $op, $shape, false, []);
+        pipelined_kernel!(@emit $name, $t, $op, $shape, false, false, []);
+    };
+    ($name:ident, $t:ty, $op:ident, $shape:expr, fixed) => {
+        pipelined_kernel!(@emit $name, $t, $op, $shape, false, true, []);
     };
     ($name:ident, $t:ty, $op:ident, $shape:expr, rows) => {
-        pipelined_kernel!(@emit $name, $t, $op, $shape, true, [cols: u64]);
+        pipelined_kernel!(@emit $name, $t, $op, $shape, true, false, [cols: u64]);
     };
     (@row $n:ident) => { $n };
     (@row $n:ident, $cols:ident) => { $cols };
-    (@emit $name:ident, $t:ty, $op:ident, $shape:expr, $rows:literal, [$($cols:ident: $ct:ty)?]) => {
+    (@emit $name:ident, $t:ty, $op:ident, $shape:expr, $rows:literal, $fixed:literal, [$($cols:ident: $ct:ty)?]) => {
         #[no_mangle]
         // A `[f64; 2]` initial value is a 16-byte, 8-aligned PTX parameter, as the host passes it.
         #[allow(clippy::too_many_arguments, improper_ctypes_definitions)]
@@ -44,7 +48,19 @@ macro_rules! pipelined_kernel {
             const V: usize = vector_elems(SIZE) as usize;
             const D: usize = SHAPES.lookback_depth;
             const B: usize = P.blocked_run(V as u32);
-            single_pass_pipelined::<$t, crate::op::$op, { P.warps }, { P.split }, { P.items as usize / V }, D, B, $rows>(
+            const K: usize = SHAPES.lookback_windows;
+            single_pass_pipelined::<
+                $t,
+                crate::op::$op,
+                { P.warps },
+                { P.split },
+                { P.items as usize / V },
+                D,
+                B,
+                $rows,
+                $fixed,
+                K,
+            >(
                 inp,
                 out,
                 n,
@@ -70,6 +86,20 @@ macro_rules! pipelined_kernels {
     )* } };
 }
 crate::kernels::for_each_type!(pipelined_kernels);
+
+/// `single_pass_pipe_det_<t>_<op>`: the float sums and products whose rounding depends on the
+/// combine order, with the look-back in the fixed order (a deterministic scan's result is then a
+/// fixed function of its input; `gpu_scan::reference::replica` computes it on the CPU).
+macro_rules! fixed_pipelined_kernels {
+    ($($t:ident),*) => { $( fixed_pipelined_kernels!(@ops $t, [Add, Mul]); )* };
+    (@ops $t:ident, [$($op:ident),*]) => { paste::paste! { $(
+        pipelined_kernel!(
+            [<single_pass_pipe_det_ $t _ $op:lower>], $t, $op,
+            SHAPES.scan_pipeline_of(<$t as crate::op::Element>::TYPE, scan_abi::Op::$op), fixed
+        );
+    )* } };
+}
+fixed_pipelined_kernels!(f32, f64);
 
 /// `batched_rows_pipe_<t>_<op>`: the rows of `cols` elements of a row-major matrix, each scanned
 /// on its own in one launch (the batched scan along few long rows), with the single-pass pipelined

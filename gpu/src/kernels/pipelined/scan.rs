@@ -192,7 +192,8 @@ impl<T: StatusValue + Vector16<O>, O: ScanOp<T>, const B: usize> Scan<T, O, B> {
 /// `Shapes::scan_pipeline` (`R` reducing warps, `R * S` scanning warps, each reducing warp's `VECS`
 /// vectors per thread split among `S` scanning warps, shares blocked in runs of `B` vectors per
 /// lane where `B > 0`, see [`Scan`]), `stages` tiles in flight (the host sizes shared memory for
-/// them), other arguments as [`crate::kernels::single_pass::single_pass`].
+/// them), the look-back in the fixed order where `FIXED` (holding `K` windows; see [`pipeline`]),
+/// other arguments as [`crate::kernels::single_pass::single_pass`].
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn single_pass_pipelined<
@@ -204,6 +205,8 @@ pub unsafe fn single_pass_pipelined<
     const D: usize,
     const B: usize,
     const ROWS: bool,
+    const FIXED: bool,
+    const K: usize,
 >(
     inp: *const T,
     out: *mut T,
@@ -221,7 +224,7 @@ pub unsafe fn single_pass_pipelined<
     let rows_aligned = !ROWS || (cols * size_of::<T>() as u64).is_multiple_of(VECTOR_BYTES as u64);
     let aligned = (inp as usize | out as usize) % VECTOR_BYTES == 0 && rows_aligned;
     let work = Scan::<T, O, B> { out, init, mode: Mode::from_flags(flags), aligned, op: core::marker::PhantomData };
-    pipeline::<Scan<T, O, B>, R, S, VECS, D, ROWS>(
+    pipeline::<Scan<T, O, B>, R, S, VECS, D, ROWS, FIXED, K>(
         work,
         inp,
         n,

@@ -1,8 +1,4 @@
-//! The deterministic single-pass scan's combine order, written out on the CPU.
-//!
-//! With `ScanOptions::deterministic` the single-pass kernel's result is a fixed function of the
-//! input, and this module is that function: it performs the same float operations in the same
-//! order, so its result equals the GPU's bit for bit (tests check exactly that). The order, for
+//! The one-tile-per-block deterministic scan's combine order (`single_pass_det_<t>_<op>`). For
 //! tiles of `threads × items` elements (the tuning's `single_pass` shape) and vectors of `V`
 //! elements (16 bytes):
 //!
@@ -20,39 +16,13 @@
 //! 5. Element values: `((tile prefix ⊕ warp prefix) ⊕ lane prefix) ⊕ own fold`, where an
 //!    absent term (nothing before it) is skipped rather than combined as an identity.
 
-use super::{run_with_op, ScanFn};
+use super::{after, both, warp_scan, WARP};
 use crate::element::Element;
 use crate::error::Result;
+use crate::reference::{run_with_op, ScanFn};
 use rayon::prelude::*;
 use scan_abi::shape::vector_elems;
 use scan_abi::{Op, ScanOp};
-
-const WARP: usize = 32;
-
-/// `a ⊕ b`, or `b` when there is no `a` (as `combine_after` in the kernels).
-fn after<T: Copy, O: ScanOp<T>>(a: Option<T>, b: T) -> T {
-    a.map_or(b, |a| O::combine(a, b))
-}
-
-fn both<T: Copy, O: ScanOp<T>>(a: Option<T>, b: Option<T>) -> Option<T> {
-    match (a, b) {
-        (Some(a), Some(b)) => Some(O::combine(a, b)),
-        (a, None) => a,
-        (None, b) => b,
-    }
-}
-
-/// Five shuffle steps of the warp scan, in place, with the `l >= d` guard.
-fn warp_scan<T: Copy, O: ScanOp<T>>(x: &mut [T; WARP]) {
-    let mut d = 1;
-    while d < WARP {
-        let before = *x;
-        for l in d..WARP {
-            x[l] = O::combine(before[l - d], before[l]);
-        }
-        d *= 2;
-    }
-}
 
 /// One tile after its local scan: per element, the lane's own fold and the lane's prefix within
 /// the warp; per warp, its prefix within the tile; and the tile aggregate.
@@ -213,21 +183,5 @@ mod tests {
         }
         let b = input::generate::<u8>(Op::Xor, 1, 3 * Shape::of::<u8>().tile() + 5);
         assert_eq!(single_pass(Op::Xor, &b, false, None).unwrap(), cpu::scan(Op::Xor, &b, false, None).unwrap());
-    }
-
-    /// Float sums in this order are close to, and in general not equal to, the sequential fold.
-    #[test]
-    fn float_sums_are_accurate_but_ordered_differently() {
-        let x = input::generate::<f32>(Op::Add, 11, 100_000);
-        let got = single_pass(Op::Add, &x, false, None).unwrap();
-        let reference = cpu::float_reference(Op::Add, &x, false, None);
-        let worst = got
-            .iter()
-            .zip(&reference.value)
-            .zip(&reference.scale)
-            .map(|((g, v), s)| (*g as f64 - v).abs() / s)
-            .fold(0.0, f64::max);
-        assert!(worst < 64.0 * f32::EPSILON as f64, "{worst}");
-        assert_ne!(got, cpu::scan_with::<f32, scan_abi::op::Add>(&x, false, None));
     }
 }
