@@ -234,7 +234,8 @@ const RUNNER_HEAD: &str = r#"#!/usr/bin/env bash
 #   bash run.sh files      every command on 2^28-element .npy files: read, GPU and write times
 #   bash run.sh streamed   the streamed scan: host memory and file to file against the bus, torch and numpy
 #   bash run.sh python     the Python package: installed in a venv over the system's torch and CuPy, its pytest suite, its benchmark
-# Modes run in the order given; results and logs go to $RESULTS_DIR (default: results/ here).
+# Modes run in the order given; results and logs go to $RESULTS_DIR (default: results/ here), and
+# all of them into its 00-results.tgz at the end.
 set -uo pipefail
 B="$(cd "$(dirname "$0")" && pwd)"
 R="${RESULTS_DIR:-$B/results}"
@@ -537,6 +538,9 @@ for mode in "$@"; do
     *) echo "unknown mode $mode"; exit 2 ;;
   esac
 done
+# Every result in one archive, named to sort first: a caller that brings back only some of the
+# files still gets them all.
+(cd "$R" && tar czf 00-results.tgz --exclude=00-results.tgz --exclude=site . 2>/dev/null) && echo "results: $R/00-results.tgz"
 exit $fail
 "#;
 
