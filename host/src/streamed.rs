@@ -451,11 +451,10 @@ impl Gpu {
         Ok(p)
     }
 
-    /// The single-pass plan of a chunk of `len` elements, scanned in place (`first`: the
-    /// caller's initial value goes in front; later chunks take the carry).
-    /// The plan of a chunk of `len` of the `n` elements (the first chunk where `first`): a
-    /// deterministic float scan's chunks follow the fixed order of the whole array's in-memory
-    /// scan, which depends on its size.
+    /// The single-pass plan of a chunk of `len` of the `n` elements, scanned in place (`first`:
+    /// the caller's initial value goes in front; later chunks take the carry). A deterministic
+    /// float scan's chunks follow the fixed order of the whole array's in-memory scan, which
+    /// depends on its size.
     fn chunk_plan<T: Element>(&self, opts: &ScanOptions<T>, n: u64, len: u64, first: bool) -> Result<SinglePass> {
         let mut req =
             ScanRequest { in_place: true, aligned: true, has_init: first && opts.init.is_some(), ..opts.request(len) };

@@ -26,7 +26,7 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.skip(reason=why))
 
 
-def pytest_sessionstart(session):
+def pytest_sessionstart():
     why = _gpu_missing()
     if why is not None and os.environ.get("GPU_SCAN_REQUIRE_DEVICE") == "1":
         raise pytest.UsageError(f"GPU_SCAN_REQUIRE_DEVICE=1 but {why}")

@@ -168,8 +168,8 @@ pub enum FixedOrder {
 /// The order a deterministic scan of `req` follows; `None` where the result does not depend on
 /// the order (integers, min and max, or no deterministic order asked for) or the strategy is not
 /// single-pass. It depends on the size, the operator, the kernel and status ordering asked for,
-/// and the tuning's choices (`pipelined_fixed_order`), never on where the buffers lie: the pipelined kernel takes unaligned
-/// buffers element by element rather than leaving the order.
+/// and the tuning's choices (`pipelined_fixed_order`), never on where the buffers lie: the
+/// pipelined kernel takes unaligned buffers element by element rather than leaving the order.
 pub fn fixed_order(t: &Tuning, req: &ScanRequest) -> Option<FixedOrder> {
     if !(req.deterministic && req.op.order_sensitive(req.ty)) || req.algorithm != Algorithm::SinglePass {
         return None;
