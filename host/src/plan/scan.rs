@@ -549,8 +549,9 @@ mod tests {
         let unaligned = ScanRequest { aligned: false, ..request(ElemType::U32, Op::Add, 1 << 28) };
         assert_eq!(family(&plan(SM90, &unaligned).unwrap()), Family::SinglePass);
         let det = ScanRequest { deterministic: true, ..request(ElemType::F32, Op::Add, 1 << 28) };
-        assert_eq!(family(&plan(SM90, &det).unwrap()), Family::SinglePassDet, "the tiles order unless chosen");
         let mut t = *SM90;
+        t.choices.pipelined_fixed_order = false;
+        assert_eq!(family(&plan(&t, &det).unwrap()), Family::SinglePassDet, "the tiles order where not chosen");
         t.choices.pipelined_fixed_order = true;
         assert_eq!(family(&plan(&t, &det).unwrap()), Family::SinglePassPipelinedDet);
         let det_small = ScanRequest { n: (64 * MIB - 4) / 4, ..det };
