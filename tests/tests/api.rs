@@ -215,7 +215,8 @@ fn keys<T: Element>(n: usize, distinct: u64) -> Vec<T> {
 }
 
 /// Equal keys keep their input order (few distinct keys make that visible), ascending and
-/// descending; float keys with both zeros, both infinities and NaNs of either sign.
+/// descending; float keys with both zeros, both infinities and NaNs of either sign; keys whose
+/// first digit is the same in all.
 fn argsort_is_the_stable_cpu_argsort(gpu: &Gpu) {
     let mut temp = TempStorage::new();
     let mut failures = Vec::new();
@@ -234,6 +235,9 @@ fn argsort_is_the_stable_cpu_argsort(gpu: &Gpu) {
             failures.extend(argsort_case::<f32>(gpu, &mut temp, &singles, descending));
             failures.extend(argsort_case::<i32>(gpu, &mut temp, &keys(n, 1 << 33), descending));
             failures.extend(argsort_case::<u64>(gpu, &mut temp, &keys(n, 5), descending));
+            // One low byte in every key: the first pass, which makes the positions, copies tiles.
+            let high: Vec<u32> = keys::<u32>(n, 3).iter().map(|k| k << 8).collect();
+            failures.extend(argsort_case::<u32>(gpu, &mut temp, &high, descending));
         }
     }
     assert_none_failed(&failures);

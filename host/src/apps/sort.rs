@@ -9,22 +9,28 @@
 
 use crate::element::Element;
 use crate::error::{exactly, Result};
-use crate::launch::scan::{run, Operands as ScanOperands};
 use crate::launch::sort::{self as launch, Operands};
 use crate::launch::{fill_u32, zero};
 use crate::options::SortOptions;
-use crate::plan::scan::ScanRequest;
 use crate::plan::sort::{plan, SortPlan, DIGITS};
 use crate::runtime::Gpu;
 use crate::temp::{bytes_of, carve, TempStorage};
 use cudarc::driver::{CudaStream, DevicePtrMut};
-use scan_abi::{ElemType, Op};
 use std::sync::Arc;
 
 /// Scratch parts of a sort of `n` keys of `size` bytes: spare keys, spare values, digit counts.
 fn scratch_parts(plan: &SortPlan, n: u64, size: usize, values: bool) -> Result<[u64; 3]> {
     let spare_values = if values { bytes_of(n, 4)? } else { 0 };
     Ok([bytes_of(n, size)?, spare_values, bytes_of(plan.passes as u64 * DIGITS, 4)?])
+}
+
+/// The values a sort moves with its keys.
+enum Values {
+    None,
+    /// The caller's, at this address.
+    Given(u64),
+    /// The keys' positions, written to this address: made by the first pass, never read.
+    Positions(u64),
 }
 
 impl Gpu {
@@ -38,7 +44,7 @@ impl Gpu {
     ) -> Result<()> {
         let n = keys.len() as u64;
         let (k, _wk) = keys.device_ptr_mut(stream);
-        self.sort_ptrs::<T>(stream, (k, None), n, opts, temp)
+        self.sort_ptrs::<T>(stream, (k, Values::None), n, opts, temp)
     }
 
     /// Sorts `keys` in place and moves `values` with them (stable: equal keys keep their
@@ -55,7 +61,7 @@ impl Gpu {
         exactly("the values", values.len() as u64, n, "values")?;
         let (k, _wk) = keys.device_ptr_mut(stream);
         let (v, _wv) = values.device_ptr_mut(stream);
-        self.sort_ptrs::<T>(stream, (k, Some(v)), n, opts, temp)
+        self.sort_ptrs::<T>(stream, (k, Values::Given(v)), n, opts, temp)
     }
 
     /// Sorts `keys` in place, stable, and writes to `positions[k]` the input index of the key
@@ -75,14 +81,11 @@ impl Gpu {
         plan(self.tuning(), T::TYPE, n, true, opts.descending)?;
         let (k, _wk) = keys.device_ptr_mut(stream);
         let (p, _wp) = positions.device_ptr_mut(stream);
-        // 0, 1, 2, ...: the exclusive sum of ones, in place.
-        fill_u32(stream, p, 1, n)?;
-        let iota = crate::plan::scan::plan(
-            self.tuning(),
-            &ScanRequest { exclusive: true, in_place: true, ..ScanRequest::new(ElemType::U32, Op::Add, n) },
-        )?;
-        run(self, stream, &iota, ScanOperands { input: p, output: p, n, init: 0u32, identity: 0u32 }, temp)?;
-        self.sort_ptrs::<T>(stream, (k, Some(p)), n, opts, temp)
+        if n == 1 {
+            // No pass runs on one key: its position is 0.
+            return fill_u32(stream, p, 0, 1);
+        }
+        self.sort_ptrs::<T>(stream, (k, Values::Positions(p)), n, opts, temp)
     }
 
     /// Bytes of temporary storage a sort of `n` keys of `T` (with values when `values`) needs.
@@ -95,11 +98,16 @@ impl Gpu {
     fn sort_ptrs<T: Element>(
         &self,
         stream: &Arc<CudaStream>,
-        (keys, values): (u64, Option<u64>),
+        (keys, values): (u64, Values),
         n: u64,
         opts: &SortOptions,
         temp: &mut TempStorage,
     ) -> Result<()> {
+        let (values, positions) = match values {
+            Values::None => (None, false),
+            Values::Given(v) => (Some(v), false),
+            Values::Positions(p) => (Some(p), true),
+        };
         let plan = plan(self.tuning(), T::TYPE, n, values.is_some(), opts.descending)?;
         if n <= 1 {
             return Ok(());
@@ -111,6 +119,7 @@ impl Gpu {
             keys,
             spare_keys: at[0],
             values: values.unwrap_or(0),
+            positions,
             spare_values: if values.is_some() { at[1] } else { 0 },
             counts: at[2],
             n,

@@ -15,6 +15,9 @@ pub(crate) struct Operands {
     pub keys: u64,
     pub spare_keys: u64,
     pub values: u64,
+    /// The values start as the positions 0, 1, 2, …, made by the first pass (an argsort): what
+    /// `values` holds is not read.
+    pub positions: bool,
     pub spare_values: u64,
     pub counts: u64,
     pub n: u64,
@@ -41,6 +44,8 @@ pub(crate) fn run(
         } else {
             (ops.spare_keys, ops.keys, ops.spare_values, ops.values)
         };
+        // Null values in: the pass writes each key's position as its value.
+        let vi = if p == 0 && ops.positions { 0 } else { vi };
         let shift = p * scan_abi::partition::RADIX_BITS;
         let pass_counts = ops.counts + p as u64 * DIGITS * 4;
         let mut b = stream.launch_builder(&r.f);
