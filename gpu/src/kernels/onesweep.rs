@@ -14,8 +14,8 @@
 //!    lets the keys-only pass run 3 blocks per SM.
 
 use crate::arch::{
-    atomic_add_u32, block_dim, block_idx, grid_dim, lane, load_vec16, opaque_u32, prefetch_l2_bulk, red_add_shared_u32,
-    shared_window, shfl_xor, sync_threads, sync_threads_any, thread_idx, warp_idx, WARP,
+    atomic_add_u32, block_dim, block_idx, grid_dim, lane, load_vec16, opaque_u32, red_add_shared_u32, shared_window, shfl_xor,
+    sync_threads, sync_threads_any, thread_idx, warp_idx, WARP,
 };
 use crate::kernels::{claim_tile, SHAPES};
 use crate::lookback::TileStatus;
@@ -190,23 +190,11 @@ unsafe fn copy_tile<T: Element, const IT: usize>(
     }
 }
 
-/// Asks the bulk-copy engine to bring values `from..to` into L2 (the 16-byte aligned lines
-/// within them), so that the values, read only after the tile's keys are ranked, wait on L2 and
-/// not on memory; the request holds no register or load slot.
-#[inline(always)]
-unsafe fn prefetch_values(values: *const u32, from: u64, to: u64) {
-    let start = (values.add(from as usize) as usize).next_multiple_of(16);
-    let end = values.add(to as usize) as usize & !15;
-    if end > start {
-        prefetch_l2_bulk(start as *const u8, (end - start) as u32);
-    }
-}
-
 /// One pass over digit bits `shift..shift + 8`: moves `keys_in[..n]` (and `values_in`, unless
 /// `values_out` is null) to `keys_out` (`values_out`) stably by digit. A null `values_in` with a
 /// `values_out` stands for the positions 0, 1, 2, …: an argsort's first pass makes them as it
-/// moves them, instead of reading them after a pass that writes them. `counts` holds this pass's 256 digit
-/// counts over all keys; `temp`, `counter_base` and `epoch` are tile state as in the
+/// moves them, instead of reading them after a pass that writes them. `counts` holds this pass's
+/// 256 digit counts over all keys; `temp`, `counter_base` and `epoch` are tile state as in the
 /// single-pass scan, with 256 status words per tile.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
@@ -257,9 +245,6 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize, const VALUES: boo
     let index = |tile: u32, r: usize| tile as u64 * tile_elems as u64 + local(r) as u64;
     // With the keys, thread d < 256 reads how many keys of the whole array have digit d.
     let (tile, (keys, all_one_digit)) = claim_tile(temp, counter_base, tile_slot, |tile| {
-        if with_values && !values_in.is_null() && t == 0 {
-            prefetch_values(values_in, tile as u64 * tile_elems as u64, n.min((tile as u64 + 1) * tile_elems as u64));
-        }
         let mut keys = [T::zero(); IT];
         for (r, key) in keys.iter_mut().enumerate() {
             let i = index(tile, r);
