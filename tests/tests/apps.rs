@@ -771,8 +771,9 @@ const BATCHED_SHAPES: [(usize, usize); 33] = [
 
 /// [`BATCHED_SHAPES`] take every batched kernel family by default (what the planner chooses for
 /// buffers on 16-byte boundaries, as fresh allocations are), and the single-pass scan in
-/// registers and staged for one row or column. The pipelined kernels, which only large matrices
-/// take, are checked by `every_batched_kernel_chosen_by_its_options`.
+/// registers and staged for one row or column; 8 rows of 2^17 `f32` or more (4 MiB) take the
+/// pipelined scan of long rows. The pipelined column kernels, which only large matrices take,
+/// are checked by `every_batched_kernel_chosen_by_its_options`.
 fn batched_shapes_take_every_default_kernel() {
     use gpu_scan::plan::batched::{plan, BatchedRequest};
     use gpu_scan::{Axis, BatchedKernel, Matrix};
@@ -810,6 +811,7 @@ fn batched_shapes_take_every_default_kernel() {
         BatchedShortRows,
         BatchedRows,
         BatchedLongRows,
+        BatchedRowsPipelined,
     ];
     assert_eq!(taken, expected.into_iter().collect(), "the kernel families the default plans take");
 }

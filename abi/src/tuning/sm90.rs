@@ -74,9 +74,10 @@ pub const SM90: Tuning = Tuning {
         compact_prefetch_tiles: 128,
     },
     choices: Choices {
-        // Below 64 MiB the persistent grid's start costs more than its pipeline gains; u8's
-        // pipelined kernel is bound by its arithmetic and wins only from 2^28.
-        pipelined_min_bytes: BySize([256 * MIB, 64 * MIB, 64 * MIB, 64 * MIB, 64 * MIB]),
+        // 4- and 8-byte sums were faster pipelined from 4 and 8 MiB (2^20 elements; 8-byte 2^22
+        // 0.91x -> 1.05x CUB 3.5) and slower at 2^18 elements of 8 bytes (H100). u8's pipelined
+        // kernel is bound by its arithmetic and wins only from 2^28.
+        pipelined_min_bytes: BySize([256 * MIB, 64 * MIB, 4 * MIB, 8 * MIB, 64 * MIB]),
         never_pipelined: &[(U8, Mul)],
         // The pipelined fixed order: f32 and f64 sums at 91-96% of a copy from 2^26, where the
         // tiles kernel's order reaches 78-88% (H100).

@@ -614,9 +614,12 @@ mod tests {
             "below 4 MiB, 16-byte rows stay with the column tiles"
         );
         assert!(pipelined_column_rows(4, 4) && pipelined_column_rows(2, 8));
-        let (rows, long) = (8, (8u64 << 20) / 4);
+        // Rows of 16 tiles, as many as reach the pipelined scan's size, and one fewer.
+        let long = 16 * SM90.shapes.scan_pipeline.at(4).tile() as u64;
+        let rows = (SM90.choices.pipelined_min_bytes.at(4) / 4).div_ceil(long);
+        assert!(rows > 1);
         assert!(long_rows_pipelined(SM90, rows, long, ElemType::F32, Op::Add));
-        assert!(!long_rows_pipelined(SM90, rows / 2, long, ElemType::F32, Op::Add), "under 64 MiB in all");
+        assert!(!long_rows_pipelined(SM90, rows - 1, long, ElemType::F32, Op::Add), "under the pipelined scan's size");
         assert!(
             !long_rows_pipelined(SM90, rows, long + 1, ElemType::F32, Op::Add),
             "rows that break 16-byte alignment"

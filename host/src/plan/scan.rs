@@ -540,9 +540,11 @@ mod tests {
     fn large_inputs_take_the_pipelined_kernel_small_ones_the_tiles() {
         let at =
             |ty: ElemType, op, bytes: u64| family(&plan(SM90, &request(ty, op, bytes / ty.size() as u64)).unwrap());
-        assert_eq!(at(ElemType::U32, Op::Add, 64 * MIB), Family::SinglePassPipelined);
-        assert_eq!(at(ElemType::U32, Op::Add, 64 * MIB - 4), Family::SinglePass);
-        assert_eq!(at(ElemType::F64, Op::Add, 64 * MIB - 8), Family::SinglePassStaged, "8-byte tiles are staged");
+        assert_eq!(at(ElemType::U32, Op::Add, 4 * MIB), Family::SinglePassPipelined);
+        assert_eq!(at(ElemType::U32, Op::Add, 4 * MIB - 4), Family::SinglePass);
+        assert_eq!(at(ElemType::F64, Op::Add, 8 * MIB), Family::SinglePassPipelined);
+        assert_eq!(at(ElemType::F64, Op::Add, 8 * MIB - 8), Family::SinglePassStaged, "8-byte tiles are staged");
+        assert_eq!(at(ElemType::U16, Op::Add, 64 * MIB - 2), Family::SinglePass);
         assert_eq!(at(ElemType::U8, Op::Add, 255 * MIB), Family::SinglePass, "u8 waits for 256 MiB");
         assert_eq!(at(ElemType::U8, Op::Add, 256 * MIB), Family::SinglePassPipelined);
         assert_eq!(at(ElemType::U8, Op::Mul, 1 << 40), Family::SinglePass, "u8 mul never pipelines");
@@ -554,7 +556,7 @@ mod tests {
         assert_eq!(family(&plan(&t, &det).unwrap()), Family::SinglePassDet, "the tiles order where not chosen");
         t.choices.pipelined_fixed_order = true;
         assert_eq!(family(&plan(&t, &det).unwrap()), Family::SinglePassPipelinedDet);
-        let det_small = ScanRequest { n: (64 * MIB - 4) / 4, ..det };
+        let det_small = ScanRequest { n: (4 * MIB - 4) / 4, ..det };
         assert_eq!(family(&plan(&t, &det_small).unwrap()), Family::SinglePassDet);
         let det_unaligned = ScanRequest { aligned: false, ..det };
         assert_eq!(
@@ -581,8 +583,8 @@ mod tests {
             aligned: true,
         };
         let at = |req: WideningRequest| family(&widening(SM90, &req).unwrap());
-        let bytes = r(Source::U8, ElemType::U32, 64 * MIB / 4);
-        assert_eq!(at(bytes), Family::WideningPipelined(Source::U8), "64 MiB written: pipelined");
+        let bytes = r(Source::U8, ElemType::U32, 4 * MIB / 4);
+        assert_eq!(at(bytes), Family::WideningPipelined(Source::U8), "4 MiB written: pipelined");
         assert_eq!(at(WideningRequest { n: bytes.n - 1, ..bytes }), Family::Widening(Source::U8));
         assert_eq!(at(WideningRequest { aligned: false, ..bytes }), Family::Widening(Source::U8));
         let halves = WideningRequest { deterministic: true, ..r(Source::F16, ElemType::F32, 1 << 28) };
