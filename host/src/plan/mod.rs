@@ -4,15 +4,6 @@
 
 pub mod batched;
 pub mod compact;
-/// The greatest common divisor of `a` and `b` (`a` where `b` is 0).
-pub(crate) fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
-    }
-}
-
 #[cfg(test)]
 mod large;
 pub mod multi;
@@ -124,6 +115,15 @@ pub fn scan_flags(exclusive: bool, has_init: bool) -> u32 {
 /// An error unless an output of `len` items has room for the `n` items of the input.
 pub fn check_output(len: usize, n: u64, items: &'static str) -> Result<()> {
     crate::error::at_least("the output", len as u64, n, items)
+}
+
+/// The greatest common divisor of `a` and `b` (`a` where `b` is 0).
+pub(crate) fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
 }
 
 #[cfg(test)]
