@@ -49,7 +49,6 @@ pub const fn of(shapes: &Shapes) -> u64 {
         helper_threads,
         partition,
         sort,
-        sort_values,
         sort_counts,
         sort_ballot,
         sort_lookback_window,
@@ -74,7 +73,7 @@ pub const fn of(shapes: &Shapes) -> u64 {
     } = *shapes;
     h = h.tiles(single_pass).tiles(staged).tiles(compact).tile(hierarchical);
     h = h.u64(naive_threads as u64).u64(helper_threads as u64).tile(partition);
-    h = h.tiles(sort).tiles(sort_values).tiles(sort_counts).flags(sort_ballot).u64(sort_lookback_window as u64);
+    h = h.tiles(sort).tiles(sort_counts).flags(sort_ballot).u64(sort_lookback_window as u64);
     h = h.tiles(rows).tiles(columns).u64(column_groups as u64).tile(columns_vec);
     h = h.u64(columns_bulk_threads as u64).tile(column_vectors).sizes(column_vector_bytes);
     h = h.pipelines(scan_pipeline).splits(scan_splits).pipelines(columns_pipeline);

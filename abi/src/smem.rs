@@ -114,7 +114,7 @@ pub const fn columns_bulk(s: &Shapes, elem_size: usize, rows: u32) -> u32 {
 /// per-warp digit totals, the match-word ranking's two windows of one word per warp and digit
 /// (unless the pass ranks by ballots), and the staged keys and (with values) u32 values.
 pub const fn sort_pass(s: &Shapes, key_size: usize, values: bool) -> u32 {
-    let tile = s.sort_pass(key_size, values);
+    let tile = s.sort.at(key_size);
     let digits = 1 << RADIX_BITS;
     let match_words = if sort_by_ballot(s, key_size, values) { 0 } else { 2 * tile.threads / 32 * digits };
     window(1, 4)

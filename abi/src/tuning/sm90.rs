@@ -34,8 +34,6 @@ pub const SM90: Tuning = Tuning {
         partition: t(256, 8),
         // 384 threads spread each tile's fixed digit work over more keys; 8-byte keys stage fewer.
         sort: BySize::split(t(384, 18), t(384, 12)),
-        // Twelve keys a thread: three blocks of 4-byte pairs fit an SM's shared memory.
-        sort_values: BySize::split(t(384, 12), t(384, 12)),
         // One block of 1024 per SM: its counters fill 128 KB of shared memory.
         sort_counts: BySize::split(t(1024, 16), t(1024, 8)),
         // Ballots beat match words except for 4-byte keys alone (fewer registers there).
@@ -116,8 +114,7 @@ pub const SM90: Tuning = Tuning {
         Rule::new(Compact, &[U32, I32, F32, U64, I64, F64], ANY, 4),
         Rule::new(Compact, &[U16], ANY, 2),
         Rule::new(SortPass, EIGHT_BYTE, ANY, 3),
-        Rule::new(SortPassValues, FOUR_BYTE, ANY, 3),
-        Rule::new(SortPassValues, EIGHT_BYTE, ANY, 2),
+        Rule::new(SortPassValues, WIDE, ANY, 2),
         Rule::new(SortCounts, WIDE, ANY, 1),
         Rule::new(BatchedShortRows, FOUR_BYTE, ARITH, 4),
         Rule::new(BatchedShortRows, EIGHT_BYTE, ARITH, 3),
