@@ -123,7 +123,7 @@ pub const fn sort_pass(s: &Shapes, key_size: usize, values: bool) -> u32 {
         + 2 * window(digits / 32, 4)
         + window(match_words, 4)
         + window(tile.tile(), key_size as u32)
-        + window(if values { tile.tile() } else { 0 }, 4)
+        + 2 * window(if values { tile.tile() } else { 0 }, 4)
 }
 
 /// Whether a sort pass ranks equal digits by ballots rather than match words.

@@ -11,11 +11,14 @@
 //!    digit earlier tiles hold: the single-pass scan's decoupled look-back, one digit per
 //!    thread, seeded by tile 0 with where each digit starts overall. The tile is then written
 //!    out: consecutive threads write consecutive places within a digit's run. Holding no ranks
-//!    lets the keys-only pass run 3 blocks per SM.
+//!    lets the keys-only pass run 3 blocks per SM. A pass with values copies the tile's values
+//!    into shared memory (`cp.async`) as soon as it has claimed the tile, and moves each to its
+//!    key's place as the key is ranked, so it holds no ranks either and never waits on memory
+//!    for the values after the ranking.
 
 use crate::arch::{
-    atomic_add_u32, block_dim, block_idx, grid_dim, lane, load_vec16, opaque_u32, red_add_shared_u32, shared_window, shfl_xor,
-    sync_threads, sync_threads_any, thread_idx, warp_idx, WARP,
+    atomic_add_u32, block_dim, block_idx, cp_async_16, cp_async_wait_all, grid_dim, lane, load_vec16, opaque_u32,
+    red_add_shared_u32, shared_window, shfl_xor, sync_threads, sync_threads_any, sync_warp, thread_idx, warp_idx, WARP,
 };
 use crate::kernels::{claim_tile, SHAPES};
 use crate::lookback::TileStatus;
@@ -190,6 +193,32 @@ unsafe fn copy_tile<T: Element, const IT: usize>(
     }
 }
 
+/// Starts copying the values of the tile from element `base` (`in_tile` of them) into `to`, to
+/// the places the keys have in the tile: each warp's run of `WARP * IT` by 16-byte `cp.async`
+/// copies spread over its lanes where the tile is full and the values 16-byte aligned, else each
+/// lane its own values by plain loads. The warp waits for them (`cp.async.wait_all`, then a warp
+/// barrier) before it reads them.
+#[inline(always)]
+unsafe fn load_values<const IT: usize>(values_in: *const u32, to: Smem<u32>, base: u64, in_tile: u32, tile_elems: u32) {
+    let (w, l) = (warp_idx(), lane());
+    let run = w * WARP * IT as u32;
+    let src = values_in.add(base as usize + run as usize);
+    if in_tile == tile_elems && values_in as usize % 16 == 0 && tile_elems % 4 == 0 {
+        let mut c = l;
+        while c < WARP * IT as u32 / 4 {
+            cp_async_16(to.at(run + 4 * c) as *mut u8, src.add(4 * c as usize) as *const u8);
+            c += WARP;
+        }
+    } else {
+        for r in 0..IT {
+            let at = striped::<IT>(w, l, r);
+            if at < in_tile {
+                to.set(at, *values_in.add(base as usize + at as usize));
+            }
+        }
+    }
+}
+
 /// One pass over digit bits `shift..shift + 8`: moves `keys_in[..n]` (and `values_in`, unless
 /// `values_out` is null) to `keys_out` (`values_out`) stably by digit. A null `values_in` with a
 /// `values_out` stands for the positions 0, 1, 2, …: an argsort's first pass makes them as it
@@ -229,6 +258,8 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize, const VALUES: boo
     let masks = smem.take::<u32>(if by_ballot { 0 } else { 2 * warps * DIGITS });
     let staged_keys = smem.take::<T>(tile_elems);
     let staged_values = smem.take::<u32>(if with_values { tile_elems } else { 0 });
+    // The tile's values as they lie in the input, warp-striped as the keys.
+    let loaded_values = smem.take::<u32>(if with_values { tile_elems } else { 0 });
     smem.check();
 
     let mut k = t;
@@ -262,6 +293,10 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize, const VALUES: boo
     // looks back then, so none publishes.
     if sync_threads_any(all_one_digit) {
         return copy_tile::<T, IT>(keys_in, keys_out, values_in, values_out, tile as u64 * tile_elems as u64, in_tile);
+    }
+
+    if with_values && !values_in.is_null() {
+        load_values::<IT>(values_in, loaded_values, tile as u64 * tile_elems as u64, in_tile, tile_elems);
     }
 
     // Each warp counts its keys' digits (one shared-memory atomic a key), so that the tile can
@@ -336,9 +371,11 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize, const VALUES: boo
     // Rank among the warp's keys of the same digit, in index order (lanes past the end take no
     // part), matching equal digits by ballots or through shared-memory words
     // (`Shapes::sort_ballot`): the rank is the key's place in the tile's digit order,
-    // where it is staged at once. Values follow from their ranks, kept for it (the kernels with
-    // values only: 18 more registers).
-    let mut rank = [0u32; IT];
+    // where it is staged at once, and the key's value (or position) with it.
+    if with_values {
+        cp_async_wait_all();
+        sync_warp();
+    }
     unrolled!(r < IT, {
         let label = if valid(r) { Some(digit(keys[r], shift, !VALUES)) } else { None };
         let at = if by_ballot {
@@ -348,19 +385,11 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize, const VALUES: boo
         };
         if label.is_some() {
             staged_keys.set(at, keys[r]);
-        }
-        if VALUES {
-            rank[r] = at;
-        }
-    });
-    if with_values {
-        for (r, &at) in rank.iter().enumerate() {
-            if valid(r) {
-                let i = index(tile, r);
-                staged_values.set(at, if values_in.is_null() { i as u32 } else { *values_in.add(i as usize) });
+            if with_values {
+                staged_values.set(at, if values_in.is_null() { index(tile, r) as u32 } else { loaded_values.get(local(r)) });
             }
         }
-    }
+    });
     if t < DIGITS {
         let before = if let Some(start) = overall {
             start
