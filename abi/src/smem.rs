@@ -112,7 +112,8 @@ pub const fn columns_bulk(s: &Shapes, elem_size: usize, rows: u32) -> u32 {
 
 /// Radix sort pass: the tile index, per-warp digit counts, per-digit output shifts, two sets of
 /// per-warp digit totals, the match-word ranking's two windows of one word per warp and digit
-/// (unless the pass ranks by ballots), and the staged keys and (with values) u32 values.
+/// (unless the pass ranks by ballots), the staged keys, and with values the tile's u32 values
+/// twice: as they lie in the input, and staged with their keys.
 pub const fn sort_pass(s: &Shapes, key_size: usize, values: bool) -> u32 {
     let tile = s.sort.at(key_size);
     let digits = 1 << RADIX_BITS;
