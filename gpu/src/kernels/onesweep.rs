@@ -202,7 +202,7 @@ unsafe fn copy_tile<T: Element, const IT: usize>(
 unsafe fn load_values<const IT: usize>(values_in: *const u32, to: Smem<u32>, base: u64, in_tile: u32, tile_elems: u32) {
     let (w, l) = (warp_idx(), lane());
     let run = w * WARP * IT as u32;
-    let src = values_in.add(base as usize + run as usize);
+    let src = values_in.wrapping_add(base as usize + run as usize);
     if in_tile == tile_elems && values_in as usize % 16 == 0 && tile_elems % 4 == 0 {
         let mut c = l;
         while c < WARP * IT as u32 / 4 {
