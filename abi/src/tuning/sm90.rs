@@ -1,11 +1,12 @@
 //! The table for compute capability 9.0 (H100, H200), measured on an H200. Each line says why;
 //! the figures behind it are in docs/decisions.md.
 
-use super::{BySize, Choices, Pipeline, Rule, Shapes, Split, Tile, Tuning};
+use super::{BySize, Choices, Pipeline, Rule, Shapes, Split, Tile, Tuning, WidenSplit};
 use crate::element::ElemType::{self, *};
 use crate::kernel::Family::*;
 use crate::kernel::{ARITHMETIC_OPS, WIDE_TYPES};
 use crate::op::Op::{self, *};
+use crate::widening::Source;
 
 const MIB: u64 = 1 << 20;
 const ANY: &[Op] = &Op::ALL;
@@ -56,6 +57,11 @@ pub const SM90: Tuning = Tuning {
             Split { ty: U8, ops: &[Add], split: 4 },
             Split { ty: U8, ops: &[Min, Max], split: 2 },
             Split { ty: U16, ops: ANY, split: 2 },
+        ],
+        // Bytes into u32 move 5 bytes an element to a u32 sum's 8: more scanning warps keep up.
+        widen_splits: &[
+            WidenSplit { from: Source::U8, to: U32, split: 2 },
+            WidenSplit { from: Source::I8, to: U32, split: 2 },
         ],
         // Blocked runs of whole rows, stored by one bulk copy; odd runs for 16-byte rows avoid
         // bank conflicts.
