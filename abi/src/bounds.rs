@@ -18,10 +18,9 @@ pub fn block_threads(shapes: &Shapes, kernel: Kernel) -> Option<u32> {
         SinglePass | SinglePassDet | SinglePassTimeline | Widening(_) | WideningDet(_) | Segmented
         | BatchedLongRows => s.single_pass.at(size).threads,
         SinglePassStaged => s.staged.at(size).threads,
-        SinglePassPipelined | SinglePassPipelinedDet | BatchedRowsPipelined => {
+        SinglePassPipelined | SinglePassPipelinedDet | BatchedRowsPipelined | WideningPipelined(_) => {
             s.scan_pipeline_of(kernel.ty, op).threads()
         }
-        WideningPipelined(from) => s.widen_pipeline_of(from, kernel.ty).threads(),
         HierTile(_) | HierReduce | HierAdd => s.hierarchical.threads,
         Trace(_) => return None,
         Compact => s.compact.at(size).threads,

@@ -6,7 +6,7 @@
 use crate::element::ElemType;
 use crate::op::Op;
 use crate::shape::{BySize, Pipeline, Tile};
-use crate::tuning::{Shapes, Split, WidenSplit};
+use crate::tuning::{Shapes, Split};
 
 /// The name of the PTX global (a `u64`) that holds the fingerprint.
 pub const SYMBOL: &str = "SCAN_ABI_FINGERPRINT";
@@ -61,7 +61,6 @@ pub const fn of(shapes: &Shapes) -> u64 {
         column_vector_bytes,
         scan_pipeline,
         scan_splits,
-        widen_splits,
         columns_pipeline,
         columns16_pipeline,
         recurrence_pipeline,
@@ -77,7 +76,7 @@ pub const fn of(shapes: &Shapes) -> u64 {
     h = h.tiles(sort).tiles(sort_counts).flags(sort_ballot).u64(sort_lookback_window as u64);
     h = h.tiles(rows).tiles(columns).u64(column_groups as u64).tile(columns_vec);
     h = h.u64(columns_bulk_threads as u64).tile(column_vectors).sizes(column_vector_bytes);
-    h = h.pipelines(scan_pipeline).splits(scan_splits).widen_splits(widen_splits).pipelines(columns_pipeline);
+    h = h.pipelines(scan_pipeline).splits(scan_splits).pipelines(columns_pipeline);
     h = h.pipelines(columns16_pipeline).pipelines(recurrence_pipeline).pipelines(compact_pipeline);
     h = h.pipelines(segmented_pipeline);
     h = h.u64(lookback_depth as u64).u64(lookback_windows as u64);
@@ -196,17 +195,6 @@ impl Fnv {
         while i < splits.len() {
             let Split { ty, ops, split } = splits[i];
             self = self.ty(ty).ops(ops).u64(split as u64);
-            i += 1;
-        }
-        self
-    }
-
-    const fn widen_splits(mut self, splits: &[WidenSplit]) -> Fnv {
-        self = self.u64(splits.len() as u64);
-        let mut i = 0;
-        while i < splits.len() {
-            let WidenSplit { from, to, split } = splits[i];
-            self = self.u64(from as u64).ty(to).u64(split as u64);
             i += 1;
         }
         self

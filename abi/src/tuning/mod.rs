@@ -12,21 +12,12 @@ use crate::element::ElemType;
 use crate::kernel::{Family, Kernel};
 use crate::op::Op;
 pub use crate::shape::{vector_elems, BySize, Pipeline, Tile, VECTOR_BYTES};
-use crate::widening::Source;
 
 /// Scanning warps per reducing warp of the pipelined scan for `ty` with any of `ops`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Split {
     pub ty: ElemType,
     pub ops: &'static [Op],
-    pub split: u32,
-}
-
-/// More scanning warps per reducing warp for the pipelined widening scan from `from` into `to`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct WidenSplit {
-    pub from: Source,
-    pub to: ElemType,
     pub split: u32,
 }
 
@@ -63,8 +54,6 @@ pub struct Shapes {
     pub column_vector_bytes: BySize<usize>,
     pub scan_pipeline: BySize<Pipeline>,
     pub scan_splits: &'static [Split],
-    /// The pipelined widening scans' splits where they differ from their wide type's sum.
-    pub widen_splits: &'static [WidenSplit],
     /// Pipelined scans down the columns of 32-byte and 16-byte rows.
     pub columns_pipeline: BySize<Pipeline>,
     pub columns16_pipeline: BySize<Pipeline>,
@@ -82,21 +71,6 @@ pub struct Shapes {
 }
 
 impl Shapes {
-    /// The pipelined widening scan's shape from `from` into `to`: the wide type's sum's, with
-    /// the scanning warps of [`Self::widen_splits`] where it names the pair.
-    pub const fn widen_pipeline_of(&self, from: Source, to: ElemType) -> Pipeline {
-        let base = self.scan_pipeline_of(to, Op::Add);
-        let mut i = 0;
-        while i < self.widen_splits.len() {
-            let s = self.widen_splits[i];
-            if s.from as u8 == from as u8 && s.to as u8 == to as u8 {
-                return base.with_split(s.split);
-            }
-            i += 1;
-        }
-        base
-    }
-
     /// The pipelined scan's shape for `op` over `ty`.
     pub const fn scan_pipeline_of(&self, ty: ElemType, op: Op) -> Pipeline {
         let base = self.scan_pipeline.at(ty.size());

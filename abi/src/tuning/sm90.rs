@@ -1,12 +1,11 @@
 //! The table for compute capability 9.0 (H100, H200), measured on an H200. Each line says why;
 //! the figures behind it are in docs/decisions.md.
 
-use super::{BySize, Choices, Pipeline, Rule, Shapes, Split, Tile, Tuning, WidenSplit};
+use super::{BySize, Choices, Pipeline, Rule, Shapes, Split, Tile, Tuning};
 use crate::element::ElemType::{self, *};
 use crate::kernel::Family::*;
-use crate::kernel::{Segments, ARITHMETIC_OPS, WIDE_TYPES};
+use crate::kernel::{ARITHMETIC_OPS, WIDE_TYPES};
 use crate::op::Op::{self, *};
-use crate::widening::Source;
 
 const MIB: u64 = 1 << 20;
 const ANY: &[Op] = &Op::ALL;
@@ -57,12 +56,6 @@ pub const SM90: Tuning = Tuning {
             Split { ty: U8, ops: &[Add], split: 4 },
             Split { ty: U8, ops: &[Min, Max], split: 2 },
             Split { ty: U16, ops: ANY, split: 2 },
-            Split { ty: U32, ops: &[Add], split: 2 },
-        ],
-        // Bytes into u32 move 5 bytes an element to a u32 sum's 8: more scanning warps keep up.
-        widen_splits: &[
-            WidenSplit { from: Source::U8, to: U32, split: 2 },
-            WidenSplit { from: Source::I8, to: U32, split: 2 },
         ],
         // Blocked runs of whole rows, stored by one bulk copy; odd runs for 16-byte rows avoid
         // bank conflicts.
@@ -71,9 +64,8 @@ pub const SM90: Tuning = Tuning {
         // f64 pairs (16 bytes) take blocked shares and two scanning warps; f32 pairs the scan's.
         recurrence_pipeline: Pipeline::striped_all(6).with(16, Pipeline::blocked(16, 10, 2, 5)),
         compact_pipeline: Pipeline::blocked_all(10, 2, 5),
-        // Values and keys both staged, five stages, two blocks an SM; 4-byte values take two
-        // scanning warps per reducing warp (16 KB of 4-byte pairs a stage).
-        segmented_pipeline: Pipeline::blocked_all(5, 1, 5).with(4, Pipeline::blocked(4, 4, 2, 5)),
+        // Values and keys both staged: 20 KB of 4-byte pairs a stage, five stages, two blocks an SM.
+        segmented_pipeline: Pipeline::blocked_all(5, 1, 5),
         // Deeper look-back windows only put more polls in flight on the same chain.
         lookback_depth: 1,
         lookback_windows: 8,
@@ -132,8 +124,6 @@ pub const SM90: Tuning = Tuning {
         Rule::new(SinglePassDet, &[F32], &[Add, Mul], 4),
         Rule::new(BatchedLongRows, FOUR_BYTE, &[Add], 4),
         Rule::new(RecurrenceStaged, &[F64], ANY, 4),
-        Rule::new(SinglePassPipelined, &[U32], &[Add], 2),
-        Rule::new(BatchedRowsPipelined, &[U32], &[Add], 2),
         Rule::new(SinglePassPipelined, &[U32, I32], ANY, 3),
         Rule::new(SinglePassPipelined, &[F32], ARITH, 3),
         Rule::new(SinglePassPipelinedDet, &[F32], &[Add, Mul], 3),
@@ -141,9 +131,6 @@ pub const SM90: Tuning = Tuning {
         Rule::new(SinglePassPipelined, &[U8], ANY, 2),
         Rule::new(BatchedRowsPipelined, FOUR_BYTE, ARITH, 3),
         Rule::new(BatchedColumnsPipelined, WIDE, ARITH, 2),
-        Rule::new(SegmentedPipelined(Segments::Flags), FOUR_BYTE, ANY, 2),
-        Rule::new(SegmentedPipelined(Segments::Keys32), FOUR_BYTE, ANY, 2),
-        Rule::new(SegmentedPipelined(Segments::Keys64), FOUR_BYTE, ANY, 2),
         Rule::new(BatchedColumnsPipelined16, WIDE, ARITH, 2),
     ],
     spills: &[

@@ -7,8 +7,7 @@
 //! wide elements, read as one access of `V` narrow ones (a warp reads contiguous bytes), so the
 //! deterministic kernels give bit for bit what the wide deterministic scan gives on the widened
 //! input. The pipelined kernels ([`WidenScan`]) stage the narrow tiles in shared memory through
-//! [`pipeline`]'s warp roles, in the wide type's pipelined shape with the scanning warps
-//! `Shapes::widen_splits` gives the pair.
+//! [`pipeline`]'s warp roles, in the wide type's pipelined shape.
 
 use crate::arch::{f16_to_f32, lane, load_narrow, store_vec16, warp_idx, WARP};
 use crate::kernels::pipelined::{pipeline, striped, TileWork};
@@ -287,20 +286,20 @@ pub unsafe fn pipelined_widening<
     )
 }
 
-/// One widening kernel `$name` from `$from` (the abi's `Source::$source`) into `$t`: `tiles`
-/// (`widen_<source>_<type>_add`, and with a fixed-order look-back `widen_det_...`), the wide
-/// type's single-pass tile; or `pipelined` (`widen_pipe_...`), the pair's pipelined shape
-/// (`Shapes::widen_pipeline_of`), which also takes the number of stages.
+/// One widening kernel `$name` from `$from` into `$t`: `tiles` (`widen_<source>_<type>_add`, and
+/// with a fixed-order look-back `widen_det_...`), the wide type's single-pass tile; or
+/// `pipelined` (`widen_pipe_...`), the wide type's pipelined shape (`Shapes::scan_pipeline_of`),
+/// which also takes the number of stages.
 macro_rules! widening_kernel {
-    ($name:ident, $source:ident: $from:ty, $t:ty, tiles $fixed:expr) => {
-        widening_kernel!(@emit $name, $source, $from, $t, [],
+    ($name:ident, $from:ty, $t:ty, tiles $fixed:expr) => {
+        widening_kernel!(@emit $name, $from, $t, [],
             single_pass_widening::<$from, $t, Add, { TILE.threads }, V, { TILE.items as usize / V }, D, K, $fixed>);
     };
-    ($name:ident, $source:ident: $from:ty, $t:ty, pipelined) => {
-        widening_kernel!(@emit $name, $source, $from, $t, [stages],
+    ($name:ident, $from:ty, $t:ty, pipelined) => {
+        widening_kernel!(@emit $name, $from, $t, [stages],
             pipelined_widening::<$from, $t, V, { P.warps }, { P.split }, { P.items as usize / V }, D>);
     };
-    (@emit $name:ident, $source:ident, $from:ty, $t:ty, [$($stages:ident)?], $($driver:tt)*) => {
+    (@emit $name:ident, $from:ty, $t:ty, [$($stages:ident)?], $($driver:tt)*) => {
         #[no_mangle]
         #[allow(clippy::too_many_arguments)]
         pub unsafe extern "ptx-kernel" fn $name(
@@ -319,8 +318,7 @@ macro_rules! widening_kernel {
             #[allow(dead_code)]
             const TILE: Tile = SHAPES.single_pass.at(SIZE);
             #[allow(dead_code)]
-            const P: Pipeline =
-                SHAPES.widen_pipeline_of(scan_abi::widening::Source::$source, <$t as crate::op::Element>::TYPE);
+            const P: Pipeline = SHAPES.scan_pipeline_of(<$t as crate::op::Element>::TYPE, scan_abi::Op::Add);
             const V: usize = vector_elems(SIZE) as usize;
             const D: usize = SHAPES.lookback_depth;
             #[allow(dead_code)]
@@ -333,8 +331,8 @@ macro_rules! widening_kernel {
 
 macro_rules! widening_kernels {
     ($($src:ident: $from:ty => [$($t:ident),*];)*) => { paste::paste! { $($(
-        widening_kernel!([<widen_ $src _ $t _add>], [<$src:camel>]: $from, $t, tiles false);
-        widening_kernel!([<widen_pipe_ $src _ $t _add>], [<$src:camel>]: $from, $t, pipelined);
+        widening_kernel!([<widen_ $src _ $t _add>], $from, $t, tiles false);
+        widening_kernel!([<widen_pipe_ $src _ $t _add>], $from, $t, pipelined);
     )*)* } };
 }
 widening_kernels! {
@@ -348,5 +346,5 @@ widening_kernels! {
     bf16: Bf16 => [f32];
 }
 
-widening_kernel!(widen_det_f16_f32_add, F16: F16, f32, tiles true);
-widening_kernel!(widen_det_bf16_f32_add, Bf16: Bf16, f32, tiles true);
+widening_kernel!(widen_det_f16_f32_add, F16, f32, tiles true);
+widening_kernel!(widen_det_bf16_f32_add, Bf16, f32, tiles true);
