@@ -229,7 +229,9 @@ const RUNNER_HEAD: &str = r#"#!/usr/bin/env bash
 #   bash run.sh sanitize   compute-sanitizer memcheck, racecheck and synccheck, every kernel family
 #   bash run.sh yardsticks CUB (the toolkit's and the newest), torch and CuPy
 #   bash run.sh compare    the comparison build's CLI against this one, command by command
-#   bash run.sh bench      the yardsticks if not yet run, and our benchmarks (what compare left out)
+#   bash run.sh bench      the yardsticks if not yet run, and our benchmarks (what compare left out):
+#                          bench-scans (the scan sweeps) then bench-apps (applications, batched),
+#                          each a mode of its own for calls of at most 10 minutes
 #   bash run.sh primitives CUB's widening sum, sorts and sums by key at 2^28-2^30, torch's, and ours
 #   bash run.sh files      every command on 2^28-element .npy files: read, GPU and write times
 #   bash run.sh streamed   the streamed scan: host memory and file to file against the bus, torch and numpy
@@ -412,13 +414,22 @@ yardsticks() {
   grep -h -E '^(inclusive_sum|select|radix_sort_keys_random),(u32|f64),268435456' "$R/cub.csv" "$R/cub35.csv"
 }
 
-bench() {
+# The benchmarks in two halves, each within one 10-minute call of the device tool; a half whose
+# results are in $R already is skipped, so the second can follow in a later call given the same
+# results folder. The sweep is kept where `compare` wrote it.
+bench_scans() {
   [ -f "$R/cub35.csv" ] || yardsticks
+  [ -f "$R/scan/more.done" ] && return
   mkdir -p "$R/scan"
-  [ -f "$R/scan/bench.csv" ] || "$HOST" $SWEEP --baseline "$R/cub35.csv" --out "$R/scan" > "$R/sweep.log" 2>&1 || fail=1
+  [ -f "$R/scan/bench.csv" ] || "$HOST" $SWEEP --baseline "$R/cub35.csv" --out "$R/scan" --force > "$R/sweep.log" 2>&1 || fail=1
   local k=0
-  for c in "${SWEEP_MORE[@]}"; do k=$((k + 1)); "$HOST" $c --baseline "$R/cub35.csv" --out "$R/more$k" > "$R/sweep-more$k.log" 2>&1 || fail=1; done
-  tail -q -n +2 "$R"/more*/bench.csv >> "$R/scan/bench.csv" 2>/dev/null
+  for c in "${SWEEP_MORE[@]}"; do k=$((k + 1)); "$HOST" $c --baseline "$R/cub35.csv" --out "$R/more$k" --force > "$R/sweep-more$k.log" 2>&1 || fail=1; done
+  tail -q -n +2 "$R"/more*/bench.csv >> "$R/scan/bench.csv" 2>/dev/null && touch "$R/scan/more.done"
+  cat "$R"/sweep-more*.log | grep -E 'single-pass|hierarch|blelloch|kogge|brent' | head -20
+}
+
+bench_apps() {
+  [ -f "$R/cub35.csv" ] || yardsticks
   if [ ! -f "$R/apps.csv" ]; then
     for c in "${APPS[@]}"; do
       case "$c" in compact*|sort*) extra="--baseline $R/cub35.csv" ;; *) extra="" ;; esac
@@ -428,7 +439,11 @@ bench() {
   if [ ! -f "$R/batched.csv" ]; then
     for c in "${BATCHED[@]}"; do "$HOST" --record "$R/batched.csv" $c >> "$R/batched.log" 2>&1 || fail=1; done
   fi
-  cat "$R"/sweep-more*.log | grep -E 'single-pass|hierarch|blelloch|kogge|brent' | head -20
+}
+
+bench() {
+  bench_scans
+  bench_apps
 }
 
 primitives() {
@@ -529,11 +544,12 @@ compare() {
   python3 "$B/baselines/compare.py" "$B/compare/host" "$HOST" "$R" "$SWEEP" "${APPS[@]}" "${BATCHED[@]}" | tee "$R/compare.md"
 }
 
-[ $# -gt 0 ] || { sed -n '2,10p' "$0"; exit 2; }
+[ $# -gt 0 ] || { sed -n '/^set -uo/q; 2,$p' "$0"; exit 2; }
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || echo "no nvidia-smi"
 for mode in "$@"; do
   case "$mode" in
     tests|examples|sanitize|yardsticks|compare|bench|primitives|files|streamed) echo "== $mode"; "$mode" ;;
+    bench-scans|bench-apps) echo "== $mode"; "${mode/-/_}" ;;
     python) echo "== python"; pypkg ;;
     *) echo "unknown mode $mode"; exit 2 ;;
   esac
