@@ -24,7 +24,6 @@ use crate::lookback::TileStatus;
 use crate::op::{Add, Element};
 use crate::smem::{Carver, Smem};
 use crate::warp;
-use scan_abi::args::CompactArgs;
 use scan_abi::kernel::predicate;
 use scan_abi::shape::{vector_elems, Pipeline, Tile, VECTOR_BYTES};
 use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
@@ -375,25 +374,25 @@ macro_rules! kept_flags_kernels {
 kept_flags_kernels!(u8, u16, u32, i32, u64, i64, f32, f64);
 
 /// The pipelined compaction `compact_pipe_<t>` of 4- and 8-byte types: the arguments of
-/// `compact_<t>` and the number of stages in a [`CompactArgs`], a persistent grid (see
-/// [`crate::kernels::pipelined::pipeline`]) of `Shapes::compact_pipeline`'s shape. Its look-back
-/// polls without pausing (`pipe.backoff_ns` is not read).
+/// `compact_<t>` and the number of stages, a persistent grid (see
+/// [`crate::kernels::pipelined::pipeline`]) of `Shapes::compact_pipeline`'s shape.
 macro_rules! compact_pipe_kernels {
     ($($t:ident),*) => { paste::paste! { $(
         #[no_mangle]
-        pub unsafe extern "ptx-kernel" fn [<compact_pipe_ $t>](args: CompactArgs<$t>) {
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn [<compact_pipe_ $t>](
+            inp: *const $t, flags: *const u8, out: *mut $t, count: *mut u64, n: u64, pred: u32,
+            threshold: $t, temp: *mut u8, counter_base: u32, epoch: u32, stages: u32,
+        ) {
             const SIZE: usize = core::mem::size_of::<$t>();
             const P: Pipeline = SHAPES.compact_pipeline.at(SIZE);
             const V: usize = vector_elems(SIZE) as usize;
             const B: usize = P.blocked_run(V as u32);
-            let CompactArgs { input, flags, output, count, n, pred, threshold, pipe } = args;
-            let (flags, out, count) = (flags as *const u8, output as *mut $t, count as *mut u64);
-            let aligned_out = output % VECTOR_BYTES as u64 == 0;
+            let aligned_out = out as usize % VECTOR_BYTES == 0;
             let work = Compact::<$t, V, B> { flags, out, count, n, pred, threshold, aligned_out };
-            let aligned = input % VECTOR_BYTES as u64 == 0;
+            let aligned = inp as usize % VECTOR_BYTES == 0;
             pipeline::<Compact<$t, V, B>, { P.warps }, { P.split }, { P.items as usize / V }, 1, false, false, 0>(
-                work, input as *const $t, n, n, aligned, pipe.temp as *mut u8, pipe.counter_base, pipe.epoch, 0,
-                pipe.stages,
+                work, inp, n, n, aligned, temp, counter_base, epoch, 0, stages,
             )
         }
     )* } };

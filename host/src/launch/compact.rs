@@ -1,13 +1,12 @@
 //! Carrying out a compaction plan (`compact_kernels!`, `compact_pipe_kernels!` in gpu/).
 
-use super::{go, pipe, ready, state, ByValue};
+use super::{go, ready, state};
 use crate::error::Result;
 use crate::plan::compact::CompactPlan;
 use crate::plan::Launch;
 use crate::runtime::Gpu;
 use crate::temp::TempStorage;
 use cudarc::driver::{CudaStream, DeviceRepr, PushKernelArg};
-use scan_abi::args::CompactArgs;
 use std::sync::Arc;
 
 /// The compaction's operands: input, flags (0 for none), output, and how many elements.
@@ -51,23 +50,14 @@ pub(crate) fn run<T: DeviceRepr + Copy>(
     let r = ready(gpu, &plan.launch)?;
     let s = state(gpu, stream, temp, &plan.state, &r)?;
     let count = temp.scratch(gpu, stream, 8)?;
-    let args = plan.stages.map(|stages| {
-        let (input, flags, output, n) = (ops.input, ops.flags, ops.output, ops.n);
-        let (pred, threshold) = (ops.pred, ops.threshold);
-        ByValue(CompactArgs { input, flags, output, count, n, pred, threshold, pipe: pipe(&s, 0, stages) })
-    });
     let mut b = stream.launch_builder(&r.f);
-    match &args {
-        Some(args) => {
-            b.arg(args);
-        }
-        None => {
-            b.arg(&ops.input).arg(&ops.flags).arg(&ops.output).arg(&count).arg(&ops.n).arg(&ops.pred);
-            b.arg(&ops.threshold).arg(&s.ptr).arg(&s.counter_base).arg(&s.epoch);
-        }
+    b.arg(&ops.input).arg(&ops.flags).arg(&ops.output).arg(&count).arg(&ops.n).arg(&ops.pred).arg(&ops.threshold);
+    b.arg(&s.ptr).arg(&s.counter_base).arg(&s.epoch);
+    if let Some(stages) = &plan.stages {
+        b.arg(stages);
     }
-    // SAFETY: the arguments match compact_kernels! (or, with the stages, the `CompactArgs` of
-    // compact_pipe_kernels!) in gpu/; input, flags and output hold n elements, the tile state what the plan sized, the
+    // SAFETY: the arguments match compact_kernels! (and, with the stages, compact_pipe_kernels!)
+    // in gpu/; input, flags and output hold n elements, the tile state what the plan sized, the
     // count 8 bytes; the pipelined kernel's input is on a 16-byte boundary (the planner checked).
     temp.poison_on_error(unsafe { go(&mut b, &r) })
 }

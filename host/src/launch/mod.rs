@@ -14,8 +14,7 @@ use crate::plan::{Grid, Launch, TileState};
 use crate::runtime::Gpu;
 use crate::temp::{State, TempStorage};
 use cudarc::driver::sys::CUfunction_attribute;
-use cudarc::driver::{CudaFunction, CudaStream, DeviceRepr, DriverError, LaunchArgs, LaunchConfig};
-use scan_abi::args::Pipe;
+use cudarc::driver::{CudaFunction, CudaStream, DriverError, LaunchArgs, LaunchConfig};
 use scan_abi::Kernel;
 use std::sync::Arc;
 
@@ -65,20 +64,6 @@ pub(crate) fn state(
     ready: &Ready,
 ) -> Result<State> {
     temp.state(gpu, stream, state, ready.blocks)
-}
-
-/// A pipelined family's argument struct (`scan_abi::args`), passed by value as its kernel's one
-/// parameter.
-#[repr(transparent)]
-pub(crate) struct ByValue<A>(pub A);
-
-// SAFETY: `A` is one of `scan_abi::args`'s `#[repr(C)]` structs of integers, device addresses and
-// element values, the definitions the kernels are compiled with.
-unsafe impl<A: Copy> DeviceRepr for ByValue<A> {}
-
-/// The pipeline part of a pipelined launch's arguments, over tile state `s`.
-pub(crate) fn pipe(s: &State, backoff_ns: u32, stages: u32) -> Pipe {
-    Pipe { temp: s.ptr, counter_base: s.counter_base, epoch: s.epoch, backoff_ns, stages }
 }
 
 /// Launches with the arguments pushed onto `args`.
@@ -170,64 +155,4 @@ pub(crate) fn gather_rows(
     // `rows * width` bytes.
     unsafe { cudarc::driver::sys::cuMemcpy2DAsync_v2(&p, stream.cu_stream()) }.result()?;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::runtime::ptx::embedded;
-    use scan_abi::args::{ColumnsArgs, CompactArgs, ScanArgs, SegmentedArgs};
-    use scan_abi::kernel::Family::*;
-    use scan_abi::Kernel;
-    use std::mem::size_of;
-
-    /// Bytes of `ScanArgs` or `CompactArgs` over elements of `size` bytes as the host lays them out.
-    fn by_size(size: usize, scan: bool) -> usize {
-        match (size, scan) {
-            (1, true) => size_of::<ScanArgs<u8>>(),
-            (2, true) => size_of::<ScanArgs<u16>>(),
-            (4, true) => size_of::<ScanArgs<u32>>(),
-            (8, true) => size_of::<ScanArgs<u64>>(),
-            (16, true) => size_of::<ScanArgs<[f64; 2]>>(),
-            (4, false) => size_of::<CompactArgs<u32>>(),
-            (8, false) => size_of::<CompactArgs<u64>>(),
-            _ => panic!("no argument struct over {size}-byte elements"),
-        }
-    }
-
-    /// The host's struct for a pipelined kernel, in bytes; `None` for kernels that take their
-    /// arguments one by one.
-    fn host_bytes(k: Kernel) -> Option<usize> {
-        let size = k.ty.size();
-        Some(match k.family {
-            SinglePassPipelined | SinglePassPipelinedDet | BatchedRowsPipelined | WideningPipelined(_) => {
-                by_size(size, true)
-            }
-            // The recurrences scan maps of two floats.
-            RecurrencePipelined => by_size(2 * size, true),
-            BatchedColumnsPipelined | BatchedColumnsPipelined16 => size_of::<ColumnsArgs>(),
-            SegmentedPipelined(_) => size_of::<SegmentedArgs>(),
-            CompactPipelined => by_size(size, false),
-            _ => return None,
-        })
-    }
-
-    /// Every pipelined kernel of the embedded module takes one parameter of its family's struct,
-    /// as large as the host's: rustc's nvptx layout of `scan_abi::args` and the host's agree.
-    #[test]
-    fn pipelined_kernels_take_their_argument_struct_by_value() {
-        let ptx = embedded();
-        let mut checked = 0;
-        for k in Kernel::all() {
-            let Some(bytes) = host_bytes(k) else { continue };
-            let name = k.to_string();
-            let head = format!(".entry {name}(");
-            let at = ptx.find(&head).unwrap_or_else(|| panic!("{name} is not in the module"));
-            let params = &ptx[at + head.len()..];
-            let params = &params[..params.find(')').unwrap()];
-            let want = format!(".param .align 8 .b8 {name}_param_0[{bytes}]");
-            assert_eq!(params.trim(), want, "{name}'s parameters");
-            checked += 1;
-        }
-        assert!(checked > 100, "only {checked} pipelined kernels found");
-    }
 }

@@ -1,13 +1,12 @@
 //! Carrying out a segmented-scan plan (`segmented_kernels!`, `segmented_pipe_kernels!` in gpu/).
 
-use super::{go, pipe, ready, state, ByValue};
+use super::{go, ready, state};
 use crate::error::Result;
 use crate::plan::segmented::SegmentedPlan;
 use crate::plan::Launch;
 use crate::runtime::Gpu;
 use crate::temp::TempStorage;
 use cudarc::driver::{CudaStream, PushKernelArg};
-use scan_abi::args::SegmentedArgs;
 use std::sync::Arc;
 
 /// Carries out `plan` over `n` elements; segments start where `marks` (one entry per element:
@@ -32,21 +31,18 @@ pub(crate) fn run(
     };
     let r = ready(gpu, &plan.launch)?;
     let s = state(gpu, stream, temp, &plan.state, &r)?;
-    let args = plan.pipelined.map(|(backoff_ns, stages)| {
-        ByValue(SegmentedArgs { input, marks, output, n, flags: plan.flags, pipe: pipe(&s, backoff_ns, stages) })
-    });
     let mut b = stream.launch_builder(&r.f);
-    match &args {
-        Some(args) => {
-            b.arg(args);
+    match &plan.pipelined {
+        Some((backoff_ns, stages)) => {
+            b.arg(&input).arg(&marks).arg(&output).arg(&n).arg(&plan.flags);
+            b.arg(&s.ptr).arg(&s.counter_base).arg(&s.epoch).arg(backoff_ns).arg(stages);
         }
         None => {
             b.arg(&input).arg(&marks).arg(&seg_len).arg(&output).arg(&n).arg(&plan.flags);
             b.arg(&s.ptr).arg(&s.counter_base).arg(&s.epoch);
         }
     }
-    // SAFETY: matches segmented_kernels! (or, pipelined, the `SegmentedArgs` of
-    // segmented_pipe_kernels!) in gpu/;
+    // SAFETY: matches segmented_kernels! (or, pipelined, segmented_pipe_kernels!) in gpu/;
     // input, output and the marks hold n elements (the marks of the kernel's entry type: flags,
     // or keys of 4 or 8 bytes for the pipelined kernel of keys), the tile state what the plan
     // sized.
