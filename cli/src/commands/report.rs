@@ -81,7 +81,7 @@ pub fn run(args: &ReportArgs) -> Result<bool> {
             let _ = writeln!(md, "- {name}: {c}");
         }
     }
-    md += "\n## Scans (inclusive sum, single-pass)\n\n";
+    let _ = write!(md, "\n## {SCANS}\n\n");
     md += "| type | n | ms | % of copy | vs CUB (toolkit) | vs CUB (newest) | vs torch | vs CuPy |\n";
     md += "|---|---|---|---|---|---|---|---|\n";
     // torch has no unsigned 32- and 64-bit cumsum: its signed twins run the same code.
@@ -109,7 +109,8 @@ pub fn run(args: &ReportArgs) -> Result<bool> {
     }
     let others: Vec<&Row> = rows.iter().filter(|r| r.algorithm != "single-pass").collect();
     if !others.is_empty() {
-        md += "\n## Other strategies and the deterministic order\n\n| algorithm | type | n | % of copy | vs CUB (newest) |\n|---|---|---|---|---|\n";
+        let _ = write!(md, "\n## {OTHERS}\n\n");
+        md += "| algorithm | type | n | % of copy | vs CUB (newest) |\n|---|---|---|---|---|\n";
         for r in others {
             let label = if r.algorithm.ends_with("+det") { "det_inclusive_sum" } else { "inclusive_sum" };
             let base = cub35.as_ref().and_then(|b| b.get(label, &r.ty, r.n));
@@ -127,7 +128,8 @@ pub fn run(args: &ReportArgs) -> Result<bool> {
     md += "\n![scan GB/s against n](bench.png)\n";
     let apps = dir.join("apps.csv");
     if apps.exists() {
-        md += "\n## Applications\n\nThe copy column is a same-run copy of the input's bytes over the run's time: what the \
+        let _ = write!(md, "\n## {APPS}\n\n");
+        md += "The copy column is a same-run copy of the input's bytes over the run's time: what the \
                run would take if it only read its input once and wrote it once.\n\n| run | ms | copy of the input | CUB ms | vs CUB |\n|---|---|---|---|---|\n";
         for r in Record::read(&apps)? {
             let cub_ms = r.cub_ms.map_or("–".into(), |c| format!("{c:.4}"));
@@ -143,7 +145,8 @@ pub fn run(args: &ReportArgs) -> Result<bool> {
     }
     let batched = dir.join("batched.csv");
     if batched.exists() {
-        md += "\n## Batched scans\n\n| run | ms | % of copy | vs torch.cumsum |\n|---|---|---|---|\n";
+        let _ = write!(md, "\n## {BATCHED}\n\n");
+        md += "| run | ms | % of copy | vs torch.cumsum |\n|---|---|---|---|\n";
         for r in Record::read(&batched)? {
             let torch =
                 torch_batched(&r.title).and_then(|(shape, dim)| peers_batched.as_ref()?.get("torch", &shape, dim));
@@ -163,9 +166,38 @@ pub fn run(args: &ReportArgs) -> Result<bool> {
     sweep::write_csv(&csv, &rows, args.force)?;
     let title = "scan GB/s against n (same run: copy, CUB, torch, CuPy)";
     plot::write_png(&png, args.force, &rows, peers.as_ref(), title)?;
+    // Sections written by hand into the page (runs of their own, notes) outlive a regeneration.
+    if let Ok(old) = std::fs::read_to_string(&page) {
+        md += &hand_sections(&old);
+    }
     io::write_text(&page, args.force, &md)?;
     outln!("wrote {}, bench.csv and bench.png in {}", page.display(), args.out.display());
     Ok(true)
+}
+
+/// The titles of the sections this command writes.
+const SCANS: &str = "Scans (inclusive sum, single-pass)";
+const OTHERS: &str = "Other strategies and the deterministic order";
+const APPS: &str = "Applications";
+const BATCHED: &str = "Batched scans";
+
+/// The `## ` sections of `page` that this command does not write, in their order, each from its
+/// heading to the next, after a blank line.
+fn hand_sections(page: &str) -> String {
+    let mut sections: Vec<String> = Vec::new();
+    let mut keep = false;
+    for line in page.split_inclusive('\n') {
+        if let Some(title) = line.strip_prefix("## ") {
+            keep = ![SCANS, OTHERS, APPS, BATCHED].contains(&title.trim_end());
+            if keep {
+                sections.push(String::new());
+            }
+        }
+        if let Some(section) = sections.last_mut().filter(|_| keep) {
+            *section += line;
+        }
+    }
+    sections.iter().map(|s| format!("\n{}\n", s.trim_end())).collect()
 }
 
 /// The torch peer of a batched record's title (`batched: R x C f32 add down each column`):
@@ -181,6 +213,13 @@ fn torch_batched(title: &str) -> Option<(String, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sections_written_by_hand_are_kept_in_order() {
+        let page = "# Performance\n\nintro\n\n## Scans (inclusive sum, single-pass)\n\nold table\n\n## Mid sizes\n\nby hand\n\n## Applications\n\nold apps\n\n## Python\n\nmore by hand\n";
+        assert_eq!(hand_sections(page), "\n## Mid sizes\n\nby hand\n\n## Python\n\nmore by hand\n");
+        assert_eq!(hand_sections("# Performance\n\n## Batched scans\n\nx\n"), "");
+    }
 
     #[test]
     fn batched_titles_name_their_torch_peer() {
