@@ -13,8 +13,9 @@ pub const SYMBOL: &str = "SCAN_ABI_FINGERPRINT";
 
 /// Every source file of this crate: a change to any of them (a layout, a flag, a table) changes
 /// the fingerprint.
-const SOURCES: [&str; 16] = [
+const SOURCES: [&str; 17] = [
     include_str!("lib.rs"),
+    include_str!("args.rs"),
     include_str!("block.rs"),
     include_str!("bounds.rs"),
     include_str!("element.rs"),

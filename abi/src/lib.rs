@@ -7,10 +7,11 @@
 //! the kernels were compiled with), the shared-memory layouts and the tile-status words.
 //!
 //! Modules depend on each other in one direction: `element` <- `op` <- `kernel` <- `shape`,
-//! `tuning` <- `smem`, `bounds`, `fingerprint`; `block`, `status`, `partition`, `timeline` and `widening`
-//! are leaves.
+//! `tuning` <- `smem`, `bounds`, `fingerprint`; `args`, `block`, `status`, `partition`, `timeline` and
+//! `widening` are leaves.
 #![no_std]
 
+pub mod args;
 pub mod block;
 pub mod bounds;
 pub mod element;

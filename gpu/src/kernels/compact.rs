@@ -24,6 +24,7 @@ use crate::lookback::TileStatus;
 use crate::op::{Add, Element};
 use crate::smem::{Carver, Smem};
 use crate::warp;
+use scan_abi::args::CompactArgs;
 use scan_abi::kernel::predicate;
 use scan_abi::shape::{vector_elems, Pipeline, Tile, VECTOR_BYTES};
 use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
@@ -373,26 +374,26 @@ macro_rules! kept_flags_kernels {
 }
 kept_flags_kernels!(u8, u16, u32, i32, u64, i64, f32, f64);
 
-/// The pipelined compaction `compact_pipe_<t>` of 4- and 8-byte types: the arguments of
-/// `compact_<t>` and the number of stages, a persistent grid (see
-/// [`crate::kernels::pipelined::pipeline`]) of `Shapes::compact_pipeline`'s shape.
+/// The pipelined compaction `compact_pipe_<t>` of 4- and 8-byte types: the buffers of
+/// `compact_<t>` and its tile state, then a [`CompactArgs`], a persistent grid (see
+/// [`crate::kernels::pipelined::pipeline`]) of `Shapes::compact_pipeline`'s shape. Its look-back
+/// polls without pausing (`pipe.backoff_ns` is not read).
 macro_rules! compact_pipe_kernels {
     ($($t:ident),*) => { paste::paste! { $(
         #[no_mangle]
-        #[allow(clippy::too_many_arguments)]
         pub unsafe extern "ptx-kernel" fn [<compact_pipe_ $t>](
-            inp: *const $t, flags: *const u8, out: *mut $t, count: *mut u64, n: u64, pred: u32,
-            threshold: $t, temp: *mut u8, counter_base: u32, epoch: u32, stages: u32,
+            inp: *const $t, flags: *const u8, out: *mut $t, count: *mut u64, temp: *mut u8, args: CompactArgs<$t>,
         ) {
             const SIZE: usize = core::mem::size_of::<$t>();
             const P: Pipeline = SHAPES.compact_pipeline.at(SIZE);
             const V: usize = vector_elems(SIZE) as usize;
             const B: usize = P.blocked_run(V as u32);
+            let CompactArgs { n, pred, pipe, threshold } = args;
             let aligned_out = out as usize % VECTOR_BYTES == 0;
             let work = Compact::<$t, V, B> { flags, out, count, n, pred, threshold, aligned_out };
             let aligned = inp as usize % VECTOR_BYTES == 0;
             pipeline::<Compact<$t, V, B>, { P.warps }, { P.split }, { P.items as usize / V }, 1, false, false, 0>(
-                work, inp, n, n, aligned, temp, counter_base, epoch, 0, stages,
+                work, inp, n, n, aligned, temp, pipe.counter_base, pipe.epoch, 0, pipe.stages,
             )
         }
     )* } };

@@ -18,6 +18,7 @@ use crate::op::{combine_after, combine_opt, Add, And, Element, Max, Min, Mul, Or
 use crate::smem::Smem;
 use crate::warp;
 use core::marker::PhantomData;
+use scan_abi::args::SegmentedArgs;
 use scan_abi::shape::{vector_elems, Pipeline, VECTOR_BYTES};
 
 /// What the second input says about where segments start.
@@ -193,10 +194,10 @@ impl<K: Starts, T: Element + StatusValue, O: ScanOp<T>, const V: usize, const B:
     }
 }
 
-/// `segmented_pipe_<segments>_<t>_<op>`: scans `n` values at `inp` segment by segment into `out`,
-/// the segments given by `keys` (`n` entries of `$k`: head flags, or keys); `flags` as the
-/// segmented scan's (exclusive only), then the pipelined kernels' tile state and stages, in the
-/// shape `Shapes::segmented_pipeline`.
+/// `segmented_pipe_<segments>_<t>_<op>`: scans the `n` values at `inp` segment by segment into
+/// `out`, the segments given by `keys` (`n` entries of `$k`: head flags, or keys), the tile state
+/// at `temp`, the rest in a [`SegmentedArgs`] (its flags as the segmented scan's, exclusive only),
+/// in the shape `Shapes::segmented_pipeline`.
 macro_rules! segmented_pipe_kernels {
     ($segments:ident: $k:ty => $($t:ident),*) => { $(
         segmented_pipe_kernels!(@ops $segments, $k, $t, [Add, Mul, Min, Max]);
@@ -209,10 +210,8 @@ macro_rules! segmented_pipe_kernels {
     (@ops $segments:ident, $k:ty, $t:ident, [$($op:ident),*]) => { $( segmented_pipe_kernels!(@one $segments, $k, $t, $op); )* };
     (@one $segments:ident, $k:ty, $t:ident, $op:ident) => { paste::paste! {
         #[no_mangle]
-        #[allow(clippy::too_many_arguments)]
         pub unsafe extern "ptx-kernel" fn [<segmented_pipe_ $segments _ $t _ $op:lower>](
-            inp: *const $t, keys: *const $k, out: *mut $t, n: u64, flags: u32,
-            temp: *mut u8, counter_base: u32, epoch: u32, backoff_ns: u32, stages: u32,
+            inp: *const $t, keys: *const $k, out: *mut $t, temp: *mut u8, args: SegmentedArgs,
         ) {
             const SIZE: usize = core::mem::size_of::<$t>();
             const P: Pipeline = SHAPES.segmented_pipeline.at(SIZE);
@@ -220,11 +219,12 @@ macro_rules! segmented_pipe_kernels {
             const B: usize = P.blocked_run(V as u32);
             const D: usize = SHAPES.lookback_depth;
             type W = SegmentedWork<$k, $t, $op, V, B>;
+            let SegmentedArgs { n, flags, pipe } = args;
             let exclusive = Mode::from_flags(flags).exclusive;
             let aligned = (inp as usize | keys as usize | out as usize) % VECTOR_BYTES == 0;
             let work = W { keys, out, exclusive, aligned, op: PhantomData };
             pipeline::<W, { P.warps }, { P.split }, { P.items as usize / V }, D, false, false, 0>(
-                work, inp, n, n, aligned, temp, counter_base, epoch, backoff_ns, stages,
+                work, inp, n, n, aligned, temp, pipe.counter_base, pipe.epoch, pipe.backoff_ns, pipe.stages,
             )
         }
     } };

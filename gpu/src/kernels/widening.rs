@@ -19,6 +19,7 @@ use crate::smem::{Carver, Smem};
 use crate::tile::store_striped;
 use crate::warp;
 use core::mem::size_of;
+use scan_abi::args::ScanArgs;
 use scan_abi::shape::{vector_elems, Pipeline, Tile, VECTOR_BYTES};
 
 /// A narrow element that converts exactly into `T`.
@@ -287,19 +288,11 @@ pub unsafe fn pipelined_widening<
 }
 
 /// One widening kernel `$name` from `$from` into `$t`: `tiles` (`widen_<source>_<type>_add`, and
-/// with a fixed-order look-back `widen_det_...`), the wide type's single-pass tile; or
-/// `pipelined` (`widen_pipe_...`), the wide type's pipelined shape (`Shapes::scan_pipeline_of`),
-/// which also takes the number of stages.
+/// with a fixed-order look-back `widen_det_...`), the wide type's single-pass tile, its arguments
+/// one by one; or `pipelined` (`widen_pipe_...`), the wide type's pipelined shape
+/// (`Shapes::scan_pipeline_of`), its buffers then a [`ScanArgs`].
 macro_rules! widening_kernel {
     ($name:ident, $from:ty, $t:ty, tiles $fixed:expr) => {
-        widening_kernel!(@emit $name, $from, $t, [],
-            single_pass_widening::<$from, $t, Add, { TILE.threads }, V, { TILE.items as usize / V }, D, K, $fixed>);
-    };
-    ($name:ident, $from:ty, $t:ty, pipelined) => {
-        widening_kernel!(@emit $name, $from, $t, [stages],
-            pipelined_widening::<$from, $t, V, { P.warps }, { P.split }, { P.items as usize / V }, D>);
-    };
-    (@emit $name:ident, $from:ty, $t:ty, [$($stages:ident)?], $($driver:tt)*) => {
         #[no_mangle]
         #[allow(clippy::too_many_arguments)]
         pub unsafe extern "ptx-kernel" fn $name(
@@ -312,19 +305,39 @@ macro_rules! widening_kernel {
             counter_base: u32,
             epoch: u32,
             backoff_ns: u32,
-            $($stages: u32,)?
         ) {
             const SIZE: usize = size_of::<$t>();
-            #[allow(dead_code)]
             const TILE: Tile = SHAPES.single_pass.at(SIZE);
-            #[allow(dead_code)]
+            const V: usize = vector_elems(SIZE) as usize;
+            const D: usize = SHAPES.lookback_depth;
+            const K: usize = SHAPES.lookback_windows;
+            let init = crate::kernels::initial(flags, temp, init);
+            single_pass_widening::<$from, $t, Add, { TILE.threads }, V, { TILE.items as usize / V }, D, K, $fixed>(
+                inp, out, n, init, flags, temp, counter_base, epoch, backoff_ns,
+            )
+        }
+    };
+    ($name:ident, $from:ty, $t:ty, pipelined) => {
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn $name(inp: *const $from, out: *mut $t, temp: *mut u8, args: ScanArgs<$t>) {
+            const SIZE: usize = size_of::<$t>();
             const P: Pipeline = SHAPES.scan_pipeline_of(<$t as crate::op::Element>::TYPE, scan_abi::Op::Add);
             const V: usize = vector_elems(SIZE) as usize;
             const D: usize = SHAPES.lookback_depth;
-            #[allow(dead_code)]
-            const K: usize = SHAPES.lookback_windows;
+            let ScanArgs { n, flags, pipe, init, .. } = args;
             let init = crate::kernels::initial(flags, temp, init);
-            $($driver)*(inp, out, n, init, flags, temp, counter_base, epoch, backoff_ns $(, $stages)?)
+            pipelined_widening::<$from, $t, V, { P.warps }, { P.split }, { P.items as usize / V }, D>(
+                inp,
+                out,
+                n,
+                init,
+                flags,
+                temp,
+                pipe.counter_base,
+                pipe.epoch,
+                pipe.backoff_ns,
+                pipe.stages,
+            )
         }
     };
 }

@@ -2,12 +2,13 @@
 //! `rows_pipelined_kernels!` in gpu/).
 
 use super::scan::{self, Operands};
-use super::{go, ready, state};
+use super::{go, pipe, ready, state, ByValue};
 use crate::error::Result;
 use crate::plan::batched::BatchedPlan;
 use crate::runtime::Gpu;
 use crate::temp::TempStorage;
 use cudarc::driver::{CudaStream, DeviceRepr, PushKernelArg};
+use scan_abi::args::ColumnsArgs;
 use std::sync::Arc;
 
 /// Carries out `plan` over the `rows × cols` matrix at `input` into `output`; `identity` is the
@@ -31,11 +32,12 @@ pub(crate) fn run<T: DeviceRepr + Copy>(
             let r = ready(gpu, &p.launch)?;
             let s = state(gpu, stream, temp, &p.state, &r)?;
             let stages = p.stages.unwrap_or(1);
+            let args = ByValue(ColumnsArgs { n, flags: p.flags, pipe: pipe(&s, p.backoff_ns, stages) });
             let mut b = stream.launch_builder(&r.f);
-            b.arg(&input).arg(&output).arg(&n).arg(&p.flags).arg(&s.ptr).arg(&s.counter_base).arg(&s.epoch);
-            b.arg(&p.backoff_ns).arg(&stages);
-            // SAFETY: matches columns_pipelined_kernels! in gpu/ (the kernel for this row width);
-            // input and output hold rows × cols elements, the tile state one row's status per tile.
+            b.arg(&input).arg(&output).arg(&s.ptr).arg(&args);
+            // SAFETY: the buffers and `ColumnsArgs` of columns_pipelined_kernels! in gpu/ (the kernel for this
+            // row width); input and output hold rows × cols elements, the tile state one row's
+            // status per tile.
             temp.poison_on_error(unsafe { go(&mut b, &r) })
         }
         BatchedPlan::ColumnTiles { launch, arg, bulk, state: tiles, flags } => {

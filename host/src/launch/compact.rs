@@ -1,12 +1,13 @@
 //! Carrying out a compaction plan (`compact_kernels!`, `compact_pipe_kernels!` in gpu/).
 
-use super::{go, ready, state};
+use super::{go, pipe, ready, state, ByValue};
 use crate::error::Result;
 use crate::plan::compact::CompactPlan;
 use crate::plan::Launch;
 use crate::runtime::Gpu;
 use crate::temp::TempStorage;
 use cudarc::driver::{CudaStream, DeviceRepr, PushKernelArg};
+use scan_abi::args::CompactArgs;
 use std::sync::Arc;
 
 /// The compaction's operands: input, flags (0 for none), output, and how many elements.
@@ -50,14 +51,23 @@ pub(crate) fn run<T: DeviceRepr + Copy>(
     let r = ready(gpu, &plan.launch)?;
     let s = state(gpu, stream, temp, &plan.state, &r)?;
     let count = temp.scratch(gpu, stream, 8)?;
+    let args = plan.stages.map(|stages| {
+        let (n, pred, threshold) = (ops.n, ops.pred, ops.threshold);
+        ByValue(CompactArgs { n, pred, pipe: pipe(&s, 0, stages), threshold })
+    });
     let mut b = stream.launch_builder(&r.f);
-    b.arg(&ops.input).arg(&ops.flags).arg(&ops.output).arg(&count).arg(&ops.n).arg(&ops.pred).arg(&ops.threshold);
-    b.arg(&s.ptr).arg(&s.counter_base).arg(&s.epoch);
-    if let Some(stages) = &plan.stages {
-        b.arg(stages);
+    b.arg(&ops.input).arg(&ops.flags).arg(&ops.output).arg(&count);
+    match &args {
+        Some(args) => {
+            b.arg(&s.ptr).arg(args);
+        }
+        None => {
+            b.arg(&ops.n).arg(&ops.pred).arg(&ops.threshold).arg(&s.ptr).arg(&s.counter_base).arg(&s.epoch);
+        }
     }
-    // SAFETY: the arguments match compact_kernels! (and, with the stages, compact_pipe_kernels!)
-    // in gpu/; input, flags and output hold n elements, the tile state what the plan sized, the
-    // count 8 bytes; the pipelined kernel's input is on a 16-byte boundary (the planner checked).
+    // SAFETY: the arguments match compact_kernels! (or, with the stages, the buffers and
+    // `CompactArgs` of compact_pipe_kernels!) in gpu/; input, flags and output hold n elements, the
+    // tile state what the plan sized, the count 8 bytes; the pipelined kernel's input is on a
+    // 16-byte boundary (the planner checked).
     temp.poison_on_error(unsafe { go(&mut b, &r) })
 }

@@ -14,7 +14,8 @@ use crate::plan::{Grid, Launch, TileState};
 use crate::runtime::Gpu;
 use crate::temp::{State, TempStorage};
 use cudarc::driver::sys::CUfunction_attribute;
-use cudarc::driver::{CudaFunction, CudaStream, DriverError, LaunchArgs, LaunchConfig};
+use cudarc::driver::{CudaFunction, CudaStream, DeviceRepr, DriverError, LaunchArgs, LaunchConfig};
+use scan_abi::args::Pipe;
 use scan_abi::Kernel;
 use std::sync::Arc;
 
@@ -64,6 +65,20 @@ pub(crate) fn state(
     ready: &Ready,
 ) -> Result<State> {
     temp.state(gpu, stream, state, ready.blocks)
+}
+
+/// A pipelined family's argument struct (`scan_abi::args`), passed by value after its kernel's
+/// buffers.
+#[repr(transparent)]
+pub(crate) struct ByValue<A>(pub A);
+
+// SAFETY: `A` is one of `scan_abi::args`'s `#[repr(C)]` structs of integers and element values,
+// the definitions the kernels are compiled with.
+unsafe impl<A: Copy> DeviceRepr for ByValue<A> {}
+
+/// The pipeline part of a pipelined launch's arguments, over tile state `s`.
+pub(crate) fn pipe(s: &State, backoff_ns: u32, stages: u32) -> Pipe {
+    Pipe { counter_base: s.counter_base, epoch: s.epoch, backoff_ns, stages }
 }
 
 /// Launches with the arguments pushed onto `args`.
@@ -155,4 +170,67 @@ pub(crate) fn gather_rows(
     // `rows * width` bytes.
     unsafe { cudarc::driver::sys::cuMemcpy2DAsync_v2(&p, stream.cu_stream()) }.result()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::runtime::ptx::embedded;
+    use scan_abi::args::{ColumnsArgs, CompactArgs, ScanArgs, SegmentedArgs};
+    use scan_abi::kernel::Family::*;
+    use scan_abi::Kernel;
+    use std::mem::size_of;
+
+    /// Bytes of `ScanArgs` or `CompactArgs` over elements of `size` bytes as the host lays them out.
+    fn by_size(size: usize, scan: bool) -> usize {
+        match (size, scan) {
+            (1, true) => size_of::<ScanArgs<u8>>(),
+            (2, true) => size_of::<ScanArgs<u16>>(),
+            (4, true) => size_of::<ScanArgs<u32>>(),
+            (8, true) => size_of::<ScanArgs<u64>>(),
+            (16, true) => size_of::<ScanArgs<[f64; 2]>>(),
+            (4, false) => size_of::<CompactArgs<u32>>(),
+            (8, false) => size_of::<CompactArgs<u64>>(),
+            _ => panic!("no argument struct over {size}-byte elements"),
+        }
+    }
+
+    /// A pipelined kernel's buffers (pointer parameters) and the bytes of the host's struct that
+    /// follows them; `None` for kernels that take their arguments one by one.
+    fn host_params(k: Kernel) -> Option<(usize, usize)> {
+        let size = k.ty.size();
+        Some(match k.family {
+            SinglePassPipelined | SinglePassPipelinedDet | BatchedRowsPipelined | WideningPipelined(_) => {
+                (3, by_size(size, true))
+            }
+            // The recurrences scan maps of two floats.
+            RecurrencePipelined => (3, by_size(2 * size, true)),
+            BatchedColumnsPipelined | BatchedColumnsPipelined16 => (3, size_of::<ColumnsArgs>()),
+            SegmentedPipelined(_) => (4, size_of::<SegmentedArgs>()),
+            CompactPipelined => (5, by_size(size, false)),
+            _ => return None,
+        })
+    }
+
+    /// Every pipelined kernel of the embedded module takes the buffers its launcher pushes, then
+    /// one parameter of its family's struct, as large as the host's: rustc's nvptx layout of
+    /// `scan_abi::args` and the host's agree.
+    #[test]
+    fn pipelined_kernels_take_their_buffers_then_their_argument_struct() {
+        let ptx = embedded();
+        let mut checked = 0;
+        for k in Kernel::all() {
+            let Some((buffers, bytes)) = host_params(k) else { continue };
+            let name = k.to_string();
+            let head = format!(".entry {name}(");
+            let at = ptx.find(&head).unwrap_or_else(|| panic!("{name} is not in the module"));
+            let params = &ptx[at + head.len()..];
+            let params: Vec<&str> = params[..params.find(')').unwrap()].split(',').map(str::trim).collect();
+            let mut want: Vec<String> =
+                (0..buffers).map(|i| format!(".param .u64 .ptr .align 1 {name}_param_{i}")).collect();
+            want.push(format!(".param .align 4 .b8 {name}_param_{buffers}[{bytes}]"));
+            assert_eq!(params, want, "{name}'s parameters");
+            checked += 1;
+        }
+        assert!(checked > 100, "only {checked} pipelined kernels found");
+    }
 }

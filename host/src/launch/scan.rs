@@ -1,13 +1,14 @@
 //! Carrying out scan plans: single-pass launches (also of the recurrences and the timeline
 //! kernel), the hierarchical strategy's steps, and the naive kernel.
 
-use super::{go, ready, state};
+use super::{go, pipe, ready, state, ByValue};
 use crate::error::Result;
 use crate::plan::scan::{Buf, HierStep, ScanPlan, SinglePass};
 use crate::runtime::Gpu;
 use crate::temp::{State, TempStorage};
 use cudarc::driver::result::memcpy_dtod_async;
 use cudarc::driver::{CudaStream, DeviceRepr, PushKernelArg};
+use scan_abi::args::ScanArgs;
 use scan_abi::kernel::flags::{HAS_INIT, INIT_FROM_TEMP};
 use scan_abi::status::{word_bytes, COUNTER_BYTES, INIT_OFFSET};
 use std::mem::size_of;
@@ -127,18 +128,29 @@ fn launch_single_pass<T: DeviceRepr + Copy>(
         flags |= HAS_INIT | INIT_FROM_TEMP;
     }
     let init = if flags & HAS_INIT != 0 { ops.init } else { ops.identity };
+    let args = plan.stages.map(|stages| {
+        let n = ops.n;
+        let row = extra.unwrap_or(n);
+        ByValue(ScanArgs { n, row, flags, pipe: pipe(&s, plan.backoff_ns, stages), init })
+    });
     let mut b = stream.launch_builder(&r.f);
-    b.arg(&ops.input).arg(&ops.output).arg(&ops.n).arg(&init).arg(&flags);
-    b.arg(&s.ptr).arg(&s.counter_base).arg(&s.epoch).arg(&plan.backoff_ns);
-    if let Some(stages) = &plan.stages {
-        b.arg(stages);
+    b.arg(&ops.input).arg(&ops.output);
+    match &args {
+        Some(args) => {
+            b.arg(&s.ptr).arg(args);
+        }
+        None => {
+            b.arg(&ops.n).arg(&init).arg(&flags);
+            b.arg(&s.ptr).arg(&s.counter_base).arg(&s.epoch).arg(&plan.backoff_ns);
+            if let Some(extra) = &extra {
+                b.arg(extra);
+            }
+        }
     }
-    if let Some(extra) = &extra {
-        b.arg(extra);
-    }
-    // SAFETY: the arguments match single_pass_kernel! (and pipelined_kernel! with the stages, its
-    // `rows` form or the timeline kernel with the extra argument) in gpu/; the buffers hold n
-    // values, the tile state what the plan sized, the shared memory what the plan computed.
+    // SAFETY: the arguments match single_pass_kernel! (or the timeline kernel with the extra
+    // argument) in gpu/, or, with the stages, the buffers and `ScanArgs` of pipelined_kernel! (the
+    // row length its `rows` form reads) and of the pipelined widening kernels; the buffers hold n values, the
+    // tile state what the plan sized, the shared memory what the plan computed.
     temp.poison_on_error(unsafe { go(&mut b, &r) })?;
     Ok(s)
 }

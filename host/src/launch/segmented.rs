@@ -1,12 +1,13 @@
 //! Carrying out a segmented-scan plan (`segmented_kernels!`, `segmented_pipe_kernels!` in gpu/).
 
-use super::{go, ready, state};
+use super::{go, pipe, ready, state, ByValue};
 use crate::error::Result;
 use crate::plan::segmented::SegmentedPlan;
 use crate::plan::Launch;
 use crate::runtime::Gpu;
 use crate::temp::TempStorage;
 use cudarc::driver::{CudaStream, PushKernelArg};
+use scan_abi::args::SegmentedArgs;
 use std::sync::Arc;
 
 /// Carries out `plan` over `n` elements; segments start where `marks` (one entry per element:
@@ -31,19 +32,21 @@ pub(crate) fn run(
     };
     let r = ready(gpu, &plan.launch)?;
     let s = state(gpu, stream, temp, &plan.state, &r)?;
+    let args = plan.pipelined.map(|(backoff_ns, stages)| {
+        ByValue(SegmentedArgs { n, flags: plan.flags, pipe: pipe(&s, backoff_ns, stages) })
+    });
     let mut b = stream.launch_builder(&r.f);
-    match &plan.pipelined {
-        Some((backoff_ns, stages)) => {
-            b.arg(&input).arg(&marks).arg(&output).arg(&n).arg(&plan.flags);
-            b.arg(&s.ptr).arg(&s.counter_base).arg(&s.epoch).arg(backoff_ns).arg(stages);
+    match &args {
+        Some(args) => {
+            b.arg(&input).arg(&marks).arg(&output).arg(&s.ptr).arg(args);
         }
         None => {
             b.arg(&input).arg(&marks).arg(&seg_len).arg(&output).arg(&n).arg(&plan.flags);
             b.arg(&s.ptr).arg(&s.counter_base).arg(&s.epoch);
         }
     }
-    // SAFETY: matches segmented_kernels! (or, pipelined, segmented_pipe_kernels!) in gpu/;
-    // input, output and the marks hold n elements (the marks of the kernel's entry type: flags,
+    // SAFETY: matches segmented_kernels! (or, pipelined, the buffers and `SegmentedArgs` of
+    // segmented_pipe_kernels!) in gpu/; input, output and the marks hold n elements (the marks of the kernel's entry type: flags,
     // or keys of 4 or 8 bytes for the pipelined kernel of keys), the tile state what the plan
     // sized.
     temp.poison_on_error(unsafe { go(&mut b, &r) })

@@ -1,54 +1,41 @@
 //! The pipelined kernels' entry points.
 
 use crate::kernels::SHAPES;
+use scan_abi::args::{ColumnsArgs, ScanArgs};
 use scan_abi::shape::{vector_elems, Pipeline};
 use super::{columns_pipelined, single_pass_pipelined};
 
 /// One pipelined kernel `$name` over `$t` with operator `$op` and the shape `$shape` (a
-/// `Pipeline`), with the single-pass kernel's arguments and the number of stages; with
-/// `rows`, then the row length `cols`, each row of the input scanned on its own
-/// ([`single_pass_pipelined`]'s `ROWS`). Stamped out below as `single_pass_pipe_<t>_<op>` for
-/// every element type and operator (`Shapes::scan_pipeline_of`), the linear recurrence's
+/// `Pipeline`), its buffers then a [`ScanArgs`]; with `rows`, each row of `args.row` elements scanned
+/// on its own ([`single_pass_pipelined`]'s `ROWS`). Stamped out below as `single_pass_pipe_<t>_<op>`
+/// for every element type and operator (`Shapes::scan_pipeline_of`), the linear recurrence's
 /// `recurrence_pipe_<t>` (`Shapes::recurrence_pipeline`), the batched scan along few long rows'
 /// `batched_rows_pipe_<t>_<op>`; with `fixed`, the look-back in the fixed order (the deterministic
 /// float scans' `single_pass_pipe_det_<t>_<op>`).
 macro_rules! pipelined_kernel {
     ($name:ident, $t:ty, $op:ident, $shape:expr) => {
-        pipelined_kernel!(@emit $name, $t, $op, $shape, false, false, []);
+        pipelined_kernel!(@emit $name, $t, $op, $shape, false, false);
     };
     ($name:ident, $t:ty, $op:ident, $shape:expr, fixed) => {
-        pipelined_kernel!(@emit $name, $t, $op, $shape, false, true, []);
+        pipelined_kernel!(@emit $name, $t, $op, $shape, false, true);
     };
     ($name:ident, $t:ty, $op:ident, $shape:expr, rows) => {
-        pipelined_kernel!(@emit $name, $t, $op, $shape, true, false, [cols: u64]);
+        pipelined_kernel!(@emit $name, $t, $op, $shape, true, false);
     };
-    (@row $n:ident) => { $n };
-    (@row $n:ident, $cols:ident) => { $cols };
-    (@emit $name:ident, $t:ty, $op:ident, $shape:expr, $rows:literal, $fixed:literal, [$($cols:ident: $ct:ty)?]) => {
+    (@emit $name:ident, $t:ty, $op:ident, $shape:expr, $rows:literal, $fixed:literal) => {
         #[no_mangle]
-        // A `[f64; 2]` initial value is a 16-byte, 8-aligned PTX parameter, as the host passes it.
-        #[allow(clippy::too_many_arguments, improper_ctypes_definitions)]
-        pub unsafe extern "ptx-kernel" fn $name(
-            inp: *const $t,
-            out: *mut $t,
-            n: u64,
-            init: $t,
-            flags: u32,
-            temp: *mut u8,
-            counter_base: u32,
-            epoch: u32,
-            backoff_ns: u32,
-            stages: u32,
-            $($cols: $ct,)?
-        ) {
-            // The row length: the whole input unless the kernel takes rows.
-            let row = pipelined_kernel!(@row n $(, $cols)?);
+        // A `[f64; 2]` initial value makes the parameter hold an array, as the host's does.
+        #[allow(improper_ctypes_definitions)]
+        pub unsafe extern "ptx-kernel" fn $name(inp: *const $t, out: *mut $t, temp: *mut u8, args: ScanArgs<$t>) {
             const SIZE: usize = core::mem::size_of::<$t>();
             const P: Pipeline = $shape;
             const V: usize = vector_elems(SIZE) as usize;
             const D: usize = SHAPES.lookback_depth;
             const B: usize = P.blocked_run(V as u32);
             const K: usize = SHAPES.lookback_windows;
+            let ScanArgs { n, row, flags, pipe, init } = args;
+            // The row length: the whole input unless the kernel takes rows.
+            let row = if $rows { row } else { n };
             single_pass_pipelined::<
                 $t,
                 crate::op::$op,
@@ -68,10 +55,10 @@ macro_rules! pipelined_kernel {
                 crate::kernels::initial(flags, temp, init),
                 flags,
                 temp,
-                counter_base,
-                epoch,
-                backoff_ns,
-                stages,
+                pipe.counter_base,
+                pipe.epoch,
+                pipe.backoff_ns,
+                pipe.stages,
             )
         }
     };
@@ -126,17 +113,8 @@ macro_rules! columns_pipelined_kernels {
     )* } };
     (@one $name:ident, $shape:ident, $t:ident, $c:literal, $op:ident) => { paste::paste! {
         #[no_mangle]
-        #[allow(clippy::too_many_arguments)]
         pub unsafe extern "ptx-kernel" fn [<$name _ $t _ $op:lower>](
-            inp: *const $t,
-            out: *mut $t,
-            n: u64,
-            flags: u32,
-            temp: *mut u8,
-            counter_base: u32,
-            epoch: u32,
-            backoff_ns: u32,
-            stages: u32,
+            inp: *const $t, out: *mut $t, temp: *mut u8, args: ColumnsArgs,
         ) {
             const SIZE: usize = core::mem::size_of::<$t>();
             const P: Pipeline = SHAPES.$shape.at(SIZE);
@@ -145,8 +123,17 @@ macro_rules! columns_pipelined_kernels {
             // Blocked runs are of whole matrix rows, `C / V` vectors each.
             const B: usize = P.blocked_run(V as u32) / ($c / V);
             const { assert!(P.blocked_run(V as u32) % ($c / V) == 0) };
+            let ColumnsArgs { n, flags, pipe } = args;
             columns_pipelined::<$t, crate::op::$op, V, $c, { P.warps }, { P.split }, { P.items as usize / V }, D, B>(
-                inp, out, n, flags, temp, counter_base, epoch, backoff_ns, stages,
+                inp,
+                out,
+                n,
+                flags,
+                temp,
+                pipe.counter_base,
+                pipe.epoch,
+                pipe.backoff_ns,
+                pipe.stages,
             )
         }
     } };
