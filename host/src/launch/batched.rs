@@ -35,9 +35,9 @@ pub(crate) fn run<T: DeviceRepr + Copy>(
             let args = ByValue(ColumnsArgs { n, flags: p.flags, pipe: pipe(&s, p.backoff_ns, stages) });
             let mut b = stream.launch_builder(&r.f);
             b.arg(&input).arg(&output).arg(&s.ptr).arg(&args);
-            // SAFETY: the buffers and `ColumnsArgs` of columns_pipelined_kernels! in gpu/ (the kernel for this
-            // row width); input and output hold rows × cols elements, the tile state one row's
-            // status per tile.
+            // SAFETY: the buffers and `ColumnsArgs` of columns_pipelined_kernels! in gpu/ (the
+            // kernel for this row width); input and output hold rows × cols elements, the tile
+            // state one row's status per tile.
             temp.poison_on_error(unsafe { go(&mut b, &r) })
         }
         BatchedPlan::ColumnTiles { launch, arg, bulk, state: tiles, flags } => {

@@ -149,8 +149,8 @@ fn launch_single_pass<T: DeviceRepr + Copy>(
     }
     // SAFETY: the arguments match single_pass_kernel! (or the timeline kernel with the extra
     // argument) in gpu/, or, with the stages, the buffers and `ScanArgs` of pipelined_kernel! (the
-    // row length its `rows` form reads) and of the pipelined widening kernels; the buffers hold n values, the
-    // tile state what the plan sized, the shared memory what the plan computed.
+    // row length its `rows` form reads) and of the pipelined widening kernels; the buffers hold n
+    // values, the tile state what the plan sized, the shared memory what the plan computed.
     temp.poison_on_error(unsafe { go(&mut b, &r) })?;
     Ok(s)
 }
