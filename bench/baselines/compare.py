@@ -12,6 +12,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 
 TIME = re.compile(r"^time: ([0-9.]+) ms")
 
@@ -47,7 +48,9 @@ def main():
         record = ["--record", os.path.join(results, "batched.csv" if args[0] == "batched" else "apps.csv")]
         if args[0] == "bench":
             record = []
-        rc_old, out_old = run([old] + args)
+        # OLD's bench files go to a folder of their own, so two bench commands never meet there.
+        old_extra = ["--out", tempfile.mkdtemp(prefix="compare-old-")] if args[0] == "bench" else []
+        rc_old, out_old = run([old] + args + old_extra)
         rc_new, out_new = run([new] + record + args + extra)
         if rc_old != 0 or rc_new != 0:
             print(f"| `{command}` | exit {rc_old} | exit {rc_new} | FAILED |")
