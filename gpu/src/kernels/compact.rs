@@ -24,7 +24,7 @@ use crate::lookback::TileStatus;
 use crate::op::{Add, Element};
 use crate::smem::{Carver, Smem};
 use crate::warp;
-use scan_abi::args::CompactArgs;
+use scan_abi::args::{CompactArgs, Pipe};
 use scan_abi::kernel::predicate;
 use scan_abi::shape::{vector_elems, Pipeline, Tile, VECTOR_BYTES};
 use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
@@ -393,7 +393,7 @@ macro_rules! compact_pipe_kernels {
             let work = Compact::<$t, V, B> { flags, out, count, n, pred, threshold, aligned_out };
             let aligned = inp as usize % VECTOR_BYTES == 0;
             pipeline::<Compact<$t, V, B>, { P.warps }, { P.split }, { P.items as usize / V }, 1, false, false, 0>(
-                work, inp, n, n, aligned, temp, pipe.counter_base, pipe.epoch, 0, pipe.stages,
+                work, inp, n, n, aligned, temp, Pipe { backoff_ns: 0, ..pipe },
             )
         }
     )* } };

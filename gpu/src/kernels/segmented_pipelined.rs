@@ -224,7 +224,7 @@ macro_rules! segmented_pipe_kernels {
             let aligned = (inp as usize | keys as usize | out as usize) % VECTOR_BYTES == 0;
             let work = W { keys, out, exclusive, aligned, op: PhantomData };
             pipeline::<W, { P.warps }, { P.split }, { P.items as usize / V }, D, false, false, 0>(
-                work, inp, n, n, aligned, temp, pipe.counter_base, pipe.epoch, pipe.backoff_ns, pipe.stages,
+                work, inp, n, n, aligned, temp, pipe,
             )
         }
     } };

@@ -19,7 +19,7 @@ use crate::smem::{Carver, Smem};
 use crate::tile::store_striped;
 use crate::warp;
 use core::mem::size_of;
-use scan_abi::args::ScanArgs;
+use scan_abi::args::{Pipe, ScanArgs};
 use scan_abi::shape::{vector_elems, Pipeline, Tile, VECTOR_BYTES};
 
 /// A narrow element that converts exactly into `T`.
@@ -248,7 +248,6 @@ where
 /// reducing warps, `R * S` scanning warps and `VECS` vectors of `V` per reducing thread (the wide
 /// type's pipelined shape); arguments as the pipelined scan kernels take them.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 pub unsafe fn pipelined_widening<
     I: Widen<T>,
     T: StatusValue,
@@ -264,10 +263,7 @@ pub unsafe fn pipelined_widening<
     init: T,
     flags: u32,
     temp: *mut u8,
-    counter_base: u32,
-    epoch: u32,
-    backoff_ns: u32,
-    stages: u32,
+    pipe: Pipe,
 ) where
     Add: ScanOp<T>,
 {
@@ -280,10 +276,7 @@ pub unsafe fn pipelined_widening<
         n,
         aligned,
         temp,
-        counter_base,
-        epoch,
-        backoff_ns,
-        stages,
+        pipe,
     )
 }
 
@@ -327,16 +320,7 @@ macro_rules! widening_kernel {
             let ScanArgs { n, flags, pipe, init, .. } = args;
             let init = crate::kernels::initial(flags, temp, init);
             pipelined_widening::<$from, $t, V, { P.warps }, { P.split }, { P.items as usize / V }, D>(
-                inp,
-                out,
-                n,
-                init,
-                flags,
-                temp,
-                pipe.counter_base,
-                pipe.epoch,
-                pipe.backoff_ns,
-                pipe.stages,
+                inp, out, n, init, flags, temp, pipe,
             )
         }
     };

@@ -9,6 +9,7 @@ use crate::lookback::StatusValue;
 use crate::op::{combine_after, combine_opt, Lanewise, ScanOp};
 use crate::smem::Smem;
 use crate::warp;
+use scan_abi::args::Pipe;
 use scan_abi::shape::VECTOR_BYTES;
 use super::{pipeline, blocked, store_share, TileWork};
 
@@ -201,7 +202,6 @@ impl<T: Copy + Send + Sync + 'static, O: ScanOp<T>, const V: usize, const C: usi
 /// The pipelined scan down the columns of the `n / C` rows of `C` columns at `inp` (see
 /// [`Columns`]); other arguments as [`single_pass_pipelined`] (flags: exclusive only).
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 pub unsafe fn columns_pipelined<
     T,
     O,
@@ -218,10 +218,7 @@ pub unsafe fn columns_pipelined<
     n: u64,
     flags: u32,
     temp: *mut u8,
-    counter_base: u32,
-    epoch: u32,
-    backoff_ns: u32,
-    stages: u32,
+    pipe: Pipe,
 ) where
     T: Copy + Send + Sync + 'static,
     O: ScanOp<T>,
@@ -237,10 +234,7 @@ pub unsafe fn columns_pipelined<
         n,
         aligned,
         temp,
-        counter_base,
-        epoch,
-        backoff_ns,
-        stages,
+        pipe,
     )
 }
 

@@ -10,6 +10,7 @@ use crate::lookback::TileStatus;
 use crate::op::{combine_after, ScanOp};
 use crate::smem::Carver;
 use core::mem::size_of;
+use scan_abi::args::Pipe;
 use scan_abi::shape::VECTOR_BYTES;
 use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
 use super::TileWork;
@@ -57,14 +58,13 @@ const NO_TILE: u32 = u32::MAX;
 /// row, done by every role, cost the kernels with two scanning warps per reducing warp 10-14%
 /// when it ran for one-row scans too);
 /// `R` reducing warps, `R * S` scanning warps (each reducing warp's `VECS` vectors per thread
-/// split among `S` of them), `stages` tiles in flight. `temp` holds the tile counter (its value
-/// before this launch `counter_base`) and the tile status of `epoch`. The grid is persistent:
-/// each block takes tiles until the counter passes the last, so the counter advances by tiles +
-/// blocks. `FIXED` makes the look-back fold the aggregates in tile order
+/// split among `S` of them), `pipe.stages` tiles in flight. `temp` holds the tile counter (its
+/// value before this launch `pipe.counter_base`) and the tile status of `pipe.epoch`. The grid is
+/// persistent: each block takes tiles until the counter passes the last, so the counter advances
+/// by tiles + blocks. `FIXED` makes the look-back fold the aggregates in tile order
 /// ([`TileStatus::look_back`]'s fixed order, holding `K` windows), so that a float scan's result is
 /// a fixed function of its input; `K` is unused otherwise.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 pub unsafe fn pipeline<
     W: TileWork,
     const R: u32,
@@ -81,11 +81,9 @@ pub unsafe fn pipeline<
     cols: u64,
     aligned: bool,
     temp: *mut u8,
-    counter_base: u32,
-    epoch: u32,
-    backoff_ns: u32,
-    stages: u32,
+    pipe: Pipe,
 ) {
+    let Pipe { counter_base, epoch, backoff_ns, stages } = pipe;
     let (w, l) = (warp_idx(), lane());
     let segment = WARP * (W::V * VECS) as u32;
     // A scanning warp's part: `rows` of a reducing warp's vectors.

@@ -55,10 +55,7 @@ macro_rules! pipelined_kernel {
                 crate::kernels::initial(flags, temp, init),
                 flags,
                 temp,
-                pipe.counter_base,
-                pipe.epoch,
-                pipe.backoff_ns,
-                pipe.stages,
+                pipe,
             )
         }
     };
@@ -125,15 +122,7 @@ macro_rules! columns_pipelined_kernels {
             const { assert!(P.blocked_run(V as u32) % ($c / V) == 0) };
             let ColumnsArgs { n, flags, pipe } = args;
             columns_pipelined::<$t, crate::op::$op, V, $c, { P.warps }, { P.split }, { P.items as usize / V }, D, B>(
-                inp,
-                out,
-                n,
-                flags,
-                temp,
-                pipe.counter_base,
-                pipe.epoch,
-                pipe.backoff_ns,
-                pipe.stages,
+                inp, out, n, flags, temp, pipe,
             )
         }
     } };

@@ -11,6 +11,7 @@ use crate::smem::Smem;
 use crate::vector::Vector16;
 use crate::warp;
 use core::mem::size_of;
+use scan_abi::args::Pipe;
 use scan_abi::shape::VECTOR_BYTES;
 use super::{pipeline, blocked, store_share, striped, TileWork};
 
@@ -215,10 +216,7 @@ pub unsafe fn single_pass_pipelined<
     init: T,
     flags: u32,
     temp: *mut u8,
-    counter_base: u32,
-    epoch: u32,
-    backoff_ns: u32,
-    stages: u32,
+    pipe: Pipe,
 ) {
     // Rows start on 16-byte boundaries, or bulk copies cannot take them.
     let rows_aligned = !ROWS || (cols * size_of::<T>() as u64).is_multiple_of(VECTOR_BYTES as u64);
@@ -231,9 +229,6 @@ pub unsafe fn single_pass_pipelined<
         cols,
         aligned,
         temp,
-        counter_base,
-        epoch,
-        backoff_ns,
-        stages,
+        pipe,
     )
 }
