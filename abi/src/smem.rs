@@ -46,13 +46,6 @@ pub const fn pipelined(p: Pipeline, elem_size: usize, aggregate_size: usize) -> 
         + p.stages * window(p.tile(), e)
 }
 
-/// The pipelined widening sum of shape `p` from `narrow`-byte into `wide`-byte elements: the
-/// pipelined windows over the narrow stages, then a tile of wide results, one share per scanning
-/// warp, staged for their bulk copies out.
-pub const fn widening_pipelined(p: Pipeline, narrow: usize, wide: usize) -> u32 {
-    pipelined(p, narrow, wide) + window(p.tile(), wide as u32)
-}
-
 /// The pipelined segmented scan of shape `p` over values of `elem_size` bytes with segment
 /// entries of `entry_size` bytes: the pipelined windows with (head, value) aggregates, then each
 /// stage's entries after a 16-byte lead.

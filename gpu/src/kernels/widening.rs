@@ -9,8 +9,8 @@
 //! input. The pipelined kernels ([`WidenScan`]) stage the narrow tiles in shared memory through
 //! [`pipeline`]'s warp roles, in the wide type's pipelined shape.
 
-use crate::arch::{bulk_wait_read_all, f16_to_f32, lane, load_narrow, store_vec16, sync_warp, warp_idx, WARP};
-use crate::kernels::pipelined::{pipeline, store_share, striped, TileWork};
+use crate::arch::{f16_to_f32, lane, load_narrow, store_vec16, warp_idx, WARP};
+use crate::kernels::pipelined::{pipeline, striped, TileWork};
 use crate::kernels::single_pass::{block_prefix, warp_part, Publish, TileSmem};
 use crate::kernels::{claim_tile, finish, prefetch_tile_l2, scan_vectors, Mode, Place, SHAPES};
 use crate::lookback::StatusValue;
@@ -141,17 +141,14 @@ pub unsafe fn single_pass_widening<
 
 /// The pipelined kernels' work on a tile of narrow `I` staged in shared memory: each lane's
 /// vector is `V` of them (one wide 16-byte vector once converted), reduced or scanned in the wide
-/// `T`. A full share's results are staged in the scanning warp's own window and leave by one bulk
-/// copy; a partial or unaligned share is stored element by element.
+/// `T` and stored straight from registers, 16 bytes a lane (shared memory holds the narrow tile,
+/// so nothing goes out by bulk copy).
 #[derive(Clone, Copy)]
 pub struct WidenScan<I, T, const V: usize> {
     out: *mut T,
     init: T,
     mode: Mode,
     aligned: bool,
-    /// This scanning warp's share of wide results, staged for one bulk copy out (the stages
-    /// hold narrow elements, so the results cannot go back into them).
-    staging: Smem<T>,
     narrow: core::marker::PhantomData<I>,
 }
 
@@ -200,13 +197,7 @@ where
         valid: u32,
     ) -> bool {
         if self.aligned && valid == WARP * (V * rows) as u32 {
-            // The staging's last bulk copy must have read it before it is written again.
-            if lane() == 0 {
-                bulk_wait_read_all();
-            }
-            sync_warp();
             self.scan_rows::<true>(share, rows, running, first, valid);
-            store_share(self.staging, self.out.wrapping_add(first as usize), valid);
         } else {
             self.scan_rows::<false>(share, rows, running, first, valid);
         }
@@ -218,8 +209,8 @@ impl<I: Widen<T>, T: StatusValue, const V: usize> WidenScan<I, T, V>
 where
     Add: ScanOp<T>,
 {
-    /// Each row of the share scanned from what comes before it: staged by 16-byte vectors where
-    /// `FULL` (every element valid, the output aligned), else stored element by element.
+    /// Each row of the share scanned from what comes before it and stored, by 16-byte vectors
+    /// where `FULL` (every element valid, the output aligned), else element by element.
     #[inline(always)]
     unsafe fn scan_rows<const FULL: bool>(
         self,
@@ -241,7 +232,7 @@ where
             finish::<T, Add, V>(&mut v, combine_opt::<T, Add>(running, before), self.mode.exclusive);
             running = Some(combine_after::<T, Add>(running, warp::broadcast(through, WARP - 1)));
             if FULL {
-                store_vec16::<T, V>(self.staging.at(at), v);
+                store_vec16::<T, V>(dst.add(at as usize), v);
             } else {
                 for (k, &x) in v.iter().enumerate() {
                     if at + (k as u32) < valid {
@@ -255,8 +246,7 @@ where
 
 /// The pipelined widening sum of `n` elements of `I` at `inp` into `T` at `out`, in the shape `R`
 /// reducing warps, `R * S` scanning warps and `VECS` vectors of `V` per reducing thread (the wide
-/// type's pipelined shape); arguments as the pipelined scan kernels take them. Its shared memory
-/// is the ring's, then the scanning warps' staged shares (`scan_abi::smem::widening_pipelined`).
+/// type's pipelined shape); arguments as the pipelined scan kernels take them.
 #[inline(always)]
 pub unsafe fn pipelined_widening<
     I: Widen<T>,
@@ -278,17 +268,7 @@ pub unsafe fn pipelined_widening<
     Add: ScanOp<T>,
 {
     let aligned = (inp as usize | out as usize) % VECTOR_BYTES == 0;
-    // After the ring (laid out as `scan_abi::smem::pipelined` has it), one share of wide results
-    // per scanning warp.
-    let shape = Pipeline { warps: R, items: (V * VECS) as u32, stages: pipe.stages, split: S, blocked: false };
-    let share = shape.tile() / (R * S);
-    let mut smem = Carver::new();
-    smem.take::<u8>(scan_abi::smem::pipelined(shape, size_of::<I>(), size_of::<T>()));
-    let shares = smem.take::<T>(shape.tile());
-    smem.check();
-    // Every warp computes it; only the scanning warps (`R..R + R * S`) use theirs.
-    let staging = shares.offset(warp_idx().saturating_sub(R).min(R * S - 1) * share);
-    let work = WidenScan::<I, T, V> { out, init, mode: Mode::from_flags(flags), aligned, staging, narrow: core::marker::PhantomData };
+    let work = WidenScan::<I, T, V> { out, init, mode: Mode::from_flags(flags), aligned, narrow: core::marker::PhantomData };
     pipeline::<WidenScan<I, T, V>, R, S, VECS, D, false, false, 0>(
         work,
         inp,

@@ -477,10 +477,7 @@ pub fn widening(t: &Tuning, req: &WideningRequest) -> Result<ScanPlan> {
         let p = t.shapes.scan_pipeline_of(ty, Op::Add);
         let kernel = Kernel::new(Family::WideningPipelined(src), ty, Op::Add);
         let tiles = req.n.div_ceil(p.tile() as u64);
-        let mut plan = persistent_launch(t, kernel, p, tiles, src.size(), ty.size(), flags, backoff)?;
-        let stages = plan.stages.unwrap_or(p.stages);
-        plan.launch.smem = smem::widening_pipelined(Pipeline { stages, ..p }, src.size(), ty.size());
-        return Ok(ScanPlan::SinglePass(plan));
+        return persistent_launch(t, kernel, p, tiles, src.size(), ty.size(), flags, backoff).map(ScanPlan::SinglePass);
     }
     let family = if fixed { Family::WideningDet(src) } else { Family::Widening(src) };
     tiles_launch(t, Kernel::new(family, ty, Op::Add), req.n, ty.size(), flags, backoff).map(ScanPlan::SinglePass)
