@@ -4,7 +4,7 @@
 
 Each command runs with OLD, then with NEW. `bench` commands are compared row by row (median ms
 of each configuration), the others by their `time:` line (median ms). The NEW runs also leave
-their results for the report: the sweep in RESULTS/scan, records in RESULTS/apps.csv and
+their results for the report: the (first) sweep in RESULTS/scan, records in RESULTS/apps.csv and
 RESULTS/batched.csv, with CUB's times from RESULTS/cub35.csv where it exists. Prints a Markdown
 table: the command, both times, and NEW's time over OLD's.
 """
@@ -34,15 +34,20 @@ def bench_rows(text):
 
 def main():
     old, new, results = sys.argv[1:4]
+    os.makedirs(results, exist_ok=True)
     cub = os.path.join(results, "cub35.csv")
     print("| command | before ms | after ms | after / before |")
     print("|---|---|---|---|")
     worst = 0.0
+    benches = 0
     for command in sys.argv[4:]:
         args = command.split()
         extra = []
         if args[0] == "bench":
-            extra = ["--out", os.path.join(results, "scan")] + (["--baseline", cub] if os.path.exists(cub) else [])
+            # The first sweep is the report's; any later one keeps its files in a folder of its own.
+            benches += 1
+            folder = "scan" if benches == 1 else f"scan-{benches}"
+            extra = ["--out", os.path.join(results, folder)] + (["--baseline", cub] if os.path.exists(cub) else [])
         elif args[0] in ("compact", "sort") and os.path.exists(cub):
             extra = ["--baseline", cub]
         record = ["--record", os.path.join(results, "batched.csv" if args[0] == "batched" else "apps.csv")]
