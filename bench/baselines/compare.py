@@ -53,9 +53,13 @@ def main():
         record = ["--record", os.path.join(results, "batched.csv" if args[0] == "batched" else "apps.csv")]
         if args[0] == "bench":
             record = []
-        # OLD's bench files go to a folder of their own, so two bench commands never meet there.
-        old_extra = ["--out", tempfile.mkdtemp(prefix="compare-old-")] if args[0] == "bench" else []
-        rc_old, out_old = run([old] + args + old_extra)
+        if args[0] == "bench":
+            # OLD's bench files go to a folder of their own, removed after, so two bench
+            # commands never meet there.
+            with tempfile.TemporaryDirectory(prefix="compare-old-") as folder:
+                rc_old, out_old = run([old] + args + ["--out", folder])
+        else:
+            rc_old, out_old = run([old] + args)
         rc_new, out_new = run([new] + record + args + extra)
         if rc_old != 0 or rc_new != 0:
             print(f"| `{command}` | exit {rc_old} | exit {rc_new} | FAILED |")
