@@ -30,7 +30,7 @@ macro_rules! pipelined_kernel {
             const SIZE: usize = core::mem::size_of::<$t>();
             const P: Pipeline = $shape;
             const V: usize = vector_elems(SIZE) as usize;
-            const D: usize = if $fixed { SHAPES.lookback_depth } else { 4 };
+            const D: usize = SHAPES.lookback_depth;
             const B: usize = P.blocked_run(V as u32);
             const K: usize = SHAPES.lookback_windows;
             let ScanArgs { n, row, flags, pipe, init } = args;
