@@ -402,26 +402,15 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize, const VALUES: boo
     }
     sync_threads();
 
-    let scatter = |i: u32| {
+    let mut i = t;
+    while i < in_tile {
         let key = staged_keys.get(i);
         let to = out_shift.get(digit(key, shift, !VALUES)).wrapping_add(i) as usize;
         *keys_out.add(to) = key;
         if with_values {
             *values_out.add(to) = staged_values.get(i);
         }
-    };
-    // A full tile's copies unroll (a constant count), so reads of later keys go ahead of the
-    // stores of earlier ones.
-    if in_tile == tile_elems {
-        unrolled!(r < IT, {
-            scatter(t + r as u32 * TH);
-        });
-    } else {
-        let mut i = t;
-        while i < in_tile {
-            scatter(i);
-            i += TH;
-        }
+        i += TH;
     }
 }
 
