@@ -28,7 +28,7 @@ use crate::arch::{
     mbar_wait, prefetch_l2_bulk, shfl_up, store_vec, sync_threads, thread_idx, warp_idx, Vec16, WARP,
 };
 use crate::kernels::segmented::{finish_part, fixed_heads, scan_part};
-use crate::kernels::single_pass::single_pass_placed;
+use crate::kernels::single_pass::{single_pass_placed, TileLaunch};
 use crate::kernels::{claim_tile, finish, next_tile, prefetch_tile_l2, Mode, Place, SHAPES};
 use crate::lookback::{StatusValue, TileStatus};
 use crate::op::{combine_after, combine_opt, Add, Max, Min, Mul, ScanOp, Seg, SegOp};
@@ -709,9 +709,10 @@ macro_rules! batched_kernels {
                 Place { base: row as u64 * cols + start, len: (cols - start).min(tile_elems) as u32, first: k == 0 }
             };
             let aligned = (cols * SIZE as u64).is_multiple_of(VECTOR_BYTES as u64);
+            let init = <$op as ScanOp<$t>>::identity();
+            let launch = TileLaunch { flags, temp, counter_base, epoch, backoff_ns: 0 };
             single_pass_placed::<$t, $op, { SHAPE.threads }, V, { SHAPE.items as usize / V }, D, K, false>(
-                inp, out, place, aligned, <$op as ScanOp<$t>>::identity(), flags, temp, counter_base, epoch, 0,
-                SHAPES.prefetch_tiles, crate::probe::NoProbe,
+                inp, out, place, aligned, init, launch, crate::probe::NoProbe,
             )
         }
 

@@ -28,13 +28,26 @@ use scan_abi::shape::{vector_elems, Tile, VECTOR_BYTES};
 use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
 use scan_abi::timeline::Event;
 
+/// What a one-tile-per-block launch passes besides its buffers, its length and its initial value:
+/// the mode flags, the tile state `temp` with the counter's value before this launch and a fresh
+/// epoch, and the look-back's polling pace. The kernels still take these one by one, as the host
+/// pushes them; their drivers take this. (The initial value stays apart: a `[f64; 2]` inside the
+/// struct changed the f64 recurrence kernels' code.)
+#[derive(Clone, Copy)]
+pub struct TileLaunch {
+    pub flags: u32,
+    pub temp: *mut u8,
+    pub counter_base: u32,
+    pub epoch: u32,
+    pub backoff_ns: u32,
+}
+
 /// Scans one tile of `TH` threads × `VECS` vectors of `V` elements.
 ///
-/// `temp` holds the tile counter (first [`COUNTER_BYTES`]) and then one status word per tile;
-/// the host passes the counter's value before this launch (`counter_base`) and a fresh `epoch`,
-/// so neither needs clearing between calls. `backoff_ns` paces the look-back's polling.
+/// `launch.temp` holds the tile counter (first [`COUNTER_BYTES`]) and then one status word per
+/// tile; the host passes the counter's value before this launch (`counter_base`) and a fresh
+/// `epoch`, so neither needs clearing between calls. `backoff_ns` paces the look-back's polling.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 pub unsafe fn single_pass<
     T: StatusValue,
     O: ScanOp<T>,
@@ -49,39 +62,19 @@ pub unsafe fn single_pass<
     out: *mut T,
     n: u64,
     init: T,
-    flags: u32,
-    temp: *mut u8,
-    counter_base: u32,
-    epoch: u32,
-    backoff_ns: u32,
+    launch: TileLaunch,
 ) {
     let tile_elems = TH as u64 * (V * VECS) as u64;
     let place = |tile| Place::flat(tile, n, tile_elems);
-    let ahead = SHAPES.prefetch_tiles;
-    single_pass_placed::<T, O, TH, V, VECS, D, K, FIXED>(
-        inp,
-        out,
-        place,
-        true,
-        init,
-        flags,
-        temp,
-        counter_base,
-        epoch,
-        backoff_ns,
-        ahead,
-        NoProbe,
-    )
+    single_pass_placed::<T, O, TH, V, VECS, D, K, FIXED>(inp, out, place, true, init, launch, NoProbe)
 }
 
 /// [`single_pass`] over tiles that `place` lays out (tile index -> where the tile lies): several
 /// chains of tiles when `place` starts more than one (each looks back no further than its first
-/// tile, which publishes at once). `aligned`: every tile starts on a 16-byte boundary. `ahead`:
-/// how many tiles further on a block prefetches into L2 (0: none; see
-/// `Shapes::prefetch_tiles`). `probe` records each tile's way through the scan (see
-/// [`crate::probe`]).
+/// tile, which publishes at once). `aligned`: every tile starts on a 16-byte boundary. A block
+/// prefetches into L2 the tile `Shapes::prefetch_tiles` further on. `probe` records each tile's
+/// way through the scan (see [`crate::probe`]).
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 pub unsafe fn single_pass_placed<
     T: StatusValue,
     O: ScanOp<T>,
@@ -97,14 +90,11 @@ pub unsafe fn single_pass_placed<
     place: impl Fn(u32) -> Place,
     aligned: bool,
     init: T,
-    flags: u32,
-    temp: *mut u8,
-    counter_base: u32,
-    epoch: u32,
-    backoff_ns: u32,
-    ahead: u32,
+    launch: TileLaunch,
     probe: impl Probe,
 ) {
+    let TileLaunch { flags, temp, counter_base, epoch, backoff_ns } = launch;
+    let ahead = SHAPES.prefetch_tiles;
     let mode = Mode::from_flags(flags);
     let (w, l) = (warp_idx(), lane());
     let warps = TH / WARP;
@@ -250,7 +240,6 @@ pub(crate) fn warp_part(tile: u32, n: u64, tile_elems: u64, w: u32, segment: u32
 /// only: adding the prefix first groups the operands differently from the unpacked path, which
 /// is exact for these operators.)
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 pub unsafe fn single_pass_packed<
     T: StatusValue + Vector16<O, Regs = [u32; 4]>,
     O: ScanOp<T>,
@@ -265,12 +254,9 @@ pub unsafe fn single_pass_packed<
     out: *mut T,
     n: u64,
     init: T,
-    flags: u32,
-    temp: *mut u8,
-    counter_base: u32,
-    epoch: u32,
-    backoff_ns: u32,
+    launch: TileLaunch,
 ) {
+    let TileLaunch { flags, temp, counter_base, epoch, backoff_ns } = launch;
     let mode = Mode::from_flags(flags);
     let mut smem = Carver::new();
     let tile_slot = smem.take::<u32>(1);
@@ -355,7 +341,6 @@ pub unsafe fn single_pass_packed<
 /// look-backs wait. Each thread reads back only what its own copies wrote, so waiting for its
 /// own copies is all the ordering it needs.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 pub unsafe fn single_pass_staged<
     T: StatusValue,
     O: ScanOp<T>,
@@ -370,12 +355,9 @@ pub unsafe fn single_pass_staged<
     out: *mut T,
     n: u64,
     init: T,
-    flags: u32,
-    temp: *mut u8,
-    counter_base: u32,
-    epoch: u32,
-    backoff_ns: u32,
+    launch: TileLaunch,
 ) {
+    let TileLaunch { flags, temp, counter_base, epoch, backoff_ns } = launch;
     let mode = Mode::from_flags(flags);
     let mut smem = Carver::new();
     let tile_slot = smem.take::<u32>(1);
@@ -458,7 +440,6 @@ pub unsafe fn single_pass_staged<
 /// orders the wide kernels' code differently, and `recurrence_f32` grows from 80 to 86-88
 /// registers, one block per SM fewer; inline, every wide kernel's PTX stays as it was verified.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn block_prefix<
     T: StatusValue,
     O: ScanOp<T>,
@@ -551,16 +532,9 @@ macro_rules! single_pass_kernel {
             const V: usize = vector_elems(SIZE) as usize;
             const D: usize = SHAPES.lookback_depth;
             const K: usize = SHAPES.lookback_windows;
+            let launch = TileLaunch { flags, temp, counter_base, epoch, backoff_ns };
             $driver::<$t, crate::op::$op, { SHAPE.threads }, V, { SHAPE.items as usize / V }, D, K, $fixed>(
-                inp,
-                out,
-                n,
-                crate::kernels::initial(flags, temp, init),
-                flags,
-                temp,
-                counter_base,
-                epoch,
-                backoff_ns,
+                inp, out, n, crate::kernels::initial(flags, temp, init), launch,
             )
         }
     };
@@ -627,19 +601,8 @@ pub unsafe extern "ptx-kernel" fn single_pass_timeline_u32_add(
     const K: usize = SHAPES.lookback_windows;
     let tile_elems = SHAPE.tile() as u64;
     let place = |tile| Place::flat(tile, n, tile_elems);
-    let (ahead, probe) = (SHAPES.prefetch_tiles, Timeline { records });
+    let launch = TileLaunch { flags, temp, counter_base, epoch, backoff_ns };
     single_pass_placed::<u32, crate::op::Add, { SHAPE.threads }, V, { SHAPE.items as usize / V }, D, K, false>(
-        inp,
-        out,
-        place,
-        true,
-        init,
-        flags,
-        temp,
-        counter_base,
-        epoch,
-        backoff_ns,
-        ahead,
-        probe,
+        inp, out, place, true, init, launch, Timeline { records },
     )
 }

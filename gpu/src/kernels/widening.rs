@@ -11,7 +11,7 @@
 
 use crate::arch::{f16_to_f32, lane, load_narrow, store_vec16, warp_idx, WARP};
 use crate::kernels::pipelined::{pipeline, striped, TileWork};
-use crate::kernels::single_pass::{block_prefix, warp_part, Publish, TileSmem};
+use crate::kernels::single_pass::{block_prefix, warp_part, Publish, TileLaunch, TileSmem};
 use crate::kernels::{claim_tile, finish, prefetch_tile_l2, scan_vectors, Mode, Place, SHAPES};
 use crate::lookback::StatusValue;
 use crate::op::{combine_after, combine_opt, Add, ScanOp};
@@ -72,7 +72,6 @@ impl Widen<f32> for Bf16 {
 /// Scans `n` elements of `I` at `inp` into `T` at `out`: the arguments of
 /// [`single_pass`](crate::kernels::single_pass::single_pass), with the input narrower.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 pub unsafe fn single_pass_widening<
     I: Widen<T>,
     T: StatusValue,
@@ -88,12 +87,9 @@ pub unsafe fn single_pass_widening<
     out: *mut T,
     n: u64,
     init: T,
-    flags: u32,
-    temp: *mut u8,
-    counter_base: u32,
-    epoch: u32,
-    backoff_ns: u32,
+    launch: TileLaunch,
 ) {
+    let TileLaunch { flags, temp, counter_base, epoch, backoff_ns } = launch;
     let mode = Mode::from_flags(flags);
     let mut smem = Carver::new();
     let tile_slot = smem.take::<u32>(1);
@@ -305,8 +301,9 @@ macro_rules! widening_kernel {
             const D: usize = SHAPES.lookback_depth;
             const K: usize = SHAPES.lookback_windows;
             let init = crate::kernels::initial(flags, temp, init);
+            let launch = TileLaunch { flags, temp, counter_base, epoch, backoff_ns };
             single_pass_widening::<$from, $t, Add, { TILE.threads }, V, { TILE.items as usize / V }, D, K, $fixed>(
-                inp, out, n, init, flags, temp, counter_base, epoch, backoff_ns,
+                inp, out, n, init, launch,
             )
         }
     };
