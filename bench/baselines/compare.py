@@ -42,25 +42,21 @@ def main():
     benches = 0
     for command in sys.argv[4:]:
         args = command.split()
-        extra = []
         if args[0] == "bench":
             # The first sweep is the report's; any later one keeps its files in a folder of its own.
             benches += 1
             folder = "scan" if benches == 1 else f"scan-{benches}"
             extra = ["--out", os.path.join(results, folder)] + (["--baseline", cub] if os.path.exists(cub) else [])
-        elif args[0] in ("compact", "sort") and os.path.exists(cub):
-            extra = ["--baseline", cub]
-        record = ["--record", os.path.join(results, "batched.csv" if args[0] == "batched" else "apps.csv")]
-        if args[0] == "bench":
-            record = []
-        if args[0] == "bench":
             # OLD's bench files go to a folder of their own, removed after, so two bench
             # commands never meet there.
-            with tempfile.TemporaryDirectory(prefix="compare-old-") as folder:
-                rc_old, out_old = run([old] + args + ["--out", folder])
+            with tempfile.TemporaryDirectory(prefix="compare-old-") as scratch:
+                rc_old, out_old = run([old] + args + ["--out", scratch])
+            rc_new, out_new = run([new] + args + extra)
         else:
+            extra = ["--baseline", cub] if args[0] in ("compact", "sort") and os.path.exists(cub) else []
+            record = ["--record", os.path.join(results, "batched.csv" if args[0] == "batched" else "apps.csv")]
             rc_old, out_old = run([old] + args)
-        rc_new, out_new = run([new] + record + args + extra)
+            rc_new, out_new = run([new] + record + args + extra)
         if rc_old != 0 or rc_new != 0:
             print(f"| `{command}` | exit {rc_old} | exit {rc_new} | FAILED |")
             sys.stderr.write(out_old[-2000:] + out_new[-2000:])
