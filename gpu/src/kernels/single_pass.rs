@@ -42,6 +42,21 @@ pub struct TileLaunch {
     pub backoff_ns: u32,
 }
 
+impl TileLaunch {
+    /// What the drivers that scan their tile through [`block_prefix`] carve and pass first: the
+    /// tile index's slot and the tile's scan windows (next from `smem`, in that order), and where
+    /// the tile publishes.
+    #[inline(always)]
+    pub(crate) fn begin<T: Copy, const TH: u32, const D: usize, const K: usize>(
+        self,
+        smem: &mut Carver,
+    ) -> (Smem<u32>, TileSmem<T>, Publish) {
+        let tile_slot = smem.take::<u32>(1);
+        let sh = TileSmem::<T>::take::<TH, D, K>(smem);
+        (tile_slot, sh, Publish { temp: self.temp, epoch: self.epoch, backoff_ns: self.backoff_ns })
+    }
+}
+
 /// Scans one tile of `TH` threads × `VECS` vectors of `V` elements.
 ///
 /// `launch.temp` holds the tile counter (first [`COUNTER_BYTES`]) and then one status word per
@@ -256,13 +271,11 @@ pub unsafe fn single_pass_packed<
     init: T,
     launch: TileLaunch,
 ) {
-    let TileLaunch { flags, temp, counter_base, epoch, backoff_ns } = launch;
+    let TileLaunch { flags, temp, counter_base, .. } = launch;
     let mode = Mode::from_flags(flags);
     let mut smem = Carver::new();
-    let tile_slot = smem.take::<u32>(1);
-    let sh = TileSmem::<T>::take::<TH, D, K>(&mut smem);
+    let (tile_slot, sh, publish) = launch.begin::<T, TH, D, K>(&mut smem);
     smem.check();
-    let publish = Publish { temp, epoch, backoff_ns };
     let (w, l) = (warp_idx(), lane());
     let vectors = (inp as usize | out as usize) % VECTOR_BYTES == 0;
     let segment = WARP * (V * VECS) as u32;
@@ -357,14 +370,12 @@ pub unsafe fn single_pass_staged<
     init: T,
     launch: TileLaunch,
 ) {
-    let TileLaunch { flags, temp, counter_base, epoch, backoff_ns } = launch;
+    let TileLaunch { flags, temp, counter_base, .. } = launch;
     let mode = Mode::from_flags(flags);
     let mut smem = Carver::new();
-    let tile_slot = smem.take::<u32>(1);
-    let sh = TileSmem::<T>::take::<TH, D, K>(&mut smem);
+    let (tile_slot, sh, publish) = launch.begin::<T, TH, D, K>(&mut smem);
     let staged = smem.take::<T>(TH * (V * VECS) as u32);
     smem.check();
-    let publish = Publish { temp, epoch, backoff_ns };
     let (w, l) = (warp_idx(), lane());
     let vectors = (inp as usize | out as usize) % VECTOR_BYTES == 0;
     let segment = WARP * (V * VECS) as u32;

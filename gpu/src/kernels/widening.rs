@@ -11,7 +11,7 @@
 
 use crate::arch::{f16_to_f32, lane, load_narrow, store_vec16, warp_idx, WARP};
 use crate::kernels::pipelined::{pipeline, striped, TileWork};
-use crate::kernels::single_pass::{block_prefix, warp_part, Publish, TileLaunch, TileSmem};
+use crate::kernels::single_pass::{block_prefix, warp_part, TileLaunch};
 use crate::kernels::{claim_tile, finish, prefetch_tile_l2, scan_vectors, Mode, Place, SHAPES};
 use crate::lookback::StatusValue;
 use crate::op::{combine_after, combine_opt, Add, ScanOp};
@@ -89,13 +89,11 @@ pub unsafe fn single_pass_widening<
     init: T,
     launch: TileLaunch,
 ) {
-    let TileLaunch { flags, temp, counter_base, epoch, backoff_ns } = launch;
+    let TileLaunch { flags, temp, counter_base, .. } = launch;
     let mode = Mode::from_flags(flags);
     let mut smem = Carver::new();
-    let tile_slot = smem.take::<u32>(1);
-    let sh = TileSmem::<T>::take::<TH, D, K>(&mut smem);
+    let (tile_slot, sh, publish) = launch.begin::<T, TH, D, K>(&mut smem);
     smem.check();
-    let publish = Publish { temp, epoch, backoff_ns };
     let (w, l) = (warp_idx(), lane());
     let reads = inp as usize % (V * size_of::<I>()) == 0;
     let writes = out as usize % VECTOR_BYTES == 0;
