@@ -216,17 +216,15 @@ where
     ) {
         let l = lane();
         let dst = self.out.wrapping_add(first as usize);
-        // Row `j` widened and scanned in the lane and across the warp, with the row's total.
-        let scan_row = |j: usize| {
+        for j in 0..rows {
             let at = striped(j, l, V);
             let mut v = load_narrow::<I, V>(share.at(at)).map(I::widen);
             for k in 1..V {
                 v[k] = <Add as ScanOp<T>>::combine(v[k - 1], v[k]);
             }
             let (before, through) = warp::scan::<T, Add>(v[V - 1]);
-            (at, v, before, warp::broadcast(through, WARP - 1))
-        };
-        let store = |at: u32, v: [T; V]| {
+            finish::<T, Add, V>(&mut v, combine_opt::<T, Add>(running, before), self.mode.exclusive);
+            running = Some(combine_after::<T, Add>(running, warp::broadcast(through, WARP - 1)));
             if FULL {
                 store_vec16::<T, V>(dst.add(at as usize), v);
             } else {
@@ -236,30 +234,6 @@ where
                     }
                 }
             }
-        };
-        let exclusive = self.mode.exclusive;
-        let mut j = 0;
-        // Full shares two rows at a time: the rows' warp scans do not depend on each other, so
-        // their shuffles overlap, and only the running prefix joins them.
-        if FULL {
-            while j + 1 < rows {
-                let (a0, mut v0, before0, total0) = scan_row(j);
-                let (a1, mut v1, before1, total1) = scan_row(j + 1);
-                finish::<T, Add, V>(&mut v0, combine_opt::<T, Add>(running, before0), exclusive);
-                let mid = combine_after::<T, Add>(running, total0);
-                finish::<T, Add, V>(&mut v1, combine_opt::<T, Add>(Some(mid), before1), exclusive);
-                running = Some(<Add as ScanOp<T>>::combine(mid, total1));
-                store(a0, v0);
-                store(a1, v1);
-                j += 2;
-            }
-        }
-        while j < rows {
-            let (at, mut v, before, total) = scan_row(j);
-            finish::<T, Add, V>(&mut v, combine_opt::<T, Add>(running, before), exclusive);
-            running = Some(combine_after::<T, Add>(running, total));
-            store(at, v);
-            j += 1;
         }
     }
 }
