@@ -43,9 +43,8 @@ pub struct TileLaunch {
 }
 
 impl TileLaunch {
-    /// What the drivers that scan their tile through [`block_prefix`] carve and pass first: the
-    /// tile index's slot and the tile's scan windows (next from `smem`, in that order), and where
-    /// the tile publishes.
+    /// What every one-tile-per-block driver carves and passes first: the tile index's slot and
+    /// the tile's scan windows (next from `smem`, in that order), and where the tile publishes.
     #[inline(always)]
     pub(crate) fn begin<T: Copy, const TH: u32, const D: usize, const K: usize>(
         self,
@@ -108,7 +107,7 @@ pub unsafe fn single_pass_placed<
     launch: TileLaunch,
     probe: impl Probe,
 ) {
-    let TileLaunch { flags, temp, counter_base, epoch, backoff_ns } = launch;
+    let TileLaunch { flags, temp, counter_base, .. } = launch;
     let ahead = SHAPES.prefetch_tiles;
     let mode = Mode::from_flags(flags);
     let (w, l) = (warp_idx(), lane());
@@ -116,10 +115,7 @@ pub unsafe fn single_pass_placed<
     let started = probe.now();
 
     let mut smem = Carver::new();
-    let tile_slot = smem.take::<u32>(1);
-    let warp_totals = smem.take::<T>(warps);
-    let warp_prefixes = smem.take::<T>(warps);
-    let held = smem.take::<T>(((K + 1) * D) as u32 * WARP);
+    let (tile_slot, sh, publish) = launch.begin::<T, TH, D, K>(&mut smem);
     smem.check();
 
     let vectors = aligned && (inp as usize | out as usize) % VECTOR_BYTES == 0;
@@ -150,16 +146,16 @@ pub unsafe fn single_pass_placed<
         warp_running = Some(combine_after::<T, O>(warp_running, warp::broadcast(through, WARP - 1)));
     }
     if l == 0 {
-        warp_totals.set(w, warp_running.unwrap_or(O::identity()));
+        sh.warp_totals.set(w, warp_running.unwrap_or(O::identity()));
     }
     sync_threads();
     probe.mark(tile, Event::Reduced);
 
     if w == 0 {
-        let total = if l < warps { warp_totals.get(l) } else { O::identity() };
+        let total = if l < warps { sh.warp_totals.get(l) } else { O::identity() };
         let (warp_before, through) = warp::scan::<T, O>(total);
         let tile_total = warp::broadcast(through, warps - 1);
-        let status = TileStatus { words: temp.add(COUNTER_BYTES), epoch, acq_rel: mode.acq_rel_status };
+        let status = TileStatus { words: temp.add(COUNTER_BYTES), epoch: publish.epoch, acq_rel: mode.acq_rel_status };
         let tile_prefix = if at.first {
             let prefix = if mode.has_init { Some(init) } else { None };
             if l == 0 {
@@ -175,7 +171,8 @@ pub unsafe fn single_pass_placed<
                 probe.mark(tile, Event::Published);
             }
             let mut rounds = 0u32;
-            let prefix = status.look_back_tallied::<T, O, D, K, u32>(tile, backoff_ns, FIXED, held, &mut rounds);
+            let prefix =
+                status.look_back_tallied::<T, O, D, K, u32>(tile, publish.backoff_ns, FIXED, sh.held, &mut rounds);
             if l == 0 {
                 status.publish(tile, FLAG_PREFIX, O::combine(prefix, tile_total));
                 probe.mark(tile, Event::Prefix);
@@ -185,13 +182,13 @@ pub unsafe fn single_pass_placed<
         };
         if l < warps {
             let p = combine_opt::<T, O>(tile_prefix, warp_before);
-            warp_prefixes.set(l, p.unwrap_or(O::identity()));
+            sh.warp_prefixes.set(l, p.unwrap_or(O::identity()));
         }
     }
     sync_threads();
 
     // Only the first warp of a chain's first tile, without an initial value, has nothing before it.
-    let warp_prefix = if !at.first || mode.has_init || w > 0 { Some(warp_prefixes.get(w)) } else { None };
+    let warp_prefix = if !at.first || mode.has_init || w > 0 { Some(sh.warp_prefixes.get(w)) } else { None };
     for (j, v) in vals.iter_mut().enumerate() {
         let prefix = combine_opt::<T, O>(warp_prefix, lane_prefix[j]);
         if mode.exclusive {
