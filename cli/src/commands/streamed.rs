@@ -7,7 +7,7 @@
 
 use crate::args::Global;
 use crate::experiment;
-use crate::io::{self, FileElement, Format};
+use crate::io::{self, as_bytes, as_bytes_mut, FileElement, Format};
 use crate::out::outln;
 use gpu_scan::cudarc::driver::result::{memcpy_dtoh_async, memcpy_htod_async};
 use gpu_scan::cudarc::driver::DevicePtrMut;
@@ -38,16 +38,6 @@ fn data_offset(path: &Path) -> Result<u64> {
         Format::Npy => len - io::npy_data_bytes(path, len)?,
         Format::Raw => 0,
     })
-}
-
-fn as_bytes_mut<T: FileElement>(v: &mut [T]) -> &mut [u8] {
-    // SAFETY: every element type is plain data, valid for any bits read into it.
-    unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast(), std::mem::size_of_val(v)) }
-}
-
-fn as_bytes<T: FileElement>(v: &[T]) -> &[u8] {
-    // SAFETY: as above; the bytes are only read.
-    unsafe { std::slice::from_raw_parts(v.as_ptr().cast(), std::mem::size_of_val(v)) }
 }
 
 /// The elements of an input file from `offset`, read in order; a file shorter than its header
