@@ -123,14 +123,19 @@ pub fn check_layout(path: &Path, header: &npyz::NpyHeader, ndim: usize) -> Resul
 /// An error unless the `.npy` file at `path` stores its elements little-endian (single bytes have
 /// no order): for readers that take the data's bytes as they are rather than through `npyz`.
 pub fn check_little_endian(path: &Path, header: &npyz::NpyHeader) -> Result<()> {
-    let dtype = plain_dtype(path, header)?;
-    if dtype.endianness() == npyz::Endianness::Big && dtype.size_field() > 1 {
+    if !little_endian(path, header)? {
         return Err(bad(
             path,
             "big-endian data is not supported; save it little-endian (numpy: a.astype('<' + a.dtype.str[1:]))",
         ));
     }
     Ok(())
+}
+
+/// Whether the `.npy` file at `path` stores its elements little-endian (single bytes have no order).
+fn little_endian(path: &Path, header: &npyz::NpyHeader) -> Result<bool> {
+    let dtype = plain_dtype(path, header)?;
+    Ok(dtype.endianness() != npyz::Endianness::Big || dtype.size_field() <= 1)
 }
 
 /// The shape in `header` of the `.npy` file at `path` (of `file_len` bytes), unless its data is
@@ -242,19 +247,19 @@ fn read_shaped_untimed<T: FileElement>(path: &Path, ndim: usize) -> Result<Vec<T
             if ty != T::TYPE {
                 return Err(bad(path, format!("holds {}, not {}", ty.name(), T::TYPE.name())));
             }
-            if check_little_endian(path, npy.header()).is_ok() {
+            if little_endian(path, npy.header())? {
                 read_bytes(path, npy.into_inner(), &mut v, len)?;
             } else {
                 let data = npy.data::<T>().map_err(|e| bad(path, format!("unreadable data: {e}")))?;
                 for x in data {
                     v.push(x.map_err(|e| bad(path, format!("truncated or unreadable data: {e}")))?);
                 }
-            }
-            if v.len() != len {
-                return Err(bad(
-                    path,
-                    format!("truncated: the header promises {n} elements, the file holds {}", v.len()),
-                ));
+                if v.len() != len {
+                    return Err(bad(
+                        path,
+                        format!("truncated: the header promises {n} elements, the file holds {}", v.len()),
+                    ));
+                }
             }
         }
         Format::Raw => {
