@@ -27,7 +27,7 @@ pub fn block_threads(shapes: &Shapes, kernel: Kernel) -> Option<u32> {
         Positions => s.compact.at(1).threads,
         CompactPipelined => s.compact_pipeline.at(size).threads(),
         SegmentedPipelined(_) => s.segmented_pipeline.at(size).threads(),
-        PartitionCount | PartitionScatter => s.partition.threads,
+        PartitionCount | PartitionScatter | HistogramCounts => s.partition.threads,
         SortCounts => s.sort_counts.at(size).threads,
         SortPass | SortPassValues => s.sort.at(size).threads,
         CsrCount | CsrHeads | SegmentedHeads | SegmentedKeyHeads | SortFlip | KeptFlags => s.helper_threads,

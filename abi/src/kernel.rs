@@ -91,6 +91,8 @@ families! {
     KeptFlags,
     PartitionCount,
     PartitionScatter,
+    /// The bin counts of a histogram alone, without the permutation.
+    HistogramCounts,
     SortCounts,
     SortPass,
     SortPassValues,
@@ -210,6 +212,7 @@ impl Family {
                 | KeptFlags
                 | PartitionCount
                 | PartitionScatter
+                | HistogramCounts
                 | SortCounts
                 | SortPass
                 | SortPassValues
@@ -239,7 +242,7 @@ impl Family {
             Compact | KeptFlags => op.is_none(),
             CompactPipelined => matches!(ty.size(), 4 | 8) && op.is_none(),
             Positions => matches!(ty, ElemType::U32 | ElemType::U64) && op.is_none(),
-            PartitionCount | PartitionScatter | SortCounts | SortPass | SortPassValues | SortFlip => {
+            PartitionCount | PartitionScatter | HistogramCounts | SortCounts | SortPass | SortPassValues | SortFlip => {
                 wide && op.is_none()
             }
             CsrCount | CsrHeads => ty == ElemType::U32 && op.is_none(),
@@ -291,6 +294,7 @@ impl fmt::Display for Prefix {
             KeptFlags => "kept_flags",
             PartitionCount => "partition_count",
             PartitionScatter => "partition_scatter",
+            HistogramCounts => "histogram_counts",
             SortCounts => "sort_counts",
             SortPass => "sort_pass",
             SortPassValues => "sort_pass_values",

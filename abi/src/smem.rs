@@ -175,7 +175,7 @@ pub const fn trace(algo: BlockAlgo, m: u32, elem_size: u32) -> u32 {
     window(algo.smem_elems(m), elem_size)
 }
 
-/// Partition counting: one counter per digit.
+/// Partition counting and the histogram's counts: one counter per digit.
 pub const fn partition_count(digits: u32) -> u32 {
     window(digits, 4)
 }

@@ -180,6 +180,29 @@ static void sum_by_key(size_t n, uint32_t length) {
   report(op.c_str(), "u32", n, 12.0 * n, ms, copy);
 }
 
+/// Floats uniform over [-0.05, 1.05), as `host histogram N --type f32` makes them with seed 42.
+__global__ void uniform_f32(float* p, size_t n) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+    double unit = (double)(splitmix64(42 ^ splitmix64(i)) >> 11) * (1.0 / 9007199254740992.0);
+    p[i] = (float)(-0.05 + 1.1 * unit);
+  }
+}
+
+/// The counts of 1000 equal bins over [0, 1) of f32 values (`host histogram N --bins 1000`);
+/// GB/s counts the values read.
+static void histogram(size_t n) {
+  Buffer in(n * 4), out(n * 4), counts(1000 * sizeof(int));
+  uniform_f32<<<1024, 256>>>(in.as<float>(), n);
+  float copy = median_ms([&] { CK(cudaMemcpyAsync(out.p, in.p, n * 4, cudaMemcpyDeviceToDevice)); });
+  size_t tb = 0;
+  CK(cub::DeviceHistogram::HistogramEven(nullptr, tb, in.as<float>(), counts.as<int>(), 1001, 0.0f, 1.0f, (int64_t)n));
+  Buffer temp(tb);
+  float ms = median_ms([&] {
+    CK(cub::DeviceHistogram::HistogramEven(temp.p, tb, in.as<float>(), counts.as<int>(), 1001, 0.0f, 1.0f, (int64_t)n));
+  });
+  report("histogram_even_1000", "f32", n, 4.0 * n, ms, copy);
+}
+
 template <typename T>
 static void select(const char* ty, size_t n) {
   Buffer in(n * sizeof(T)), out(n * sizeof(T)), count(sizeof(int64_t));
@@ -262,6 +285,7 @@ int main(int argc, char** argv) {
     sorts<uint64_t>("u64", n);
     sum_by_key(n, 16);
     sum_by_key(n, 1024);
+    histogram(n);
   }
   return 0;
 }

@@ -1642,6 +1642,12 @@ fn histogram_files_on_a_gpu() {
     assert_eq!(read_npy::<u64>(&c).1, counts[..16]);
     assert_eq!(read_npy::<u64>(&s).1, starts);
     assert_eq!(read_npy::<u32>(&q).1, order);
+    // The counts alone take the kernel that only counts; generated values, grouped or not.
+    let alone = p("alone.npy");
+    assert_passes(&[&args[..], &["--output", &alone]].concat());
+    assert_eq!(read_npy::<u64>(&alone).1, counts[..16]);
+    assert_passes(&["histogram", "100003", "--bins", "1000"]);
+    assert_passes(&["histogram", "100003", "--bins", "1000", "--group", "--type", "i64"]);
 }
 
 /// COO row indices (with empty rows, the first and the last among them) to CSR offsets, and

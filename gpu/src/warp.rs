@@ -104,6 +104,22 @@ fn agreeing(mut peers: u32, value: u32, bits: u32) -> u32 {
     peers
 }
 
+/// The length of this lane's run of equal `label`s (neighbouring lanes holding the same label)
+/// where this lane ends its run, else 0: one counter update per run instead of one per lane,
+/// which is what sorted or clustered input needs of its atomics.
+#[inline(always)]
+pub fn run_end_length(label: u32) -> u32 {
+    let l = lane();
+    let heads = ballot(l == 0 || shfl_up(label, 1) != label);
+    // The lanes up to this one; lane 31's `2 << 31` is 0, and 0 - 1 takes every lane.
+    let through = (2u32 << l).wrapping_sub(1);
+    if l == WARP - 1 || heads & (2u32 << l) != 0 {
+        l + 1 - (31 - (heads & through).leading_zeros())
+    } else {
+        0
+    }
+}
+
 /// [`rank_by_match`] with the lanes of equal labels (below `1 << bits`) found as [`peers`] finds
 /// them, one ballot per label bit, instead of through shared-memory words: the label's highest lane
 /// advances `counts[label]` by one shared-memory atomic and hands the old count to its peers by

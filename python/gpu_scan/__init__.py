@@ -453,8 +453,6 @@ def histogram(x: Any, bins: int, range: Tuple[float, float]) -> Any:
     if not isinstance(bins, int) or bins < 1:
         raise ValueError(f"bins must be a positive integer, not {bins!r}")
     a = _In(x, "x")
-    starts = a.new((bins + 1,), "u32")
-    permutation = a.new((a.n,), "u32")
-    _native.histogram(a.dtype, int(bins), float(lo), float(hi), a.ptr, starts.ptr, permutation.ptr, a.n, a.device,
-                      a.stream)
-    return a.back(a.adapter.diff(starts.array))
+    counts = a.new((bins + 1,), "u32")
+    _native.histogram_counts(a.dtype, int(bins), float(lo), float(hi), a.ptr, counts.ptr, a.n, a.device, a.stream)
+    return a.back(a.adapter.cast(counts.array[:bins], "i64"))

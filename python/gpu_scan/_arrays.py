@@ -133,10 +133,6 @@ class Adapter:
         """The one element of x, read after the work queued before it."""
         raise NotImplementedError
 
-    def diff(self, x: Any) -> Any:
-        """x[1:] - x[:-1] as int64."""
-        raise NotImplementedError
-
     def reshape(self, x: Any, shape: Tuple[int, ...]) -> Any:
         return x.reshape(shape)
 
@@ -186,10 +182,6 @@ class Torch(Adapter):
 
     def item(self, x: Any) -> int:
         return int(x.item())
-
-    def diff(self, x: Any) -> Any:
-        wide = x.to(self.torch.int64)
-        return wide[1:] - wide[:-1]
 
     def view_interface(self, x: Any) -> Any:
         """A ``__cuda_array_interface__`` array as a tensor on its own device, zero copy.
@@ -251,11 +243,6 @@ class CuPy(Adapter):
 
     def item(self, x: Any) -> int:
         return int(x.get().reshape(-1)[0])
-
-    def diff(self, x: Any) -> Any:
-        with x.device:
-            wide = x.astype("int64")
-            return wide[1:] - wide[:-1]
 
 
 def _load(cls: Callable[[], Adapter]) -> Optional[Adapter]:

@@ -506,30 +506,27 @@ fn nonzero(py: Python<'_>, flags: u64, output: u64, count: u64, n: usize, device
     })
 }
 
-/// The histogram of `n` elements in `bins` equal bins over `[lo, hi)`: `starts` (`bins + 1`
-/// `u32`) gets where each bin begins in the grouped order, `permutation` (`n` `u32`) the stable
-/// counting-sort permutation.
+/// The bin counts of `n` elements in `bins` equal bins over `[lo, hi)` into `counts` (`bins + 1`
+/// `u32`, the last for the elements outside the range).
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-fn histogram(
+fn histogram_counts(
     py: Python<'_>,
     dtype: &str,
     bins: u32,
     lo: f64,
     hi: f64,
     input: u64,
-    starts: u64,
-    permutation: u64,
+    counts: u64,
     n: usize,
     device: usize,
     stream: u64,
 ) -> PyResult<()> {
     let opts = HistogramOptions::new(bins, lo, hi);
     let on = On { device, stream };
-    by_type!("histogram", dtype, |T| enqueue(py, on, move |gpu, s, temp| {
-        let (x, mut st, mut p) =
-            unsafe { (at::<T>(input, n, s)?, at::<u32>(starts, bins as usize + 1, s)?, at::<u32>(permutation, n, s)?) };
-        gpu.histogram(s, &x, &mut st, &mut p, &opts, temp)
+    by_type!("histogram", dtype, |T| enqueue(py, on, move |gpu, s, _temp| {
+        let (x, mut c) = unsafe { (at::<T>(input, n, s)?, at::<u32>(counts, bins as usize + 1, s)?) };
+        gpu.histogram_counts(s, &x, &mut c, &opts)
     }))
 }
 
@@ -655,7 +652,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sort, m)?)?;
     m.add_function(wrap_pyfunction!(compact, m)?)?;
     m.add_function(wrap_pyfunction!(nonzero, m)?)?;
-    m.add_function(wrap_pyfunction!(histogram, m)?)?;
+    m.add_function(wrap_pyfunction!(histogram_counts, m)?)?;
     m.add_function(wrap_pyfunction!(open_device, m)?)?;
     m.add_function(wrap_pyfunction!(synchronize, m)?)?;
     m.add_function(wrap_pyfunction!(driver_present, m)?)?;

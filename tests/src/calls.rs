@@ -47,6 +47,14 @@ pub fn histogram<T: Element>(gpu: &Gpu, input: &CudaSlice<T>, opts: &HistogramOp
     gpu.histogram_blocking(gpu.stream(), input, opts, &mut TempStorage::new())
 }
 
+/// The bin counts alone of `input` (the last entry: outside the range), downloaded.
+pub fn histogram_counts<T: Element>(gpu: &Gpu, input: &CudaSlice<T>, opts: &HistogramOptions) -> Result<Vec<u64>> {
+    let stream = gpu.stream().clone();
+    let mut counts = gpu.alloc_zeros::<u32>(&stream, "bin counts", opts.bins as usize + 1)?;
+    gpu.histogram_counts(&stream, input, &mut counts, opts)?;
+    Ok(gpu.download(&stream, &counts)?.into_iter().map(u64::from).collect())
+}
+
 /// Row offsets of the sorted COO rows `rows` of an `nrows`-row matrix; an error when a row
 /// index is out of range.
 pub fn coo_to_csr(gpu: &Gpu, rows: &CudaSlice<u32>, nrows: u32) -> Result<CudaSlice<u32>> {

@@ -18,6 +18,7 @@ fn main() -> ExitCode {
         gpu_test("radix_sort_matches_a_stable_cpu_sort", radix_sort_matches_a_stable_cpu_sort),
         gpu_test("float_keys_sort_with_negative_zero_first_and_nans_last", float_keys_sort_order),
         gpu_test("histogram_counts_starts_and_permutation", histogram_counts_starts_and_permutation),
+        gpu_test("histogram_counts_alone_match_the_cpu", histogram_counts_alone_match_the_cpu),
         gpu_test("coo_to_csr_and_back", coo_to_csr_and_back),
         gpu_test("compaction_lecture_vectors", compaction_lecture_vectors),
         gpu_test("segmented_scans_match_the_cpu", segmented_scans_match_the_cpu),
@@ -409,6 +410,49 @@ fn histogram_counts_starts_and_permutation(gpu: &Gpu) {
     assert!(e.to_string().contains("empty"), "{e}");
 }
 
+/// The counts-only kernel: every key type, sizes around its tile and its persistent grid, values
+/// random, sorted (a warp's lanes in one bin) and all in one bin, NaN and out-of-range values.
+fn histogram_counts_alone_match_the_cpu(gpu: &Gpu) {
+    fn check<T: Element>(gpu: &Gpu, data: &[T], bins: u32, lo: f64, hi: f64, failures: &mut Vec<String>) {
+        let d = gpu.upload(gpu.stream(), "data", data).unwrap();
+        let got = calls::histogram_counts(gpu, &d, &HistogramOptions::new(bins, lo, hi)).unwrap();
+        if got != reference::bin_counts(data, bins, lo, hi).unwrap() {
+            failures.push(format!("counts of {} {} in {bins} bins", data.len(), T::TYPE.name()));
+        }
+    }
+    let mut failures = Vec::new();
+    for n in [0usize, 1, 31, 33, 2047, 2049, 100_003, 3_000_017, 40_000_003] {
+        for bins in [1u32, 7, 1024] {
+            let mut data: Vec<f32> = input::uniform::<f32>(n as u64, n, -0.1, 1.1);
+            if n > 10 {
+                data[3] = f32::NAN;
+                data[5] = 1.0;
+                data[7] = f32::NEG_INFINITY;
+            }
+            check(gpu, &data, bins, 0.0, 1.0, &mut failures);
+            if n > 1000 && bins == 1024 {
+                data.sort_by(f32::total_cmp);
+                check(gpu, &data, bins, 0.0, 1.0, &mut failures);
+                check(gpu, &vec![0.5f32; n], bins, 0.0, 1.0, &mut failures);
+            }
+        }
+    }
+    let n = 1_000_003;
+    let wide = |i: u64| (input::bits(3, i) % 2000) as i64 - 500;
+    check(gpu, &(0..n).map(|i| wide(i) as i32).collect::<Vec<_>>(), 100, 0.0, 1000.0, &mut failures);
+    check(gpu, &(0..n).map(|i| wide(i) as u32).collect::<Vec<_>>(), 100, 0.0, 1000.0, &mut failures);
+    check(gpu, &(0..n).map(wide).collect::<Vec<_>>(), 100, -250.0, 1000.0, &mut failures);
+    check(gpu, &(0..n).map(|i| wide(i) as u64).collect::<Vec<_>>(), 3, 0.0, 1e19, &mut failures);
+    check(gpu, &input::uniform::<f64>(5, n as usize, -1.0, 1.0), 999, -0.9, 0.9, &mut failures);
+    assert_none_failed(&failures);
+    let d = gpu.upload(gpu.stream(), "data", &[1.0f32]).unwrap();
+    let e = calls::histogram_counts(gpu, &d, &HistogramOptions::new(1025, 0.0, 1.0)).unwrap_err();
+    assert!(e.to_string().contains("1025 bins"), "{e}");
+    let mut short = gpu.alloc_zeros::<u32>(gpu.stream(), "counts", 4).unwrap();
+    let e = gpu.histogram_counts(gpu.stream(), &d, &mut short, &HistogramOptions::new(4, 0.0, 1.0)).unwrap_err();
+    assert!(e.to_string().contains("bin counts"), "{e}");
+}
+
 fn coo_to_csr_and_back(gpu: &Gpu) {
     let stream = gpu.stream().clone();
     let mut failures = Vec::new();
@@ -425,6 +469,19 @@ fn coo_to_csr_and_back(gpu: &Gpu) {
         }
         if gpu.download(&stream, &calls::csr_to_coo(gpu, &offsets).unwrap()).unwrap() != rows {
             failures.push(format!("round trip nnz={nnz} rows={nrows}"));
+        }
+    }
+    // Rows in any order: runs of one row inside a warp, rows that stop mid-warp, and scattered rows.
+    for (nnz, nrows) in [(33usize, 3u32), (4099, 5), (1_000_003, 1_000), (1_000_003, 900_001)] {
+        let rows: Vec<u32> = (0..nnz as u64)
+            .map(
+                |i| if i % 3 == 0 { (input::bits(11, i) % nrows as u64) as u32 } else { (i / 7 % nrows as u64) as u32 },
+            )
+            .collect();
+        let d = gpu.upload(&stream, "rows", &rows).unwrap();
+        let offsets = calls::coo_to_csr(gpu, &d, nrows).unwrap();
+        if gpu.download(&stream, &offsets).unwrap() != reference::csr_offsets(&rows, nrows) {
+            failures.push(format!("offsets of unsorted rows nnz={nnz} rows={nrows}"));
         }
     }
     assert_none_failed(&failures);

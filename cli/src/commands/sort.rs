@@ -365,8 +365,19 @@ pub struct HistogramArgs {
     /// outside the range last) to this file.
     #[arg(long, value_name = "FILE")]
     permutation: Option<PathBuf>,
+    /// Group the values by bin too (the bin starts and the stable permutation), as --starts and
+    /// --permutation do; otherwise only the counts are made, by one kernel.
+    #[arg(long)]
+    group: bool,
     #[command(flatten)]
     runs: Runs,
+}
+
+impl HistogramArgs {
+    /// Whether the run groups the values by bin, or only counts them.
+    fn grouped(&self) -> bool {
+        self.group || self.starts.is_some() || self.permutation.is_some()
+    }
 }
 
 pub fn histogram(args: &HistogramArgs, global: &Global) -> Result<bool> {
@@ -377,16 +388,23 @@ pub fn histogram(args: &HistogramArgs, global: &Global) -> Result<bool> {
     reference::check_bins(args.bins, args.lo, args.hi)?;
     gpu_scan::plan::sort::check_len(n)?;
     args.files.out.check(&[("--starts", args.starts.as_deref()), ("--permutation", args.permutation.as_deref())])?;
-    let plan = gpu_scan::plan::partition::plan(&tuning, ty, n, &Digit::bins(args.bins, args.lo, args.hi))?;
+    let digit = Digit::bins(args.bins, args.lo, args.hi);
     let what = format!("a histogram of {n} {}", ty.name());
     let bytes = bytes_of(n, ty.size() as u64, &what)?;
-    let permutation = bytes_of(n, 4, &what)?;
-    let (state, scratch) = plan.scan.temp_bytes();
-    // The values, the permutation read back and the CPU's.
-    let needs = Needs {
-        host: total(&[bytes, permutation, permutation], &what)?,
-        device: total(&[bytes, bytes, permutation, bytes_of(plan.entries, 8, &what)?, state, scratch], &what)?,
-        what,
+    let needs = if args.grouped() {
+        let plan = gpu_scan::plan::partition::plan(&tuning, ty, n, &digit)?;
+        let permutation = bytes_of(n, 4, &what)?;
+        let (state, scratch) = plan.scan.temp_bytes();
+        // The values, the permutation read back and the CPU's.
+        Needs {
+            host: total(&[bytes, permutation, permutation], &what)?,
+            device: total(&[bytes, bytes, permutation, bytes_of(plan.entries, 8, &what)?, state, scratch], &what)?,
+            what,
+        }
+    } else {
+        gpu_scan::plan::partition::histogram_counts(&tuning, ty, n, &digit)?;
+        let counts = bytes_of(args.bins as u64 + 1, 4, &what)?;
+        Needs { host: total(&[bytes, counts], &what)?, device: total(&[bytes, counts], &what)?, what }
     };
     with_elem_type!(ty, T => histogram_typed::<T>(args, global, n, &needs))
 }
@@ -419,7 +437,7 @@ fn histogram_typed<T: io::FileElement>(args: &HistogramArgs, global: &Global, n:
             None => generate()?,
         };
         let opts = HistogramOptions::new(args.bins, lo, hi);
-        Ok(Histogram { data, opts, buffers: None, temp: TempStorage::new(), result: None })
+        Ok(Histogram { data, opts, grouped: args.grouped(), buffers: None, temp: TempStorage::new(), result: None })
     };
     let ran = experiment::run(global, args.runs.iters, needs, make)?;
     let force = args.files.out.force;
@@ -439,11 +457,17 @@ fn histogram_typed<T: io::FileElement>(args: &HistogramArgs, global: &Global, n:
     Ok(ran.passed)
 }
 
+/// A histogram's input; the bin starts where grouped, else the counts; the permutation where
+/// grouped.
+type HistogramBuffers<T> = (CudaSlice<T>, CudaSlice<u32>, Option<CudaSlice<u32>>);
+
 struct Histogram<T> {
     data: Vec<T>,
     opts: HistogramOptions,
-    /// Input, bin starts, permutation.
-    buffers: Option<(CudaSlice<T>, CudaSlice<u32>, CudaSlice<u32>)>,
+    /// Whether the values are grouped by bin as well ([`Gpu::histogram`]), or only counted
+    /// ([`Gpu::histogram_counts`]).
+    grouped: bool,
+    buffers: Option<HistogramBuffers<T>>,
     temp: TempStorage,
     /// The histogram the last check read back.
     result: Option<gpu_scan::apps::histogram::Histogram>,
@@ -452,35 +476,69 @@ struct Histogram<T> {
 impl<T: Element> Experiment for Histogram<T> {
     fn title(&self) -> String {
         let o = &self.opts;
-        format!("histogram: n={} {} in {} bins over [{}, {})", self.data.len(), T::TYPE.name(), o.bins, o.lo, o.hi)
+        let grouped = if self.grouped { ", grouped" } else { "" };
+        format!(
+            "histogram: n={} {} in {} bins over [{}, {}){grouped}",
+            self.data.len(),
+            T::TYPE.name(),
+            o.bins,
+            o.lo,
+            o.hi
+        )
     }
 
     fn traffic(&self) -> (u64, u64) {
         let bytes = (self.data.len() * T::TYPE.size()) as u64;
-        (2 * bytes + 4 * self.data.len() as u64, bytes)
+        (if self.grouped { 2 * bytes + 4 * self.data.len() as u64 } else { bytes }, bytes)
     }
 
     fn prepare(&mut self, gpu: &Gpu) -> Result<()> {
         let stream = gpu.stream().clone();
         let d = gpu.upload(&stream, "histogram input", &self.data)?;
-        let starts = gpu.alloc_zeros::<u32>(&stream, "histogram bin starts", self.opts.bins as usize + 1)?;
-        let permutation = gpu.alloc_zeros::<u32>(&stream, "histogram permutation", self.data.len())?;
-        self.buffers = Some((d, starts, permutation));
+        let entries = self.opts.bins as usize + 1;
+        let (bins, permutation) = if self.grouped {
+            let starts = gpu.alloc_zeros::<u32>(&stream, "histogram bin starts", entries)?;
+            (starts, Some(gpu.alloc_zeros::<u32>(&stream, "histogram permutation", self.data.len())?))
+        } else {
+            (gpu.alloc_zeros::<u32>(&stream, "histogram counts", entries)?, None)
+        };
+        self.buffers = Some((d, bins, permutation));
         Ok(())
     }
 
     fn run(&mut self, gpu: &Gpu) -> Result<()> {
-        let (d, starts, permutation) = self.buffers.as_mut().expect("prepared");
-        gpu.histogram(gpu.stream(), d, starts, permutation, &self.opts, &mut self.temp)
+        match self.buffers.as_mut().expect("prepared") {
+            (d, starts, Some(permutation)) => {
+                gpu.histogram(gpu.stream(), d, starts, permutation, &self.opts, &mut self.temp)
+            }
+            (d, counts, None) => gpu.histogram_counts(gpu.stream(), d, counts, &self.opts),
+        }
     }
 
     fn check(&mut self, gpu: &Gpu) -> Result<Check> {
-        let (_, starts, permutation) = self.buffers.as_ref().expect("prepared");
+        let o = &self.opts;
+        let (starts, permutation) = match self.buffers.as_ref().expect("prepared") {
+            (_, starts, Some(permutation)) => (starts, permutation),
+            (_, counts, None) => {
+                let mut counts: Vec<u64> = gpu.download(gpu.stream(), counts)?.into_iter().map(u64::from).collect();
+                let want = reference::bin_counts(&self.data, o.bins, o.lo, o.hi)?;
+                let wrong = first_difference(&counts, &want).map(|d| format!("counts: {d}"));
+                let outside = counts.pop().unwrap_or(0);
+                let mut check = Check::new("the counts", wrong);
+                check.notes.push(format!("counts: {}, outside the range: {outside}", show(&counts)));
+                self.result = Some(gpu_scan::apps::histogram::Histogram {
+                    counts,
+                    starts: Vec::new(),
+                    outside,
+                    permutation: Vec::new(),
+                });
+                return Ok(check);
+            }
+        };
         let h = gpu_scan::apps::histogram::Histogram::from_starts(
             &gpu.download(gpu.stream(), starts)?,
             gpu.download(gpu.stream(), permutation)?,
         );
-        let o = &self.opts;
         let want = reference::histogram(&self.data, o.bins, o.lo, o.hi)?;
         let wrong = if h.counts != want.counts || h.outside != want.outside {
             Some("counts differ".to_string())
@@ -489,16 +547,18 @@ impl<T: Element> Experiment for Histogram<T> {
         } else {
             first_difference(&h.permutation, &want.permutation).map(|d| format!("permutation: {d}"))
         };
-        let show = |v: &[u64]| {
-            let shown: Vec<String> = v.iter().take(8).map(u64::to_string).collect();
-            format!("[{}{}]", shown.join(", "), if v.len() > 8 { ", ..." } else { "" })
-        };
         let mut check = Check::new("counts, starts and the stable permutation", wrong);
         check.notes.push(format!("counts: {}, outside the range: {}", show(&h.counts), h.outside));
         check.notes.push(format!("starts: {}", show(&h.starts)));
         self.result = Some(h);
         Ok(check)
     }
+}
+
+/// The first eight of `v`, for a check's notes.
+fn show(v: &[u64]) -> String {
+    let shown: Vec<String> = v.iter().take(8).map(u64::to_string).collect();
+    format!("[{}{}]", shown.join(", "), if v.len() > 8 { ", ..." } else { "" })
 }
 
 #[cfg(test)]

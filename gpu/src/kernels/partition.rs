@@ -10,8 +10,14 @@
 //!    among the warp's equal digits is known without atomics; per-digit warp counts are then
 //!    scanned across the warps, and every element goes to its place. Equal digits keep their
 //!    input order: the pass is stable.
+//!
+//! A histogram that wants only its bin counts takes `histogram_counts` instead, one kernel with
+//! no count matrix and no scatter.
 
-use crate::arch::{atomic_add_shared_u32, block_idx, lane, sync_threads, sync_warp, thread_idx, warp_idx, WARP};
+use crate::arch::{
+    atomic_add_shared_u32, atomic_add_u32, block_idx, grid_dim, lane, sync_threads, sync_warp, thread_idx, warp_idx,
+    WARP,
+};
 use crate::op::Element;
 use crate::smem::Carver;
 use crate::warp;
@@ -20,12 +26,17 @@ use scan_abi::partition::Digit;
 const THREADS: u32 = crate::kernels::SHAPES.partition.threads;
 const ITEMS: u32 = crate::kernels::SHAPES.partition.items;
 
-/// Index of this thread's `r`-th element: warp-striped, so a warp's 32 lanes read 32
-/// consecutive elements per step.
+/// Index of this thread's `r`-th element of this block's tile: warp-striped, so a warp's 32
+/// lanes read 32 consecutive elements per step.
 #[inline(always)]
 fn index(r: u32) -> u64 {
-    let tile_base = block_idx() as u64 * (THREADS * ITEMS) as u64;
-    tile_base + (warp_idx() * WARP * ITEMS + r * WARP + lane()) as u64
+    index_in(block_idx() as u64, r)
+}
+
+/// [`index`] in tile `tile`.
+#[inline(always)]
+fn index_in(tile: u64, r: u32) -> u64 {
+    tile * (THREADS * ITEMS) as u64 + (warp_idx() * WARP * ITEMS + r * WARP + lane()) as u64
 }
 
 #[inline(always)]
@@ -51,6 +62,54 @@ pub unsafe fn count<T: Element>(keys: *const T, n: u64, digit: Digit, counts: *m
     let mut d = thread_idx();
     while d < d_count {
         *counts.add((d as u64 * tiles + block_idx() as u64) as usize) = hist.get(d);
+        d += THREADS;
+    }
+}
+
+/// The `digit.count()` bin counts of a histogram, added to `counts` (zeroed by the caller): each
+/// block of a persistent grid counts its tiles in shared memory, a warp's run of equal bins by
+/// one atomic (clustered or sorted input would otherwise put a warp on one counter), then adds
+/// its nonzero counters to `counts`, so the global atomics are per block, not per element.
+#[inline(always)]
+pub unsafe fn histogram_counts<T: Element>(keys: *const T, n: u64, digit: Digit, counts: *mut u32) {
+    let d_count = digit.count();
+    let mut smem = Carver::new();
+    let hist = smem.take::<u32>(d_count);
+    smem.check();
+    let mut d = thread_idx();
+    while d < d_count {
+        hist.set(d, 0);
+        d += THREADS;
+    }
+    sync_threads();
+    let tiles = n.div_ceil((THREADS * ITEMS) as u64);
+    let mut tile = block_idx() as u64;
+    while tile < tiles {
+        // Every key of the step is read before any is counted, so the loads are in flight together.
+        let mut keys_of = [T::zero(); ITEMS as usize];
+        for (r, k) in keys_of.iter_mut().enumerate() {
+            let i = index_in(tile, r as u32);
+            if i < n {
+                *k = *keys.add(i as usize);
+            }
+        }
+        for (r, &k) in keys_of.iter().enumerate() {
+            // Places past the end take u32::MAX, which no bin has; they still join the ballots.
+            let bin = if index_in(tile, r as u32) < n { digit.of(k) } else { u32::MAX };
+            let run = warp::run_end_length(bin);
+            if run > 0 && bin != u32::MAX {
+                atomic_add_shared_u32(hist.at(bin), run);
+            }
+        }
+        tile += grid_dim() as u64;
+    }
+    sync_threads();
+    let mut d = thread_idx();
+    while d < d_count {
+        let c = hist.get(d);
+        if c > 0 {
+            atomic_add_u32(counts.add(d as usize), c);
+        }
         d += THREADS;
     }
 }
@@ -140,6 +199,13 @@ macro_rules! partition_kernels {
             keys: *const $t, n: u64, mode: u32, shift: u32, bins: u32, lo: f64, hi: f64, counts: *mut u32,
         ) {
             count::<$t>(keys, n, Digit { mode, shift, bins, lo, hi }, counts)
+        }
+
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn [<histogram_counts_ $t>](
+            keys: *const $t, n: u64, bins: u32, lo: f64, hi: f64, counts: *mut u32,
+        ) {
+            histogram_counts::<$t>(keys, n, Digit::bins(bins, lo, hi), counts)
         }
 
         #[no_mangle]

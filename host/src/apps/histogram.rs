@@ -1,14 +1,15 @@
 //! Histogram of equal-width bins over `[lo, hi)`: bin starts (the exclusive scan of the counts)
 //! and the stable counting-sort permutation that groups the elements by bin, by one stable
 //! partition pass with the bins as digits. Elements outside the range (and NaN) are counted
-//! apart and placed after the last bin.
+//! apart and placed after the last bin. The counts alone ([`Gpu::histogram_counts`]) take one
+//! kernel that neither groups nor scans.
 
 use crate::element::Element;
-use crate::error::{at_least, Result};
+use crate::error::{at_least, Error, Result};
 use crate::launch::partition::{self as launch, Buffers};
 use crate::launch::{gather_rows, zero};
 use crate::options::HistogramOptions;
-use crate::plan::partition::{plan, PartitionPlan};
+use crate::plan::partition::{histogram_counts, plan, PartitionPlan};
 use crate::plan::sort::check_len;
 use crate::reference::apps::check_bins;
 pub use crate::reference::apps::Histogram;
@@ -63,6 +64,35 @@ impl Gpu {
         launch::run(self, stream, &plan, &digit, &bufs, temp)?;
         // Bin b starts where row b of the scanned (digit-major) count matrix begins.
         gather_rows(stream, s, at[1], 4, plan.tiles * 4, entries)
+    }
+
+    /// The bin counts alone of the histogram of `input` as `opts` says, into `counts`
+    /// (`opts.bins + 1` entries): `counts[b]` elements fall in bin `b`, and `counts[opts.bins]`
+    /// lie outside `[lo, hi)` or are NaN. Asynchronous. Far less work than [`Gpu::histogram`],
+    /// which also groups the elements; it needs no temporary storage.
+    pub fn histogram_counts<T: Element>(
+        &self,
+        stream: &Arc<CudaStream>,
+        input: &impl DevicePtr<T>,
+        counts: &mut impl DevicePtrMut<u32>,
+        opts: &HistogramOptions,
+    ) -> Result<()> {
+        check_bins(opts.bins, opts.lo, opts.hi)?;
+        let n = input.len() as u64;
+        let entries = opts.bins as u64 + 1;
+        at_least("the bin counts", counts.len() as u64, entries, "entries")?;
+        if n > u32::MAX as u64 {
+            return Err(Error::out_of_range("the elements of a histogram's 32-bit counts", n, "at most 2^32 - 1"));
+        }
+        let digit = Digit::bins(opts.bins, opts.lo, opts.hi);
+        let launch = histogram_counts(self.tuning(), T::TYPE, n, &digit)?;
+        let (c, _wc) = counts.device_ptr_mut(stream);
+        zero(stream, c, entries * 4)?;
+        if n == 0 {
+            return Ok(());
+        }
+        let (keys, _r) = input.device_ptr(stream);
+        launch::histogram_counts(self, stream, &launch, &digit, (keys, n, c))
     }
 
     /// Bytes of temporary storage a histogram of `n` elements of `T` needs.

@@ -56,6 +56,23 @@ pub(crate) fn run(
     unsafe { go(&mut b, &r) }
 }
 
+/// The histogram's bin counts (`histogram_counts_<t>`) of the `n` elements at `keys`, added to
+/// the `digit.count()` zeroed words at `counts`.
+pub(crate) fn histogram_counts(
+    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
+    launch: &Launch,
+    digit: &Digit,
+    (keys, n, counts): (u64, u64, u64),
+) -> Result<()> {
+    let r = ready(gpu, launch)?;
+    let mut b = stream.launch_builder(&r.f);
+    b.arg(&keys).arg(&n).arg(&digit.bins).arg(&digit.lo).arg(&digit.hi).arg(&counts);
+    // SAFETY: matches partition_kernels! in gpu/; keys holds n elements of the kernel's type,
+    // counts digit.count() words.
+    unsafe { go(&mut b, &r) }
+}
+
 /// A CSR helper (`csr_count_u32`, `csr_heads_u32`): `(input, a, b, output)`.
 pub(crate) fn helper<A: DeviceRepr, B: DeviceRepr>(
     gpu: &Gpu,
