@@ -19,7 +19,7 @@ use crate::arch::{
     WARP,
 };
 use crate::op::Element;
-use crate::smem::Carver;
+use crate::smem::{Carver, Smem};
 use crate::warp;
 use scan_abi::partition::Digit;
 
@@ -39,9 +39,9 @@ fn index_in(tile: u64, r: u32) -> u64 {
     tile * (THREADS * ITEMS) as u64 + (warp_idx() * WARP * ITEMS + r * WARP + lane()) as u64
 }
 
+/// One zeroed shared-memory counter per digit, the whole block past zeroing them.
 #[inline(always)]
-pub unsafe fn count<T: Element>(keys: *const T, n: u64, digit: Digit, counts: *mut u32) {
-    let d_count = digit.count();
+unsafe fn zeroed_counters(d_count: u32) -> Smem<u32> {
     let mut smem = Carver::new();
     let hist = smem.take::<u32>(d_count);
     smem.check();
@@ -51,6 +51,13 @@ pub unsafe fn count<T: Element>(keys: *const T, n: u64, digit: Digit, counts: *m
         d += THREADS;
     }
     sync_threads();
+    hist
+}
+
+#[inline(always)]
+pub unsafe fn count<T: Element>(keys: *const T, n: u64, digit: Digit, counts: *mut u32) {
+    let d_count = digit.count();
+    let hist = zeroed_counters(d_count);
     for r in 0..ITEMS {
         let i = index(r);
         if i < n {
@@ -73,15 +80,7 @@ pub unsafe fn count<T: Element>(keys: *const T, n: u64, digit: Digit, counts: *m
 #[inline(always)]
 pub unsafe fn histogram_counts<T: Element>(keys: *const T, n: u64, digit: Digit, counts: *mut u32) {
     let d_count = digit.count();
-    let mut smem = Carver::new();
-    let hist = smem.take::<u32>(d_count);
-    smem.check();
-    let mut d = thread_idx();
-    while d < d_count {
-        hist.set(d, 0);
-        d += THREADS;
-    }
-    sync_threads();
+    let hist = zeroed_counters(d_count);
     let tiles = n.div_ceil((THREADS * ITEMS) as u64);
     let mut tile = block_idx() as u64;
     while tile < tiles {
