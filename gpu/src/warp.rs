@@ -110,7 +110,10 @@ fn agreeing(mut peers: u32, value: u32, bits: u32) -> u32 {
 #[inline(always)]
 pub fn run_end_length(label: u32) -> u32 {
     let l = lane();
-    let heads = ballot(l == 0 || shfl_up(label, 1) != label);
+    // Every lane takes part in the shuffle: inside `l == 0 || ...` lane 0 would skip a
+    // full-mask `shfl.sync`, and the warp would never leave it.
+    let before = shfl_up(label, 1);
+    let heads = ballot(l == 0 || before != label);
     // The lanes up to this one; lane 31's `2 << 31` is 0, and 0 - 1 takes every lane.
     let through = (2u32 << l).wrapping_sub(1);
     if l == WARP - 1 || heads & (2u32 << l) != 0 {
