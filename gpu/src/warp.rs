@@ -92,12 +92,7 @@ pub fn broadcast<T: Copy>(v: T, src: u32) -> T {
 /// small fraction of the ballot's rate on sm_90.)
 #[inline(always)]
 pub fn peers(value: u32, bits: u32, valid: bool) -> u32 {
-    agreeing(ballot(valid), value, bits)
-}
-
-/// The lanes of `peers` whose `value` agrees with this lane's in every bit below `1 << bits`.
-#[inline(always)]
-fn agreeing(mut peers: u32, value: u32, bits: u32) -> u32 {
+    let mut peers = ballot(valid);
     for b in 0..bits {
         peers = ballot_agree(peers, value, 1 << b);
     }
@@ -123,27 +118,28 @@ pub fn run_end_length(label: u32) -> u32 {
     }
 }
 
-/// [`rank_by_match`] with the lanes of equal labels (below `1 << bits`) found as [`peers`] finds
-/// them, one ballot per label bit, instead of through shared-memory words: the label's highest lane
+/// [`rank_by_match`] with the lanes of equal labels (below `1 << bits`) found by [`peers`], one
+/// ballot per label bit, instead of through shared-memory words: the label's highest lane
 /// advances `counts[label]` by one shared-memory atomic and hands the old count to its peers by
 /// a shuffle. One shared-memory access per distinct label where the match words take five per
 /// lane, for about three more instructions per label bit.
 #[inline(always)]
-pub unsafe fn rank_by_ballot(label: u32, bits: u32, counts: Smem<u32>) -> u32 {
+pub unsafe fn rank_by_ballot(label: Option<u32>, bits: u32, counts: Smem<u32>) -> u32 {
     let l = lane();
-    // Every lane has a label: the ballots start from the whole warp.
-    let peers = agreeing(u32::MAX, label, bits);
-    let leader = 31 - peers.leading_zeros();
+    let d = label.unwrap_or(0);
+    let peers = peers(d, bits, label.is_some());
+    // Lanes without a label may have no peers; they read lane 0's count and drop it.
+    let leader = 31 - peers.leading_zeros().min(31);
     let mut base = 0;
-    if l == leader {
-        base = atomic_add_shared_u32(counts.at(label), peers.count_ones());
+    if label.is_some() && l == leader {
+        base = atomic_add_shared_u32(counts.at(d), peers.count_ones());
     }
     shfl_idx(base, leader) + (peers & ((1u32 << l) - 1)).count_ones()
 }
 
 /// Stable rank of this lane's `label` in the warp: `counts[label]` (the warp's keys with that
 /// label so far) plus the lanes below it with the same label; `counts` is advanced past this
-/// step's lanes. Every lane takes part with a label (a caller pads where it has no element).
+/// step's lanes. Lanes without a label take no part (rank 0).
 ///
 /// Lanes with equal labels find each other through `masks`, one zeroed shared-memory word per
 /// label: each lane sets its bit with one atomic OR and reads the word back, a handful of
@@ -152,15 +148,22 @@ pub unsafe fn rank_by_ballot(label: u32, bits: u32, counts: Smem<u32>) -> u32 {
 /// that zeroing never meets the next step's ORs. Lanes with equal labels serialize on their
 /// shared word, so many equal labels in one step cost more than distinct ones.
 #[inline(always)]
-pub unsafe fn rank_by_match(label: u32, counts: Smem<u32>, masks: Smem<u32>) -> u32 {
+pub unsafe fn rank_by_match(label: Option<u32>, counts: Smem<u32>, masks: Smem<u32>) -> u32 {
     let l = lane();
-    atomic_or_shared_u32(masks.at(label), 1 << l);
+    if let Some(d) = label {
+        atomic_or_shared_u32(masks.at(d), 1 << l);
+    }
     sync_warp();
-    let (peers, before) = (masks.get(label), counts.get(label));
+    let (peers, before) = match label {
+        Some(d) => (masks.get(d), counts.get(d)),
+        None => (0, 0),
+    };
     sync_warp();
-    if l == 31 - peers.leading_zeros() {
-        counts.set(label, before + peers.count_ones());
-        masks.set(label, 0);
+    if let Some(d) = label {
+        if l == 31 - peers.leading_zeros() {
+            counts.set(d, before + peers.count_ones());
+            masks.set(d, 0);
+        }
     }
     before + (peers & ((1u32 << l) - 1)).count_ones()
 }

@@ -29,18 +29,6 @@ use scan_abi::partition::RADIX_BITS;
 use scan_abi::smem;
 use scan_abi::status::{COUNTER_BYTES, FLAG_AGGREGATE, FLAG_PREFIX};
 
-/// The key whose order key is all ones (the largest integer, a NaN whose bits are all ones): its
-/// digit is the last in every pass, so keys past the end of a partial tile take it and rank after
-/// every key of the tile.
-#[inline(always)]
-fn last_key<T: Element>() -> T {
-    if T::TYPE.is_float() {
-        T::from_bits(u64::MAX)
-    } else {
-        T::min_identity()
-    }
-}
-
 /// Runs `body` with `r` = 0, 1, … while `r < n` (at most 24), each copy with `r` a constant.
 macro_rules! unrolled {
     ($r:ident < $n:expr, $body:block) => {
@@ -286,10 +274,9 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize, const VALUES: boo
     }
     let local = |r: usize| striped::<IT>(w, l, r);
     let index = |tile: u32, r: usize| tile as u64 * tile_elems as u64 + local(r) as u64;
-    // With the keys, thread d < 256 reads how many keys of the whole array have digit d. Places
-    // past the end take the last key (see [`last_key`]), so every lane ranks a key at every step.
+    // With the keys, thread d < 256 reads how many keys of the whole array have digit d.
     let (tile, (keys, all_one_digit)) = claim_tile(temp, counter_base, tile_slot, |tile| {
-        let mut keys = [last_key::<T>(); IT];
+        let mut keys = [T::zero(); IT];
         for (r, key) in keys.iter_mut().enumerate() {
             let i = index(tile, r);
             if i < n {
@@ -299,6 +286,7 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize, const VALUES: boo
         (keys, t < DIGITS && *counts.add(t as usize) as u64 == n)
     });
     let in_tile = (n - tile as u64 * tile_elems as u64).min(tile_elems as u64) as u32;
+    let valid = |r: usize| local(r) < in_tile;
 
     // A pass in which every key has the same digit leaves the order as it is: the tile is copied
     // (keys with small values, or 64-bit keys that fit in 32 bits, make such passes). No tile
@@ -307,14 +295,8 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize, const VALUES: boo
         return copy_tile::<T, IT>(keys_in, keys_out, values_in, values_out, tile as u64 * tile_elems as u64, in_tile);
     }
 
-    if with_values {
-        if values_in.is_null() {
-            for r in 0..IT {
-                loaded_values.set(local(r), index(tile, r) as u32);
-            }
-        } else {
-            load_values::<IT>(values_in, loaded_values, tile as u64 * tile_elems as u64, in_tile, tile_elems);
-        }
+    if with_values && !values_in.is_null() {
+        load_values::<IT>(values_in, loaded_values, tile as u64 * tile_elems as u64, in_tile, tile_elems);
     }
 
     // Each warp counts its keys' digits (one shared-memory atomic a key), so that the tile can
@@ -324,7 +306,9 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize, const VALUES: boo
     let mine = warp_digits.offset(w * DIGITS);
     let mine_window = shared_window(mine.at(0) as *const u8);
     for r in 0..IT {
-        red_add_shared_u32(mine_window + 4 * digit(keys[r], shift, !VALUES), 1);
+        if valid(r) {
+            red_add_shared_u32(mine_window + 4 * digit(keys[r], shift, !VALUES), 1);
+        }
     }
 
     // Tile 0 starts every digit's chain at where the digit starts among all keys (an exclusive
@@ -353,17 +337,12 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize, const VALUES: boo
 
     // Thread d < 256: the tile's count of digit d, published at once, each warp's first place
     // among its keys, and where the tile's run of d starts (an exclusive scan over the digits).
-    // The last digit's count holds the keys past the end, which rank after every key of the tile
-    // and are never written; its published count leaves them out.
     let mut tile_count = 0;
     if t < DIGITS {
         for v in 0..warps {
             let c = warp_digits.get(v * DIGITS + t);
             warp_digits.set(v * DIGITS + t, tile_count);
             tile_count += c;
-        }
-        if t == DIGITS - 1 {
-            tile_count -= tile_elems - in_tile;
         }
         match overall {
             Some(start) => status.publish(word(0), FLAG_PREFIX, start + tile_count),
@@ -398,15 +377,17 @@ pub unsafe fn pass<T: Element, const TH: u32, const IT: usize, const VALUES: boo
         sync_warp();
     }
     unrolled!(r < IT, {
-        let label = digit(keys[r], shift, !VALUES);
+        let label = if valid(r) { Some(digit(keys[r], shift, !VALUES)) } else { None };
         let at = if by_ballot {
             warp::rank_by_ballot(label, RADIX_BITS, mine)
         } else {
             warp::rank_by_match(label, mine, masks.offset(((r as u32 % 2) * warps + w) * DIGITS))
         };
-        staged_keys.set(at, keys[r]);
-        if with_values {
-            staged_values.set(at, loaded_values.get(local(r)));
+        if label.is_some() {
+            staged_keys.set(at, keys[r]);
+            if with_values {
+                staged_values.set(at, if values_in.is_null() { index(tile, r) as u32 } else { loaded_values.get(local(r)) });
+            }
         }
     });
     if t < DIGITS {
