@@ -86,17 +86,23 @@ pub fn check_bins(bins: u32, lo: f64, hi: f64) -> Result<()> {
 /// The counts of `bins` bins over `[lo, hi)` and, last, of the elements outside it (NaN too).
 pub fn bin_counts<T: Element>(input: &[T], bins: u32, lo: f64, hi: f64) -> Result<Vec<u64>> {
     check_bins(bins, lo, hi)?;
+    Ok(tally(input.iter().map(|x| bin_of(x.as_f64(), lo, hi, bins)), bins))
+}
+
+/// How many of `of` fall in each of the `bins + 1` bins.
+fn tally(of: impl Iterator<Item = u32>, bins: u32) -> Vec<u64> {
     let mut all = vec![0u64; bins as usize + 1];
-    for x in input {
-        all[bin_of(x.as_f64(), lo, hi, bins) as usize] += 1;
+    for b in of {
+        all[b as usize] += 1;
     }
-    Ok(all)
+    all
 }
 
 /// The histogram of `input` in `bins` bins over `[lo, hi)`, with its stable permutation.
 pub fn histogram<T: Element>(input: &[T], bins: u32, lo: f64, hi: f64) -> Result<Histogram> {
-    let all = bin_counts(input, bins, lo, hi)?;
+    check_bins(bins, lo, hi)?;
     let bin: Vec<u32> = input.iter().map(|x| bin_of(x.as_f64(), lo, hi, bins)).collect();
+    let all = tally(bin.iter().copied(), bins);
     let mut starts = Vec::with_capacity(bins as usize);
     let mut at = 0;
     for &c in &all[..bins as usize] {
