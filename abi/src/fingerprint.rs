@@ -50,6 +50,7 @@ pub const fn of(shapes: &Shapes) -> u64 {
         helper_threads,
         partition,
         sort,
+        sort_values,
         sort_counts,
         sort_ballot,
         sort_lookback_window,
@@ -74,7 +75,7 @@ pub const fn of(shapes: &Shapes) -> u64 {
     } = *shapes;
     h = h.tiles(single_pass).tiles(staged).tiles(compact).tile(hierarchical);
     h = h.u64(naive_threads as u64).u64(helper_threads as u64).tile(partition);
-    h = h.tiles(sort).tiles(sort_counts).flags(sort_ballot).u64(sort_lookback_window as u64);
+    h = h.tiles(sort).tiles(sort_values).tiles(sort_counts).flags(sort_ballot).u64(sort_lookback_window as u64);
     h = h.tiles(rows).tiles(columns).u64(column_groups as u64).tile(columns_vec);
     h = h.u64(columns_bulk_threads as u64).tile(column_vectors).sizes(column_vector_bytes);
     h = h.pipelines(scan_pipeline).splits(scan_splits).pipelines(columns_pipeline);
@@ -256,7 +257,9 @@ mod tests {
         c.scan_splits = &c.scan_splits[1..];
         let mut d = SM90.shapes;
         d.sort_ballot = d.sort_ballot.with(1, true);
-        for (name, s) in [("prefetch", a), ("pipeline", b), ("splits", c), ("ballot", d)] {
+        let mut e = SM90.shapes;
+        e.sort_values = e.sort_values.with(8, e.sort_values.at(4));
+        for (name, s) in [("prefetch", a), ("pipeline", b), ("splits", c), ("ballot", d), ("sort values", e)] {
             assert_ne!(of(&s), base, "{name}");
         }
         assert_eq!(of(&SM90.shapes), base);

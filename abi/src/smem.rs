@@ -115,7 +115,7 @@ pub const fn columns_bulk(s: &Shapes, elem_size: usize, rows: u32) -> u32 {
 /// (unless the pass ranks by ballots), the staged keys, and with values the tile's u32 values
 /// twice: as they lie in the input, and staged with their keys.
 pub const fn sort_pass(s: &Shapes, key_size: usize, values: bool) -> u32 {
-    let tile = s.sort.at(key_size);
+    let tile = s.sort_pass(key_size, values);
     let digits = 1 << RADIX_BITS;
     let match_words = if sort_by_ballot(s, key_size, values) { 0 } else { 2 * tile.threads / 32 * digits };
     window(1, 4)

@@ -221,8 +221,11 @@ fn argsort_is_the_stable_cpu_argsort(gpu: &Gpu) {
     let mut temp = TempStorage::new();
     let mut failures = Vec::new();
     let special = [f64::NAN, -0.0, 0.0, -f64::NAN, 1.5, -1.5, f64::INFINITY, f64::NEG_INFINITY, 2.0, -3.0];
+    // The tiles of the passes with values (the argsort's) for 4- and 8-byte keys, less one and one more.
+    let tiles = [4, 8].map(|size| gpu.tuning().shapes.sort_pass(size, true).tile() as usize);
+    let sizes = [0usize, 1, 31, 33, 4097, 1_000_003, tiles[0] - 1, tiles[0] + 1, tiles[1] - 1, tiles[1] + 1];
     for descending in [false, true] {
-        for n in [0usize, 1, 31, 33, 4097, 1_000_003] {
+        for n in sizes {
             for distinct in [3u64, 1 << 40] {
                 failures.extend(argsort_case::<u32>(gpu, &mut temp, &keys(n, distinct), descending));
                 failures.extend(argsort_case::<i64>(gpu, &mut temp, &keys(n, distinct), descending));

@@ -34,7 +34,10 @@ pub struct Shapes {
     /// Threads of the small helper kernels (CSR, segment heads).
     pub helper_threads: u32,
     pub partition: Tile,
+    /// Keys-only radix sort passes.
     pub sort: BySize<Tile>,
+    /// Radix sort passes with u32 values (and the argsort's).
+    pub sort_values: BySize<Tile>,
     pub sort_counts: BySize<Tile>,
     /// Keys-only sort passes rank equal digits by ballots (else by match words); with values
     /// they always do.
@@ -71,6 +74,15 @@ pub struct Shapes {
 }
 
 impl Shapes {
+    /// The tile of a radix sort pass over keys of `key_size` bytes, with u32 values when `values`.
+    pub const fn sort_pass(&self, key_size: usize, values: bool) -> Tile {
+        if values {
+            self.sort_values.at(key_size)
+        } else {
+            self.sort.at(key_size)
+        }
+    }
+
     /// The pipelined scan's shape for `op` over `ty`.
     pub const fn scan_pipeline_of(&self, ty: ElemType, op: Op) -> Pipeline {
         let base = self.scan_pipeline.at(ty.size());

@@ -34,6 +34,7 @@ pub const SM90: Tuning = Tuning {
         partition: t(256, 8),
         // 384 threads spread each tile's fixed digit work over more keys; 8-byte keys stage fewer.
         sort: BySize::split(t(384, 18), t(384, 12)),
+        sort_values: BySize::split(t(384, 18), t(384, 12)),
         // One block of 1024 per SM: its counters fill 128 KB of shared memory.
         sort_counts: BySize::split(t(1024, 16), t(1024, 8)),
         // Ballots beat match words except for 4-byte keys alone (fewer registers there).

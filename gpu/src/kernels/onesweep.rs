@@ -426,7 +426,7 @@ macro_rules! sort_pass_kernel {
             shift: u32, counts: *const u32, temp: *mut u8, counter_base: u32, epoch: u32,
         ) {
             const SHAPE: scan_abi::shape::Tile =
-                crate::kernels::SHAPES.sort.at(core::mem::size_of::<$t>());
+                crate::kernels::SHAPES.sort_pass(core::mem::size_of::<$t>(), $values);
             pass::<$t, { SHAPE.threads }, { SHAPE.items as usize }, $values>(
                 keys_in, values_in, keys_out, values_out, n, shift, counts, temp, counter_base, epoch,
             )

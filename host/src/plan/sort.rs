@@ -55,7 +55,7 @@ pub fn plan(t: &Tuning, ty: ElemType, n: u64, values: bool, descending: bool) ->
         threads: counts.threads,
         smem: smem::sort_counts(size),
     };
-    let tile = t.shapes.sort.at(size);
+    let tile = t.shapes.sort_pass(size, values);
     let tiles = n.div_ceil(tile.tile() as u64);
     let family = if values { Family::SortPassValues } else { Family::SortPass };
     let pass = per_tile(Kernel::typed(family, ty), tiles, tile.threads, smem::sort_pass(&t.shapes, size, values));
@@ -77,7 +77,7 @@ mod tests {
         assert_eq!(p.flip, None);
         assert_eq!(p.passes, 8);
         assert_eq!(p.pass.kernel, Kernel::typed(Family::SortPassValues, ElemType::U64));
-        let tiles = 1_000_000u64.div_ceil(t.shapes.sort.at(8).tile() as u64);
+        let tiles = 1_000_000u64.div_ceil(t.shapes.sort_pass(8, true).tile() as u64);
         assert_eq!(p.state.slots, tiles * 256);
         assert_eq!(plan(t, ElemType::F32, 10, false, false).unwrap().passes, 4);
         assert!(plan(t, ElemType::U8, 10, false, false).unwrap_err().to_string().contains("not supported"));
