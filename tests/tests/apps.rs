@@ -323,12 +323,14 @@ fn radix_sort_matches_a_stable_cpu_sort(gpu: &Gpu) {
         ($($t:ty),*) => {$(
             // Keys only, in buffers reused from size to size (grown), then once more at a small size.
             let mut bufs = TempStorage::new();
-            let mut sizes = vec![0usize, 1, 31, 33, 2047, 2048, 2049, 4097, 100_003, (1 << 20) + 7, 5_000_011];
+            let mut sizes = vec![0usize, 1, 31, 33, 2047, 2048, 2049, 3071, 3072, 3073, 4095, 4096, 4097, 100_003, (1 << 20) + 7, 5_000_011];
             // Both pass kernels' tiles, less one, exactly, and one more; two tiles and one more.
             for values in [false, true] {
                 let tile = gpu.tuning().shapes.sort_pass(core::mem::size_of::<$t>(), values).tile() as usize;
                 sizes.extend([tile - 1, tile, tile + 1, 2 * tile + 1]);
             }
+            sizes.sort_unstable();
+            sizes.dedup();
             for n in sizes {
                 // Few distinct keys at some sizes, so stability is visible through the values.
                 let mut keys = random_keys::<$t>(n as u64, n);
