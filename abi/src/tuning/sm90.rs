@@ -32,9 +32,11 @@ pub const SM90: Tuning = Tuning {
         naive_threads: 256,
         helper_threads: 256,
         partition: t(256, 8),
-        // 384 threads spread each tile's fixed digit work over more keys; 8-byte keys stage fewer.
-        sort: BySize::split(t(384, 18), t(384, 12)),
-        sort_values: BySize::split(t(384, 18), t(384, 12)),
+        // 384 threads spread each tile's fixed digit work over more keys. 8-byte keys alone stage
+        // 12, which keeps three blocks an SM without spilling f64's; with values 16, the most that
+        // leave two blocks their shared memory (docs/decisions.md).
+        sort: BySize::split(t(384, 21), t(384, 12)),
+        sort_values: BySize::split(t(384, 21), t(384, 16)),
         // One block of 1024 per SM: its counters fill 128 KB of shared memory.
         sort_counts: BySize::split(t(1024, 16), t(1024, 8)),
         // Ballots beat match words except for 4-byte keys alone (fewer registers there).
@@ -143,6 +145,7 @@ pub const SM90: Tuning = Tuning {
         Rule::new(BatchedLongRows, &[F32], &[Add], 16),
         Rule::new(RecurrenceStaged, &[F64], ANY, 16),
         Rule::new(SortPass, EIGHT_BYTE, ANY, 32),
+        Rule::new(SortPassValues, EIGHT_BYTE, ANY, 8),
     ],
     // ptxas does better on these without bounds (no spills at 46-48 registers).
     unbounded_fits: &[Rule::new(SortPass, &[U32, I32, F32], ANY, 3)],

@@ -122,8 +122,8 @@ fn matrices_whose_elements_or_bytes_leave_64_bits_are_refused() {
 #[test]
 fn sorts_partitions_segments_and_ranks_beyond_2_32() {
     assert!(out_of_range(sort::plan(SM90, ElemType::U32, 1 << 32, false, false)));
-    // 6912 keys a tile, a status word per tile and digit.
-    assert_eq!(sort::plan(SM90, ElemType::U32, (1 << 32) - 2, false, false).unwrap().state.slots, 159_073_024);
+    // 8064 keys a tile, a status word per tile and digit.
+    assert_eq!(sort::plan(SM90, ElemType::U32, (1 << 32) - 2, false, false).unwrap().state.slots, 136_348_416);
     // 2^22 tiles of 2048, 256 digit counts each.
     let p = partition::plan(SM90, ElemType::F32, 1 << 33, &Digit::radix(0)).unwrap();
     assert_eq!((p.tiles, p.entries), (1 << 22, 1 << 30));
