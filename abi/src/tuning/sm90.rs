@@ -32,9 +32,10 @@ pub const SM90: Tuning = Tuning {
         naive_threads: 256,
         helper_threads: 256,
         partition: t(256, 8),
-        // 384 threads spread each tile's fixed digit work over more keys. 8-byte keys alone stage
-        // 12, which keeps three blocks an SM without spilling f64's; with values 16, the most that
-        // leave two blocks their shared memory (docs/decisions.md).
+        // 384 threads spread each tile's fixed digit work over more keys. 4-byte keys take 21, with
+        // values the most without spills (22 spills; 24 leaves one block an SM). 8-byte keys alone
+        // stage 12, three blocks an SM without spilling f64's; with values 16 (8 bytes spilled;
+        // 14 was slower, 18 spills more and was slower). Figures in docs/decisions.md.
         sort: BySize::split(t(384, 21), t(384, 12)),
         sort_values: BySize::split(t(384, 21), t(384, 16)),
         // One block of 1024 per SM: its counters fill 128 KB of shared memory.
