@@ -7,8 +7,8 @@
 //! that holds a head knows its inclusive prefix from its own data and publishes it at once
 //! ([`TileWork::closes`]), so look-backs stop there.
 //!
-//! Shares are blocked: each lane scans a run of `B` vectors, each vector on its own and then their
-//! totals, and the warp one segmented scan of the lanes' (head, value) totals per share.
+//! Shares are blocked: each lane scans a run of `B` vectors in order, and the warp one segmented
+//! scan of the lanes' (head, value) totals per share.
 
 use crate::arch::{lane, load_narrow, load_vec16, store_vec16, WARP};
 use crate::kernels::pipelined::{blocked, pipeline, store_share, TileWork};
@@ -67,44 +67,29 @@ pub struct SegmentedWork<K, T, O, const V: usize, const B: usize> {
 
 impl<K: Starts, T: Element + StatusValue, O: ScanOp<T>, const V: usize, const B: usize> SegmentedWork<K, T, O, V, B> {
     /// This lane's run of the blocked share at `share` (entries at `keys`, from the one before
-    /// the share on), whose first element is element `first` of the input (which always starts a
-    /// segment). Each vector is scanned segment by segment on its own, then the vectors' totals
-    /// in order, so a lane waits on `V + B` dependent combines where one chain through the run
-    /// took `V * B`. Returns the run's heads, bit `i * V + k` for element `k` of vector `i`; for
-    /// each vector the (head, value) total of the vectors before it (none for the first); and
-    /// the run's total.
+    /// the share on), whose first element is element `first` of the input, scanned in place
+    /// segment by segment as it is read (the input's first element always starts one). Returns
+    /// the run's heads, bit `i * V + k` for element `k` of vector `i`, and its (head, value) total.
     #[inline(always)]
-    unsafe fn run(
-        share: Smem<T>,
-        keys: Smem<K>,
-        first: u64,
-        vals: &mut [[T; V]; B],
-    ) -> (u32, [Option<Seg<T>>; B], Seg<T>) {
+    unsafe fn run(share: Smem<T>, keys: Smem<K>, first: u64, vals: &mut [[T; V]; B]) -> (u32, Seg<T>) {
         const { assert!(B > 0 && B * V <= 32) };
         let l = lane();
         let mut before = keys.get(blocked(0, l, B, V));
         let mut heads = 0u32;
-        let mut prefixes = [None; B];
-        let mut total: Option<Seg<T>> = None;
+        let mut acc: Option<T> = None;
         for (i, v) in vals.iter_mut().enumerate() {
             let at = blocked(i, l, B, V);
             *v = load_vec16::<T, V>(share.at(at));
             let entries = load_narrow::<K, V>(keys.at(at + 1));
-            let mut acc: Option<T> = None;
-            let mut any = false;
             for (k, (x, &e)) in v.iter_mut().zip(entries.iter()).enumerate() {
                 let head = K::starts(before, e) || (i == 0 && k == 0 && first == 0 && l == 0);
                 before = e;
                 heads |= (head as u32) << (i * V + k);
-                any |= head;
                 *x = if head { *x } else { combine_after::<T, O>(acc, *x) };
                 acc = Some(*x);
             }
-            prefixes[i] = total;
-            let this = Seg { head: any as u32, v: acc.unwrap_or(O::identity()) };
-            total = combine_opt::<Seg<T>, SegOp<O>>(total, Some(this));
         }
-        (heads, prefixes, total.unwrap_or(Seg { head: 0, v: O::identity() }))
+        (heads, Seg { head: (heads != 0) as u32, v: acc.unwrap_or(O::identity()) })
     }
 
     /// [`TileWork::finish`] for one case: `FULL`, every element valid and the output aligned
@@ -120,24 +105,17 @@ impl<K: Starts, T: Element + StatusValue, O: ScanOp<T>, const V: usize, const B:
     ) -> bool {
         let l = lane();
         let mut vals = [[O::identity(); V]; B];
-        let (heads, prefixes, total) = Self::run(share, keys, first, &mut vals);
+        let (heads, total) = Self::run(share, keys, first, &mut vals);
         let (lane_before, _) = warp::segmented_scan::<T, O>(total.v, total.head != 0);
         // What reaches this lane's elements before its first head.
         let incoming = combine_opt::<Seg<T>, SegOp<O>>(before, lane_before).map(|s| s.v);
+        let first_head = heads.trailing_zeros() as usize;
         let dst = self.out.wrapping_add(first as usize);
         let mut previous = incoming;
         for (i, v) in vals.iter_mut().enumerate() {
-            // What reaches this vector's elements before its first head: the lane's incoming value
-            // and the earlier vectors' total, cut at their last head.
-            let carry = match prefixes[i] {
-                Some(p) if p.head != 0 => Some(p.v),
-                Some(p) => Some(combine_after::<T, O>(incoming, p.v)),
-                None => incoming,
-            };
-            let first_head = (heads >> (i * V)).trailing_zeros() as usize;
             for (k, x) in v.iter_mut().enumerate() {
                 let at = i * V + k;
-                let inclusive = if k >= first_head { *x } else { combine_after::<T, O>(carry, *x) };
+                let inclusive = if at >= first_head { *x } else { combine_after::<T, O>(incoming, *x) };
                 if EXCLUSIVE {
                     *x = if heads >> at & 1 != 0 { O::identity() } else { previous.unwrap_or(O::identity()) };
                     previous = Some(inclusive);
@@ -188,7 +166,7 @@ impl<K: Starts, T: Element + StatusValue, O: ScanOp<T>, const V: usize, const B:
     unsafe fn reduce(self, part: Smem<T>, keys: Smem<K>, rows: core::ops::Range<usize>, first: u64) -> Seg<T> {
         let at = (rows.start * WARP as usize * V) as u32;
         let mut vals = [[O::identity(); V]; B];
-        let (_, _, total) = Self::run(part.offset(at), keys.offset(at), first + at as u64, &mut vals);
+        let (_, total) = Self::run(part.offset(at), keys.offset(at), first + at as u64, &mut vals);
         warp::segmented_scan::<T, O>(total.v, total.head != 0).1
     }
     #[inline(always)]
