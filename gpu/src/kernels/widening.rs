@@ -154,7 +154,6 @@ where
     type A = T;
     type O = Add;
     type K = ();
-    type L = ();
     const V: usize = V;
 
     #[inline(always)]
@@ -170,7 +169,7 @@ where
         I::ZERO
     }
     #[inline(always)]
-    unsafe fn reduce(self, part: Smem<I>, _: Smem<()>, _: Smem<()>, rows: core::ops::Range<usize>, _first: u64) -> T {
+    unsafe fn reduce(self, part: Smem<I>, _: Smem<()>, rows: core::ops::Range<usize>, _first: u64) -> T {
         let l = lane();
         let mut acc = <Add as ScanOp<T>>::identity();
         for j in rows {
@@ -185,7 +184,6 @@ where
     unsafe fn finish(
         self,
         share: Smem<I>,
-        _: Smem<()>,
         _: Smem<()>,
         rows: usize,
         running: Option<T>,
