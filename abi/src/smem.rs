@@ -48,11 +48,14 @@ pub const fn pipelined(p: Pipeline, elem_size: usize, aggregate_size: usize) -> 
 
 /// The pipelined segmented scan of shape `p` over values of `elem_size` bytes with segment
 /// entries of `entry_size` bytes: the pipelined windows with (head, value) aggregates, then each
-/// stage's entries after a 16-byte lead.
+/// stage's entries after a 16-byte lead, then what each reducing lane leaves its scanning lane
+/// (its heads and the (head, value) before it: a pair's bytes).
 pub const fn segmented_pipelined(p: Pipeline, elem_size: usize, entry_size: usize) -> u32 {
     let lead = VECTOR_BYTES as u32 / entry_size as u32;
-    pipelined(p, elem_size, seg_pair_bytes(elem_size) as usize)
+    let pair = seg_pair_bytes(elem_size);
+    pipelined(p, elem_size, pair as usize)
         + window(p.stages * (p.tile() + lead), entry_size as u32)
+        + window(p.stages * p.warps * p.split * 32, pair)
 }
 
 /// Compaction: the tile index, per-warp counts (u32), the tile's output offset (u64) and the

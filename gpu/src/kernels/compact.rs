@@ -205,6 +205,7 @@ impl<T: Element, const V: usize, const B: usize> TileWork for Compact<T, V, B> {
     type A = u64;
     type O = Add;
     type K = ();
+    type L = ();
     const V: usize = V;
 
     #[inline(always)]
@@ -218,7 +219,7 @@ impl<T: Element, const V: usize, const B: usize> TileWork for Compact<T, V, B> {
     /// Counts in warp-striped rows: a count does not care about order, and striped 16-byte
     /// reads never meet in a bank.
     #[inline(always)]
-    unsafe fn reduce(self, part: Smem<T>, _: Smem<()>, rows: core::ops::Range<usize>, first: u64) -> u64 {
+    unsafe fn reduce(self, part: Smem<T>, _: Smem<()>, _: Smem<()>, rows: core::ops::Range<usize>, first: u64) -> u64 {
         let l = lane();
         let mut c = 0u32;
         for j in rows {
@@ -241,6 +242,7 @@ impl<T: Element, const V: usize, const B: usize> TileWork for Compact<T, V, B> {
     unsafe fn finish(
         self,
         share: Smem<T>,
+        _: Smem<()>,
         _: Smem<()>,
         rows: usize,
         before: Option<u64>,

@@ -72,7 +72,7 @@ impl<K: Starts, T: Element + StatusValue, O: ScanOp<T>, const V: usize, const B:
     /// the run's heads, bit `i * V + k` for element `k` of vector `i`, and its (head, value) total.
     #[inline(always)]
     unsafe fn run(share: Smem<T>, keys: Smem<K>, first: u64, vals: &mut [[T; V]; B]) -> (u32, Seg<T>) {
-        const { assert!(B > 0 && B * V <= 32) };
+        const { assert!(B > 0 && B * V <= 30) };
         let l = lane();
         let mut before = keys.get(blocked(0, l, B, V));
         let mut heads = 0u32;
@@ -94,38 +94,39 @@ impl<K: Starts, T: Element + StatusValue, O: ScanOp<T>, const V: usize, const B:
 
     /// [`TileWork::finish`] for one case: `FULL`, every element valid and the output aligned
     /// (the share goes back into its place and out by one bulk copy), else element by element.
+    /// The reducing warp left the share scanned lane by lane in place, and each lane's start.
     #[inline(always)]
     unsafe fn scan_share<const FULL: bool, const EXCLUSIVE: bool>(
         self,
         share: Smem<T>,
-        keys: Smem<K>,
+        left: Smem<LaneStart<T>>,
         before: Option<Seg<T>>,
         first: u64,
         valid: u32,
     ) -> bool {
         let l = lane();
-        let mut vals = [[O::identity(); V]; B];
-        let (heads, total) = Self::run(share, keys, first, &mut vals);
-        let (lane_before, _) = warp::segmented_scan::<T, O>(total.v, total.head != 0);
+        let start = left.get(l);
+        let heads = start.bits & LaneStart::<T>::HEADS;
         // What reaches this lane's elements before its first head.
-        let incoming = combine_opt::<Seg<T>, SegOp<O>>(before, lane_before).map(|s| s.v);
+        let incoming = combine_opt::<Seg<T>, SegOp<O>>(before, start.before()).map(|s| s.v);
         let first_head = heads.trailing_zeros() as usize;
         let dst = self.out.wrapping_add(first as usize);
         let mut previous = incoming;
-        for (i, v) in vals.iter_mut().enumerate() {
+        for i in 0..B {
+            let at = blocked(i, l, B, V);
+            let mut v = load_vec16::<T, V>(share.at(at));
             for (k, x) in v.iter_mut().enumerate() {
-                let at = i * V + k;
-                let inclusive = if at >= first_head { *x } else { combine_after::<T, O>(incoming, *x) };
+                let e = i * V + k;
+                let inclusive = if e >= first_head { *x } else { combine_after::<T, O>(incoming, *x) };
                 if EXCLUSIVE {
-                    *x = if heads >> at & 1 != 0 { O::identity() } else { previous.unwrap_or(O::identity()) };
+                    *x = if heads >> e & 1 != 0 { O::identity() } else { previous.unwrap_or(O::identity()) };
                     previous = Some(inclusive);
                 } else {
                     *x = inclusive;
                 }
             }
-            let at = blocked(i, l, B, V);
             if FULL {
-                store_vec16::<T, V>(share.at(at), *v);
+                store_vec16::<T, V>(share.at(at), v);
             } else {
                 for (k, &x) in v.iter().enumerate() {
                     if at + (k as u32) < valid {
@@ -141,6 +142,39 @@ impl<K: Starts, T: Element + StatusValue, O: ScanOp<T>, const V: usize, const B:
     }
 }
 
+/// What a reducing lane leaves its scanning lane: its run's heads (bit `i * V + k` for element
+/// `k` of vector `i`), and the warp's (head, value) before the lane, whose presence and head are
+/// the top two bits (lane 0 has nothing before it).
+#[derive(Clone, Copy)]
+#[repr(C)]
+pub struct LaneStart<T> {
+    bits: u32,
+    v: T,
+}
+
+impl<T: Copy> LaneStart<T> {
+    const HEADS: u32 = u32::MAX >> 2;
+    const HEAD: u32 = 1 << 30;
+    const SOME: u32 = 1 << 31;
+
+    #[inline(always)]
+    fn new(heads: u32, before: Option<Seg<T>>, empty: T) -> LaneStart<T> {
+        match before {
+            Some(b) => LaneStart { bits: heads | Self::SOME | if b.head != 0 { Self::HEAD } else { 0 }, v: b.v },
+            None => LaneStart { bits: heads, v: empty },
+        }
+    }
+
+    #[inline(always)]
+    fn before(self) -> Option<Seg<T>> {
+        if self.bits & Self::SOME != 0 {
+            Some(Seg { head: (self.bits & Self::HEAD != 0) as u32, v: self.v })
+        } else {
+            None
+        }
+    }
+}
+
 impl<K: Starts, T: Element + StatusValue, O: ScanOp<T>, const V: usize, const B: usize> TileWork
     for SegmentedWork<K, T, O, V, B>
 {
@@ -148,6 +182,7 @@ impl<K: Starts, T: Element + StatusValue, O: ScanOp<T>, const V: usize, const B:
     type A = Seg<T>;
     type O = SegOp<O>;
     type K = K;
+    type L = LaneStart<T>;
     const V: usize = V;
 
     #[inline(always)]
@@ -163,17 +198,33 @@ impl<K: Starts, T: Element + StatusValue, O: ScanOp<T>, const V: usize, const B:
         O::identity()
     }
     #[inline(always)]
-    unsafe fn reduce(self, part: Smem<T>, keys: Smem<K>, rows: core::ops::Range<usize>, first: u64) -> Seg<T> {
+    unsafe fn reduce(
+        self,
+        part: Smem<T>,
+        keys: Smem<K>,
+        left: Smem<LaneStart<T>>,
+        rows: core::ops::Range<usize>,
+        first: u64,
+    ) -> Seg<T> {
+        let l = lane();
         let at = (rows.start * WARP as usize * V) as u32;
-        let mut vals = [[O::identity(); V]; B];
-        let (_, total) = Self::run(part.offset(at), keys.offset(at), first + at as u64, &mut vals);
-        warp::segmented_scan::<T, O>(total.v, total.head != 0).1
+        let (share, mut vals) = (part.offset(at), [[O::identity(); V]; B]);
+        let (heads, total) = Self::run(share, keys.offset(at), first + at as u64, &mut vals);
+        let (lane_before, warp_total) = warp::segmented_scan::<T, O>(total.v, total.head != 0);
+        // The run goes back scanned in place (only this lane reads it again, in its scanning
+        // warp), so the scanning warp only adds what comes before each lane's first head.
+        for (i, v) in vals.iter().enumerate() {
+            store_vec16::<T, V>(share.at(blocked(i, l, B, V)), *v);
+        }
+        left.set(l, LaneStart::new(heads, lane_before, O::identity()));
+        warp_total
     }
     #[inline(always)]
     unsafe fn finish(
         self,
         share: Smem<T>,
-        keys: Smem<K>,
+        _: Smem<K>,
+        left: Smem<LaneStart<T>>,
         rows: usize,
         before: Option<Seg<T>>,
         first: u64,
@@ -182,10 +233,10 @@ impl<K: Starts, T: Element + StatusValue, O: ScanOp<T>, const V: usize, const B:
         debug_assert!(rows == B);
         let full = self.aligned && valid == WARP * (V * B) as u32;
         match (full, self.exclusive) {
-            (true, false) => self.scan_share::<true, false>(share, keys, before, first, valid),
-            (true, true) => self.scan_share::<true, true>(share, keys, before, first, valid),
-            (false, false) => self.scan_share::<false, false>(share, keys, before, first, valid),
-            (false, true) => self.scan_share::<false, true>(share, keys, before, first, valid),
+            (true, false) => self.scan_share::<true, false>(share, left, before, first, valid),
+            (true, true) => self.scan_share::<true, true>(share, left, before, first, valid),
+            (false, false) => self.scan_share::<false, false>(share, left, before, first, valid),
+            (false, true) => self.scan_share::<false, true>(share, left, before, first, valid),
         }
     }
     #[inline(always)]

@@ -154,6 +154,7 @@ where
     type A = T;
     type O = Add;
     type K = ();
+    type L = ();
     const V: usize = V;
 
     #[inline(always)]
@@ -169,7 +170,7 @@ where
         I::ZERO
     }
     #[inline(always)]
-    unsafe fn reduce(self, part: Smem<I>, _: Smem<()>, rows: core::ops::Range<usize>, _first: u64) -> T {
+    unsafe fn reduce(self, part: Smem<I>, _: Smem<()>, _: Smem<()>, rows: core::ops::Range<usize>, _first: u64) -> T {
         let l = lane();
         let mut acc = <Add as ScanOp<T>>::identity();
         for j in rows {
@@ -184,6 +185,7 @@ where
     unsafe fn finish(
         self,
         share: Smem<I>,
+        _: Smem<()>,
         _: Smem<()>,
         rows: usize,
         running: Option<T>,

@@ -42,6 +42,7 @@ where
     type A = [T; C];
     type O = Lanewise<O>;
     type K = ();
+    type L = ();
     const V: usize = V;
 
     #[inline(always)]
@@ -53,7 +54,14 @@ where
         O::identity()
     }
     #[inline(always)]
-    unsafe fn reduce(self, part: Smem<T>, _: Smem<()>, rows: core::ops::Range<usize>, _first: u64) -> [T; C] {
+    unsafe fn reduce(
+        self,
+        part: Smem<T>,
+        _: Smem<()>,
+        _: Smem<()>,
+        rows: core::ops::Range<usize>,
+        _first: u64,
+    ) -> [T; C] {
         const { assert!(O::COMMUTATIVE && C % V == 0 && (C / V).is_power_of_two() && C / V <= 8 && B > 0) };
         let l = lane();
         let share = part.offset((rows.start * WARP as usize * V) as u32);
@@ -72,6 +80,7 @@ where
     unsafe fn finish(
         self,
         share: Smem<T>,
+        _: Smem<()>,
         _: Smem<()>,
         rows: usize,
         before: Option<[T; C]>,

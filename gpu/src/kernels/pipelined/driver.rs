@@ -112,6 +112,9 @@ pub unsafe fn pipeline<
     // last element is the one before the tile.
     let side_elems = tile_elems + side_lead::<W::K>();
     let sides = smem.take::<W::K>(stages * side_elems);
+    // What each reducing lane leaves its scanning lane, share by share (nothing where `L` is
+    // `()`).
+    let lefts = smem.take::<W::L>(stages * R * S * WARP);
     // The windows the fixed-order look-back has passed and the one it is in; the free order
     // holds nothing.
     let held = smem.take::<W::A>(if FIXED { ((K + 1) * WARP as usize * D) as u32 } else { 0 });
@@ -125,6 +128,8 @@ pub unsafe fn pipeline<
     // The second input of the part or share `at` elements into stage `s`'s tile, from the element
     // before it on.
     let side_at = |s: u32, at: u32| side_buf(s).offset(side_lead::<W::K>() + at - 1);
+    // What the lanes of stage `s`'s share `share` (in tile order) left.
+    let left_at = |s: u32, share: u32| lefts.offset((s * R * S + share) * WARP);
     let has_side = size_of::<W::K>() != 0;
     let status = TileStatus { words: temp.add(COUNTER_BYTES), epoch, acq_rel: false };
 
@@ -224,7 +229,8 @@ pub unsafe fn pipeline<
             let part = buf(s).offset(w * segment);
             let first = if ROWS { placed.0 } else { tile as u64 * tile_elems as u64 } + (w * segment) as u64;
             for h in 0..S as usize {
-                let total = work.reduce(part, side_at(s, w * segment), h * rows..(h + 1) * rows, first);
+                let left = left_at(s, w * S + h as u32);
+                let total = work.reduce(part, side_at(s, w * segment), left, h * rows..(h + 1) * rows, first);
                 if l == 0 {
                     part_totals.set((s * R + w) * S + h as u32, total);
                 }
@@ -308,7 +314,8 @@ pub unsafe fn pipeline<
                 let first = tile as u64 * tile_elems as u64 + (sw * sub) as u64;
                 (first, ((n - first.min(n)).min(sub as u64)) as u32)
             };
-            let bulk = work.finish(buf(s).offset(sw * sub), side_at(s, sw * sub), rows, running, first, valid);
+            let (at, left) = (sw * sub, left_at(s, sw));
+            let bulk = work.finish(buf(s).offset(at), side_at(s, at), left, rows, running, first, valid);
             sync_warp();
             if l == 0 {
                 if bulk {

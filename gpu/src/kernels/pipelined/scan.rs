@@ -34,6 +34,7 @@ impl<T: StatusValue + Vector16<O>, O: ScanOp<T>, const B: usize> TileWork for Sc
     type A = T;
     type O = O;
     type K = ();
+    type L = ();
     const V: usize = <T as Vector16<O>>::ELEMS;
 
     #[inline(always)]
@@ -49,7 +50,7 @@ impl<T: StatusValue + Vector16<O>, O: ScanOp<T>, const B: usize> TileWork for Sc
         O::identity()
     }
     #[inline(always)]
-    unsafe fn reduce(self, part: Smem<T>, _: Smem<()>, rows: core::ops::Range<usize>, _first: u64) -> T {
+    unsafe fn reduce(self, part: Smem<T>, _: Smem<()>, _: Smem<()>, rows: core::ops::Range<usize>, _first: u64) -> T {
         let l = lane();
         if B > 0 {
             let share = part.offset((rows.start * WARP as usize * Self::V) as u32);
@@ -77,6 +78,7 @@ impl<T: StatusValue + Vector16<O>, O: ScanOp<T>, const B: usize> TileWork for Sc
     unsafe fn finish(
         self,
         share: Smem<T>,
+        _: Smem<()>,
         _: Smem<()>,
         rows: usize,
         running: Option<T>,

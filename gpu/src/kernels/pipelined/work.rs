@@ -23,6 +23,10 @@ pub trait TileWork: Copy {
     /// A second input staged beside the first, element for element, with the element before
     /// each tile (the keys or head flags of a segmented scan); `()` where there is none.
     type K: Copy;
+    /// What each lane of a reducing warp leaves in shared memory for the lane of the scanning
+    /// warp that finishes the same share, so that work done to reduce it is not done again;
+    /// `()` where nothing is left.
+    type L: Copy;
     /// Elements per 16-byte vector of `T`.
     const V: usize;
 
@@ -40,15 +44,18 @@ pub trait TileWork: Copy {
     /// The total of rows `rows` (of 32 lanes' vectors each) of the reducing warp's part at
     /// `part`, whose first element is element `first` of the input; in every lane. `side` is the
     /// second input from the element before the part on: `side.get(i + 1)` goes with element `i`.
+    /// `left` holds one entry per lane for the scanning warp of these rows' share.
     unsafe fn reduce(
         self,
         part: Smem<Self::T>,
         side: Smem<Self::K>,
+        left: Smem<Self::L>,
         rows: core::ops::Range<usize>,
         first: u64,
     ) -> Self::A;
     /// Finishes a scanning warp's share of `rows` rows at `share` (its second input at `side`,
-    /// as [`Self::reduce`] has it): its first element is element `first` of the input, `valid`
+    /// as [`Self::reduce`] has it, and what the reducing warp left at `left`): its first element
+    /// is element `first` of the input, `valid`
     /// of its elements exist, and `before` comes before it. Returns whether lane 0 left a bulk
     /// copy out of the share in flight (a committed bulk group), so that the stage stays taken
     /// until the copy has read it.
@@ -56,6 +63,7 @@ pub trait TileWork: Copy {
         self,
         share: Smem<Self::T>,
         side: Smem<Self::K>,
+        left: Smem<Self::L>,
         rows: usize,
         before: Option<Self::A>,
         first: u64,
