@@ -7,8 +7,10 @@
 //! that holds a head knows its inclusive prefix from its own data and publishes it at once
 //! ([`TileWork::closes`]), so look-backs stop there.
 //!
-//! Shares are blocked: each lane scans a run of `B` vectors in order, and the warp one segmented
-//! scan of the lanes' (head, value) totals per share.
+//! Shares are blocked: each lane of a reducing warp scans a run of `B` vectors in order, and the
+//! warp one segmented scan of the lanes' (head, value) totals per share; it leaves the runs
+//! scanned in place and each lane's start ([`LaneStart`]), so the scanning warp only combines the
+//! share's prefix into each lane's elements before its first head.
 
 use crate::arch::{lane, load_narrow, load_vec16, store_vec16, WARP};
 use crate::kernels::pipelined::{blocked, pipeline, store_share, TileWork};
