@@ -55,10 +55,9 @@ pub trait TileWork: Copy {
     ) -> Self::A;
     /// Finishes a scanning warp's share of `rows` rows at `share` (its second input at `side`,
     /// as [`Self::reduce`] has it, and what the reducing warp left at `left`): its first element
-    /// is element `first` of the input, `valid`
-    /// of its elements exist, and `before` comes before it. Returns whether lane 0 left a bulk
-    /// copy out of the share in flight (a committed bulk group), so that the stage stays taken
-    /// until the copy has read it.
+    /// is element `first` of the input, `valid` of its elements exist, and `before` comes before
+    /// it. Returns whether lane 0 left a bulk copy out of the share in flight (a committed bulk
+    /// group), so that the stage stays taken until the copy has read it.
     unsafe fn finish(
         self,
         share: Smem<Self::T>,
