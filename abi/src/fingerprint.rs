@@ -68,6 +68,7 @@ pub const fn of(shapes: &Shapes) -> u64 {
         recurrence_pipeline,
         compact_pipeline,
         segmented_pipeline,
+        widening_scale,
         lookback_depth,
         lookback_windows,
         prefetch_tiles,
@@ -80,7 +81,7 @@ pub const fn of(shapes: &Shapes) -> u64 {
     h = h.u64(columns_bulk_threads as u64).tile(column_vectors).sizes(column_vector_bytes);
     h = h.pipelines(scan_pipeline).splits(scan_splits).pipelines(columns_pipeline);
     h = h.pipelines(columns16_pipeline).pipelines(recurrence_pipeline).pipelines(compact_pipeline);
-    h = h.pipelines(segmented_pipeline);
+    h = h.pipelines(segmented_pipeline).sizes(widening_scale);
     h = h.u64(lookback_depth as u64).u64(lookback_windows as u64);
     h = h.u64(prefetch_tiles as u64).u64(compact_prefetch_tiles as u64);
     h.0

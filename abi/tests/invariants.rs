@@ -100,6 +100,9 @@ fn bounded_blocks_fit_an_sm_in_threads_and_shared_memory() {
                     let p = two_stages(s.scan_pipeline_of(k.ty, k.op.expect("named per operator")));
                     smem::pipelined(p, size, size) + smem::fixed_lookback(s, size)
                 }
+                Family::WideningPipelined(src) => {
+                    smem::pipelined(two_stages(s.widening_pipeline_of(src.size(), k.ty)), src.size(), size)
+                }
                 Family::BatchedColumnsPipelined => smem::pipelined(two_stages(s.columns_pipeline.at(size)), size, 32),
                 Family::BatchedColumnsPipelined16 => {
                     smem::pipelined(two_stages(s.columns16_pipeline.at(size)), size, 16)

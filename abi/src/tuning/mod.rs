@@ -64,6 +64,9 @@ pub struct Shapes {
     pub compact_pipeline: BySize<Pipeline>,
     /// The pipelined segmented scan (blocked shares; the segments staged beside the values).
     pub segmented_pipeline: BySize<Pipeline>,
+    /// How many times the wide sum's tile elements a pipelined widening sum's tiles may hold, by
+    /// the wide element's size ([`Shapes::widening_pipeline_of`]).
+    pub widening_scale: BySize<usize>,
     /// Tiles each look-back lane inspects per round.
     pub lookback_depth: usize,
     /// Windows the fixed-order look-back holds before it waits.
@@ -99,6 +102,16 @@ impl Shapes {
             i += 1;
         }
         base
+    }
+
+    /// The pipelined widening sum's shape from `src_size`-byte elements into `ty`: the wide sum's,
+    /// its tiles holding up to `widening_scale` times its elements (no more bytes staged than the
+    /// wide sum stages).
+    pub const fn widening_pipeline_of(&self, src_size: usize, ty: ElemType) -> Pipeline {
+        let p = self.scan_pipeline_of(ty, Op::Add);
+        let (ratio, most) = ((ty.size() / src_size) as u32, self.widening_scale.at(ty.size()) as u32);
+        let scale = if ratio < most { ratio } else { most };
+        Pipeline { items: p.items * scale, ..p }
     }
 }
 

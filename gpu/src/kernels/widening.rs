@@ -7,7 +7,8 @@
 //! wide elements, read as one access of `V` narrow ones (a warp reads contiguous bytes), so the
 //! deterministic kernels give bit for bit what the wide deterministic scan gives on the widened
 //! input. The pipelined kernels ([`WidenScan`]) stage the narrow tiles in shared memory through
-//! [`pipeline`]'s warp roles, in the wide type's pipelined shape.
+//! [`pipeline`]'s warp roles, in the wide type's pipelined shape with longer tiles
+//! (`Shapes::widening_pipeline_of`).
 
 use crate::arch::{f16_to_f32, lane, load_narrow, store_vec16, warp_idx, WARP};
 use crate::kernels::pipelined::{pipeline, striped, TileWork};
@@ -241,8 +242,8 @@ where
 }
 
 /// The pipelined widening sum of `n` elements of `I` at `inp` into `T` at `out`, in the shape `R`
-/// reducing warps, `R * S` scanning warps and `VECS` vectors of `V` per reducing thread (the wide
-/// type's pipelined shape); arguments as the pipelined scan kernels take them.
+/// reducing warps, `R * S` scanning warps and `VECS` vectors of `V` per reducing thread
+/// (`Shapes::widening_pipeline_of`); arguments as the pipelined scan kernels take them.
 #[inline(always)]
 pub unsafe fn pipelined_widening<
     I: Widen<T>,
@@ -278,8 +279,8 @@ pub unsafe fn pipelined_widening<
 
 /// One widening kernel `$name` from `$from` into `$t`: `tiles` (`widen_<source>_<type>_add`, and
 /// with a fixed-order look-back `widen_det_...`), the wide type's single-pass tile, its arguments
-/// one by one; or `pipelined` (`widen_pipe_...`), the wide type's pipelined shape
-/// (`Shapes::scan_pipeline_of`), its buffers then a [`ScanArgs`].
+/// one by one; or `pipelined` (`widen_pipe_...`), the shape `Shapes::widening_pipeline_of` gives,
+/// its buffers then a [`ScanArgs`].
 macro_rules! widening_kernel {
     ($name:ident, $from:ty, $t:ty, tiles $fixed:expr) => {
         #[no_mangle]
@@ -311,7 +312,7 @@ macro_rules! widening_kernel {
         #[no_mangle]
         pub unsafe extern "ptx-kernel" fn $name(inp: *const $from, out: *mut $t, temp: *mut u8, args: ScanArgs<$t>) {
             const SIZE: usize = size_of::<$t>();
-            const P: Pipeline = SHAPES.scan_pipeline_of(<$t as crate::op::Element>::TYPE, scan_abi::Op::Add);
+            const P: Pipeline = SHAPES.widening_pipeline_of(size_of::<$from>(), <$t as crate::op::Element>::TYPE);
             const V: usize = vector_elems(SIZE) as usize;
             const D: usize = SHAPES.lookback_depth;
             let ScanArgs { n, flags, pipe, init, .. } = args;

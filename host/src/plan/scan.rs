@@ -474,7 +474,7 @@ pub fn widening(t: &Tuning, req: &WideningRequest) -> Result<ScanPlan> {
     let flags = scan_flags(req.exclusive, req.has_init);
     let backoff = t.choices.lookback_backoff_ns;
     if pipelined {
-        let p = t.shapes.scan_pipeline_of(ty, Op::Add);
+        let p = t.shapes.widening_pipeline_of(src.size(), ty);
         let kernel = Kernel::new(Family::WideningPipelined(src), ty, Op::Add);
         let tiles = req.n.div_ceil(p.tile() as u64);
         return persistent_launch(t, kernel, p, tiles, src.size(), ty.size(), flags, backoff).map(ScanPlan::SinglePass);
