@@ -18,9 +18,10 @@ pub fn block_threads(shapes: &Shapes, kernel: Kernel) -> Option<u32> {
         SinglePass | SinglePassDet | SinglePassTimeline | Widening(_) | WideningDet(_) | Segmented
         | BatchedLongRows => s.single_pass.at(size).threads,
         SinglePassStaged => s.staged.at(size).threads,
-        SinglePassPipelined | SinglePassPipelinedDet | BatchedRowsPipelined | WideningPipelined(_) => {
+        SinglePassPipelined | SinglePassPipelinedDet | BatchedRowsPipelined => {
             s.scan_pipeline_of(kernel.ty, op).threads()
         }
+        WideningPipelined(src) => s.widening_pipeline_of(src.size(), kernel.ty).threads(),
         HierTile(_) | HierReduce | HierAdd => s.hierarchical.threads,
         Trace(_) => return None,
         Compact => s.compact.at(size).threads,
