@@ -21,8 +21,7 @@ fn main() -> ExitCode {
 
 /// Sizes around the `u32` and `u64` tiles (8192 and 4096 elements) and the pipelined widening's
 /// largest (16384), primes, and one of many tiles.
-const SIZES: [usize; 14] =
-    [0, 1, 31, 33, 4095, 4097, 8191, 8192, 8193, 16_383, 16_385, 65_537, 100_003, 3_000_017];
+const SIZES: [usize; 14] = [0, 1, 31, 33, 4095, 4097, 8191, 8192, 8193, 16_383, 16_385, 65_537, 100_003, 3_000_017];
 
 /// How the GPU's result must relate to the CPU's.
 #[derive(Clone, Copy, PartialEq)]
